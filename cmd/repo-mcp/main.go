@@ -1,0 +1,82 @@
+// Command repo-mcp serves Git repositories to AI hosts over the Model
+// Context Protocol.
+//
+// Usage:
+//
+//	repo-mcp serve [--workspace ID=PATH]... [--config FILE] [--http ADDR]
+//	               [--audit-log FILE] [--read-only] [--identity NAME]
+//	repo-mcp tools               list the tools: name, effect, description
+//	repo-mcp schemas [--check]   write (or check) schemas/<tool>.{input,output}.json
+//	repo-mcp version
+//
+// serve speaks MCP over stdin/stdout unless --http is given. Logs and the
+// audit trail go to stderr (or --audit-log); stdout carries the protocol
+// and nothing else.
+package main
+
+//go:generate go run . schemas --dir ../../schemas
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	err := run(ctx, os.Args[1:], os.Stderr)
+	stop()
+	if err != nil {
+		if !errors.Is(err, errUsage) {
+			fmt.Fprintln(os.Stderr, "repo-mcp:", err)
+		}
+		os.Exit(2)
+	}
+}
+
+var errUsage = errors.New("usage")
+
+const usage = `usage:
+  repo-mcp serve [--workspace ID=PATH]... [--config FILE] [--http ADDR] [--audit-log FILE] [--read-only] [--identity NAME]
+  repo-mcp tools
+  repo-mcp schemas [--dir DIR] [--check]
+  repo-mcp version
+`
+
+// run dispatches a subcommand. Only serve touches stdin/stdout.
+func run(ctx context.Context, args []string, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return errUsage
+	}
+	switch cmd, rest := args[0], args[1:]; cmd {
+	case "serve":
+		return serve(ctx, rest, stderr)
+	case "tools":
+		return listTools(rest, os.Stdout)
+	case "schemas":
+		return schemas(rest, os.Stdout)
+	case "version":
+		fmt.Fprintln(os.Stdout, "repo-mcp", version())
+		return nil
+	case "help", "-h", "--help":
+		fmt.Fprint(os.Stdout, usage)
+		return nil
+	default:
+		fmt.Fprintf(stderr, "repo-mcp: unknown command %q\n%s", cmd, usage)
+		return errUsage
+	}
+}
+
+// version is the module version the binary was built from.
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/repo-mcp/repo-mcp/server"
+)
+
+// allTools returns a server with every tool registered, for listing and
+// schema generation.
+func allTools() (*server.Server, error) {
+	s := newServer(server.Options{})
+	if err := registerTools(s, &serveConfig{}); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func listTools(args []string, stdout io.Writer) error {
+	if len(args) > 0 {
+		return errUsage
+	}
+	s, err := allTools()
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tEFFECT\tDESCRIPTION")
+	for _, t := range s.Tools() {
+		desc, _, _ := strings.Cut(t.Description, "\n")
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Name, t.Effect, desc)
+	}
+	return tw.Flush()
+}
+
+// schemas writes schemas/<tool>.input.json and .output.json for every tool,
+// or with --check reports (and fails on) files that differ.
+func schemas(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("schemas", flag.ContinueOnError)
+	dir := fs.String("dir", "schemas", "`directory` of the schema files")
+	check := fs.Bool("check", false, "fail if the files differ from the tools' schemas")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	s, err := allTools()
+	if err != nil {
+		return err
+	}
+	want, err := schemaFiles(s)
+	if err != nil {
+		return err
+	}
+	if *check {
+		stale := staleSchemas(*dir, want)
+		for _, name := range stale {
+			fmt.Fprintf(stdout, "stale: %s\n", filepath.Join(*dir, name))
+		}
+		if len(stale) > 0 {
+			return fmt.Errorf("%d schema files are stale; run go generate ./... (or repo-mcp schemas)", len(stale))
+		}
+		return nil
+	}
+	return writeSchemas(*dir, want)
+}
+
+// schemaFiles returns the schema files for the tools of s, by file name.
+func schemaFiles(s *server.Server) (map[string][]byte, error) {
+	files := make(map[string][]byte)
+	for _, t := range s.Tools() {
+		for suffix, schema := range map[string]map[string]any{".input.json": t.InputSchema, ".output.json": t.OutputSchema} {
+			data, err := json.MarshalIndent(schema, "", "  ")
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", t.Name, err)
+			}
+			files[t.Name+suffix] = append(data, '\n')
+		}
+	}
+	return files, nil
+}
+
+// staleSchemas names the files in dir that differ from want, are missing,
+// or are left over from tools that no longer exist.
+func staleSchemas(dir string, want map[string][]byte) []string {
+	var stale []string
+	for name, data := range want {
+		got, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil || !bytes.Equal(got, data) {
+			stale = append(stale, name)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".json") && want[e.Name()] == nil {
+			stale = append(stale, e.Name())
+		}
+	}
+	return stale
+}
+
+func writeSchemas(dir string, want map[string][]byte) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, name := range staleSchemas(dir, want) {
+		path := filepath.Join(dir, name)
+		data, ok := want[name]
+		if !ok {
+			if err := os.Remove(path); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/repo-mcp/repo-mcp/server"
+)
+
+// serveConfig is what the serve flags say.
+type serveConfig struct {
+	workspaces  []string
+	configFile  string
+	httpAddr    string
+	allowRemote bool
+	auditLog    string
+	readOnly    bool
+	identity    string
+}
+
+func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
+	var c serveConfig
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Func("workspace", "a workspace as ID=PATH (repeatable)", func(v string) error {
+		id, path, ok := strings.Cut(v, "=")
+		if !ok || id == "" || path == "" {
+			return fmt.Errorf("want ID=PATH, got %q", v)
+		}
+		c.workspaces = append(c.workspaces, v)
+		return nil
+	})
+	fs.StringVar(&c.configFile, "config", "", "YAML configuration `file`")
+	fs.StringVar(&c.httpAddr, "http", "", "serve Streamable HTTP at /mcp on `addr` (default: stdio)")
+	fs.BoolVar(&c.allowRemote, "allow-remote", false, "allow --http on a non-loopback address")
+	fs.StringVar(&c.auditLog, "audit-log", "", "append the audit trail to `file` (default: stderr)")
+	fs.BoolVar(&c.readOnly, "read-only", false, "register no tool that changes anything")
+	fs.StringVar(&c.identity, "identity", server.DefaultCaller, "caller identity of stdio calls")
+	if err := fs.Parse(args); err != nil {
+		return nil, errUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "serve: unexpected argument %q\n", fs.Arg(0))
+		return nil, errUsage
+	}
+	return &c, nil
+}
+
+func serve(ctx context.Context, args []string, stderr io.Writer) error {
+	c, err := parseServe(args, stderr)
+	if err != nil {
+		return err
+	}
+	var protocol *os.File
+	if c.httpAddr == "" {
+		// Before anything else can print: stdout is the protocol's alone.
+		if protocol, err = server.TakeStdout(); err != nil {
+			return err
+		}
+	}
+	logger := slog.New(slog.NewJSONHandler(stderr, nil))
+	opts := server.Options{Logger: logger, Caller: c.identity}
+	if c.auditLog != "" {
+		f, err := os.OpenFile(c.auditLog, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return fmt.Errorf("audit log: %w", err)
+		}
+		defer f.Close()
+		opts.Audit = f
+	}
+	s := newServer(opts)
+	if err := registerTools(s, c); err != nil {
+		return err
+	}
+	if c.httpAddr != "" {
+		return serveHTTP(ctx, s, c, logger)
+	}
+	logger.Info("serving MCP on stdio", "version", version(), "tools", len(s.Tools()))
+	return s.Serve(ctx, os.Stdin, protocol)
+}
+
+// newServer returns the repo-mcp server with no tools.
+func newServer(opts server.Options) *server.Server {
+	return server.New(server.Info{
+		Name:    "repo-mcp",
+		Title:   "repo-mcp",
+		Version: version(),
+		Instructions: "Read-only and reviewed access to Git repositories. " +
+			"Every read names a workspace_id and is pinned to a revision.",
+	}, opts)
+}
+
+// registerTools adds the repository tools. They arrive with the workspace
+// layer; until then the server serves none.
+func registerTools(s *server.Server, c *serveConfig) error {
+	if len(c.workspaces) > 0 || c.configFile != "" {
+		return errors.New("workspaces are not supported by this build yet")
+	}
+	return nil
+}
+
+func serveHTTP(ctx context.Context, s *server.Server, c *serveConfig, logger *slog.Logger) error {
+	host, _, err := net.SplitHostPort(c.httpAddr)
+	if err != nil {
+		return fmt.Errorf("--http %q: %w", c.httpAddr, err)
+	}
+	if ip := net.ParseIP(host); !c.allowRemote && host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return fmt.Errorf("--http %q is not a loopback address; add --allow-remote to serve beyond this machine", c.httpAddr)
+	}
+	ln, err := net.Listen("tcp", c.httpAddr)
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	var hopts server.HTTPOptions
+	if c.allowRemote {
+		hopts.AllowedHosts = []string{host}
+	}
+	mux.Handle("/mcp", s.HTTPHandler(hopts))
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	logger.Info("serving MCP over HTTP", "url", "http://"+ln.Addr().String()+"/mcp", "version", version())
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		return hs.Shutdown(shutdown)
+	}
+}

@@ -1,0 +1,73 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"log/slog"
+	"time"
+)
+
+// audit writes one line per call, after it ends: who called what, on which
+// workspace, with which arguments (as a digest: arguments may hold file
+// contents), how long it took, how big the answer was and how it ended.
+func (s *Server) audit(next Handler) Handler {
+	return func(ctx context.Context, req *Request) *Result {
+		res := next(ctx, req)
+		outcome := "ok"
+		if res.Err != nil {
+			outcome = string(res.Err.Class)
+		}
+		attrs := []slog.Attr{
+			slog.String("request_id", req.ID),
+			slog.String("rpc_id", req.RPCID),
+			slog.String("protocol_version", req.ProtocolVersion),
+			slog.String("caller", req.Caller),
+			slog.String("tool", req.Tool),
+			slog.String("args_sha256", argumentsDigest(req.Arguments)),
+			slog.Int64("duration_ms", time.Since(req.started).Milliseconds()),
+			slog.Int("result_bytes", res.size()),
+			slog.String("outcome", outcome),
+			slog.Bool("truncated", res.Truncated),
+		}
+		if req.WorkspaceID != "" {
+			attrs = append(attrs, slog.String("workspace_id", req.WorkspaceID))
+		}
+		if res.Err != nil && res.Err.TraceID != "" {
+			attrs = append(attrs, slog.String("trace_id", res.Err.TraceID))
+		}
+		if s.opts.AuditArguments {
+			attrs = append(attrs, slog.String("arguments", string(req.Arguments)))
+		}
+		s.auditLog.LogAttrs(ctx, slog.LevelInfo, "tool call", attrs...)
+		return res
+	}
+}
+
+// argumentsDigest is the SHA-256 of the canonical form of args: keys
+// sorted, no insignificant space, request_id left out (it differs between
+// otherwise identical calls). Arguments that do not parse are hashed as
+// they are.
+func argumentsDigest(args json.RawMessage) string {
+	sum := sha256.Sum256(canonicalArguments(args))
+	return hex.EncodeToString(sum[:])
+}
+
+func canonicalArguments(args json.RawMessage) []byte {
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return args
+	}
+	if m, ok := v.(map[string]any); ok {
+		delete(m, requestIDField)
+	}
+	out, err := json.Marshal(v) // maps marshal with sorted keys
+	if err != nil {
+		return args
+	}
+	return out
+}

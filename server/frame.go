@@ -1,0 +1,375 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"regexp"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// metaRPCID is a private request _meta key: the frame guard puts the
+// JSON-RPC id of each tools/call there so the audit log can name it (go-sdk
+// does not expose it to handlers). A client's own value is overwritten.
+const metaRPCID = "io.github.repo-mcp/rpc-id"
+
+// frameConn is an mcp.Connection over newline-delimited JSON that stands in
+// front of go-sdk: it reads frames itself and hands the engine only
+// well-formed JSON-RPC messages. A line that is not JSON is answered with
+// -32700, one that is not a JSON-RPC message with -32600, an oversized one
+// with -32600 naming the bound (and its id when the first bytes show it);
+// and the connection keeps serving. go-sdk's own reader would end the
+// session on any of these.
+type frameConn struct {
+	out      io.Writer
+	maxFrame int
+	log      *slog.Logger
+	// grace bounds how long, after the input ends, in-flight calls may
+	// take to answer before the connection closes and cancels them.
+	grace time.Duration
+
+	incoming chan jsonrpc.Message
+	readErr  error // set before incoming is closed
+	done     chan struct{}
+	once     sync.Once
+
+	wmu      sync.Mutex // serializes writes and guards inflight
+	inflight map[jsonrpc.ID]bool
+	drained  chan struct{} // closed when inflight empties after EOF
+	eof      bool
+}
+
+func newFrameConn(in io.Reader, out io.Writer, maxFrame int, log *slog.Logger) *frameConn {
+	c := &frameConn{
+		out:      out,
+		maxFrame: maxFrame,
+		log:      log,
+		grace:    10 * time.Second,
+		incoming: make(chan jsonrpc.Message),
+		done:     make(chan struct{}),
+		inflight: make(map[jsonrpc.ID]bool),
+		drained:  make(chan struct{}),
+	}
+	go c.readLoop(in)
+	return c
+}
+
+// readLoop reads frames until the input ends, answering malformed ones
+// itself and passing the rest to Read.
+func (c *frameConn) readLoop(in io.Reader) {
+	defer close(c.incoming)
+	r := bufio.NewReaderSize(in, 64<<10)
+	for {
+		line, oversized, err := readFrame(r, c.maxFrame)
+		if len(line) > 0 || oversized {
+			if msg := c.accept(line, oversized); msg != nil {
+				select {
+				case c.incoming <- msg:
+				case <-c.done:
+					return
+				}
+			}
+		}
+		if err != nil {
+			c.readErr = err
+			return
+		}
+	}
+}
+
+// readFrame returns the next line without its line ending. When the line
+// is longer than max, it returns its first bytes (enough to find an id)
+// and oversized, having read and discarded the rest.
+func readFrame(r *bufio.Reader, limit int) (line []byte, oversized bool, err error) {
+	var buf []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !oversized {
+			if len(buf)+len(chunk) > limit+2 { // +2: the line ending
+				oversized = true
+				keep := min(len(chunk), oversizedPrefix-len(buf))
+				buf = append(buf, chunk[:max(keep, 0)]...)
+			} else {
+				buf = append(buf, chunk...)
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if !oversized {
+			buf = bytes.TrimRight(buf, "\r\n")
+		}
+		if err == nil || (err == io.EOF && len(buf) > 0) {
+			if err == io.EOF {
+				return bytes.TrimSpace(buf), oversized, io.EOF
+			}
+			return bytes.TrimSpace(buf), oversized, nil
+		}
+		return nil, oversized, err
+	}
+}
+
+// oversizedPrefix is how much of an oversized frame is kept to find its id.
+const oversizedPrefix = 4096
+
+// accept checks one frame and returns the message for the engine, or nil
+// after answering (or dropping) a frame the engine must not see.
+func (c *frameConn) accept(line []byte, oversized bool) jsonrpc.Message {
+	if oversized {
+		id := leadingID(line)
+		c.log.Warn("frame over the size bound", "bound", c.maxFrame, "id", string(id))
+		c.writeError(id, jsonrpc.CodeInvalidRequest, fmt.Sprintf("message exceeds the %d-byte frame bound", c.maxFrame))
+		return nil
+	}
+	msg, bad := checkFrame(line)
+	if bad != nil {
+		c.writeError(bad.id, bad.code, bad.message)
+		return nil
+	}
+	req, ok := msg.(*jsonrpc.Request)
+	if ok && req.ID.IsValid() && !c.begin(req.ID) {
+		c.writeError(rawID(req.ID), jsonrpc.CodeInvalidRequest, "invalid request: id is already in use by a request in flight")
+		return nil
+	}
+	return msg
+}
+
+// badFrame is the JSON-RPC error that answers a malformed frame.
+type badFrame struct {
+	id      json.RawMessage // nil: null
+	code    int
+	message string
+}
+
+// checkFrame decodes one frame into a message go-sdk can take, or says
+// how to refuse it. The JSON-RPC id of a tools/call is copied into its
+// params' _meta for the audit log.
+func checkFrame(line []byte) (jsonrpc.Message, *badFrame) {
+	if len(line) > 0 && line[0] == '[' {
+		return nil, &badFrame{nil, jsonrpc.CodeInvalidRequest, "JSON-RPC batches are not supported; send one message at a time"}
+	}
+	var env struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+	}
+	if err := json.Unmarshal(line, &env); err != nil {
+		if _, ok := errors.AsType[*json.SyntaxError](err); ok || len(line) == 0 {
+			return nil, &badFrame{nil, jsonrpc.CodeParseError, "parse error: the message is not JSON"}
+		}
+		return nil, &badFrame{nil, jsonrpc.CodeInvalidRequest, "invalid request: not a JSON-RPC message object"}
+	}
+	id := validID(env.ID)
+	switch {
+	case env.JSONRPC != "2.0":
+		return nil, &badFrame{id, jsonrpc.CodeInvalidRequest, `invalid request: "jsonrpc" must be "2.0"`}
+	case env.ID != nil && id == nil:
+		return nil, &badFrame{nil, jsonrpc.CodeInvalidRequest, "invalid request: id must be a string or an integer"}
+	}
+	msg, err := jsonrpc.DecodeMessage(line)
+	if err != nil {
+		return nil, &badFrame{id, jsonrpc.CodeInvalidRequest, "invalid request: " + err.Error()}
+	}
+	if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() && req.Method == "tools/call" {
+		req.Params = withRPCID(req.Params, string(id))
+	}
+	return msg, nil
+}
+
+// rawID is the JSON form of a valid id.
+func rawID(id jsonrpc.ID) json.RawMessage {
+	data, err := json.Marshal(id.Raw())
+	if err != nil {
+		return nil
+	}
+	return data
+}
+
+// validID returns raw when it is a JSON string or integer, else nil.
+func validID(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return nil
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return raw
+		}
+		return nil
+	}
+	if _, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+		return raw
+	}
+	return nil
+}
+
+var idPattern = regexp.MustCompile(`"id"\s*:\s*(-?[0-9]{1,18}|"(?:[^"\\]|\\.){0,256}")`)
+
+// leadingID finds the id of a truncated message, if it appears before the
+// params (so that an "id" inside the params is not mistaken for it).
+func leadingID(prefix []byte) json.RawMessage {
+	loc := idPattern.FindSubmatchIndex(prefix)
+	if loc == nil {
+		return nil
+	}
+	if p := bytes.Index(prefix, []byte(`"params"`)); p >= 0 && p < loc[0] {
+		return nil
+	}
+	return validID(prefix[loc[2]:loc[3]])
+}
+
+// withRPCID returns params with _meta[metaRPCID] set to id.
+func withRPCID(params json.RawMessage, id string) json.RawMessage {
+	var p map[string]json.RawMessage
+	if json.Unmarshal(params, &p) != nil || p == nil {
+		return params // the engine reports malformed params
+	}
+	var meta map[string]json.RawMessage
+	if raw, ok := p["_meta"]; ok && json.Unmarshal(raw, &meta) != nil {
+		return params
+	}
+	if meta == nil {
+		meta = make(map[string]json.RawMessage, 1)
+	}
+	meta[metaRPCID], _ = json.Marshal(id)
+	p["_meta"], _ = json.Marshal(meta)
+	out, err := json.Marshal(p)
+	if err != nil {
+		return params
+	}
+	return out
+}
+
+// begin records a request in flight; false if its id is already in flight.
+func (c *frameConn) begin(id jsonrpc.ID) bool {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.inflight[id] {
+		return false
+	}
+	c.inflight[id] = true
+	return true
+}
+
+func (c *frameConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case msg, ok := <-c.incoming:
+		if ok {
+			return msg, nil
+		}
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-c.done:
+		return nil, io.EOF
+	}
+	// The input has ended: let calls in flight answer before the engine
+	// closes the connection (which cancels them).
+	c.wmu.Lock()
+	c.eof = true
+	if len(c.inflight) == 0 {
+		close(c.drained)
+	}
+	c.wmu.Unlock()
+	select {
+	case <-c.drained:
+	case <-time.After(c.grace):
+		c.log.Warn("input ended; cancelling calls still in flight", "calls", c.inflightCount())
+	case <-ctx.Done():
+	case <-c.done:
+	}
+	if c.readErr != nil && c.readErr != io.EOF {
+		return nil, c.readErr
+	}
+	return nil, io.EOF
+}
+
+func (c *frameConn) inflightCount() int {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	return len(c.inflight)
+}
+
+func (c *frameConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if resp, ok := msg.(*jsonrpc.Response); ok && resp.Error != nil {
+		// A JSON-RPC error with code 0 must never reach a client.
+		var we *jsonrpc.Error
+		if !errors.As(resp.Error, &we) || we.Code == 0 {
+			resp.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: resp.Error.Error()}
+		}
+	}
+	data, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return err
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if err := c.writeLine(data); err != nil {
+		return err
+	}
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		c.finish(resp.ID)
+	}
+	return nil
+}
+
+// finish forgets a request once answered; wmu must be held.
+func (c *frameConn) finish(id jsonrpc.ID) {
+	if !c.inflight[id] {
+		return
+	}
+	delete(c.inflight, id)
+	if c.eof && len(c.inflight) == 0 {
+		close(c.drained)
+	}
+}
+
+// writeError answers a frame the engine never saw. id is the raw JSON id,
+// or nil for null.
+func (c *frameConn) writeError(id json.RawMessage, code int, message string) {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	resp := struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   jsonrpc.Error   `json:"error"`
+	}{"2.0", id, jsonrpc.Error{Code: int64(code), Message: message}}
+	data, err := json.Marshal(resp)
+	if err != nil {
+		return
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if err := c.writeLine(data); err != nil {
+		c.log.Error("write error response", "error", err)
+	}
+}
+
+// writeLine writes one message and its newline in one call; wmu must be held.
+func (c *frameConn) writeLine(data []byte) error {
+	buf := make([]byte, 0, len(data)+1)
+	buf = append(append(buf, data...), '\n')
+	_, err := c.out.Write(buf)
+	return err
+}
+
+func (c *frameConn) Close() error {
+	c.once.Do(func() { close(c.done) })
+	return nil
+}
+
+func (c *frameConn) SessionID() string { return "" }
+
+// frameTransport hands the engine one frameConn.
+type frameTransport struct{ conn *frameConn }
+
+func (t frameTransport) Connect(context.Context) (mcp.Connection, error) { return t.conn, nil }

@@ -1,0 +1,133 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// HTTPOptions configure [Server.HTTPHandler].
+type HTTPOptions struct {
+	// AllowedOrigins lists the browser origins (scheme://host[:port]) that
+	// may call the server. Requests with any other Origin header are
+	// refused with 403. Requests without an Origin (non-browser clients)
+	// are allowed.
+	AllowedOrigins []string
+	// AllowedHosts lists extra Host header values accepted besides
+	// loopback names. Needed only when serving beyond loopback.
+	AllowedHosts []string
+}
+
+// HTTPHandler returns the Streamable HTTP handler of the server, to mount
+// at /mcp. It serves 2026-07-28 requests statelessly (any replica can answer
+// any request) and legacy clients through go-sdk's per-request sessions. It
+// refuses requests whose Host is not loopback or allowed, and browser
+// requests from origins not allowed (DNS-rebinding and cross-site
+// protection), and bounds every request body.
+func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.engine() },
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: s.log})
+	return &httpGuard{next: h, opts: opts, maxBody: int64(s.opts.MaxFrameBytes)}
+}
+
+type httpGuard struct {
+	next    http.Handler
+	opts    HTTPOptions
+	maxBody int64
+}
+
+func (g *httpGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !g.hostAllowed(r.Host) {
+		http.Error(w, "forbidden: Host is not allowed", http.StatusForbidden)
+		return
+	}
+	if origin := r.Header.Get("Origin"); origin != "" && !g.originAllowed(origin) {
+		http.Error(w, "forbidden: Origin is not allowed", http.StatusForbidden)
+		return
+	}
+	if r.Method != http.MethodPost {
+		g.next.ServeHTTP(w, r)
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, g.maxBody+1))
+	if err != nil {
+		writeHTTPError(w, http.StatusBadRequest, nil, jsonrpc.CodeParseError, "could not read the request body")
+		return
+	}
+	if int64(len(body)) > g.maxBody {
+		writeHTTPError(w, http.StatusRequestEntityTooLarge, leadingID(body[:min(len(body), oversizedPrefix)]),
+			jsonrpc.CodeInvalidRequest, fmt.Sprintf("message exceeds the %d-byte bound", g.maxBody))
+		return
+	}
+	msg, bad := checkFrame(bytes.TrimSpace(body))
+	if bad != nil {
+		writeHTTPError(w, http.StatusBadRequest, bad.id, bad.code, bad.message)
+		return
+	}
+	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "tools/call" {
+		// checkFrame added the JSON-RPC id to the params.
+		if body, err = jsonrpc.EncodeMessage(req); err != nil {
+			writeHTTPError(w, http.StatusInternalServerError, nil, jsonrpc.CodeInternalError, "internal error")
+			return
+		}
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	g.next.ServeHTTP(w, r)
+}
+
+// hostAllowed accepts loopback hosts and those listed.
+func (g *httpGuard) hostAllowed(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if host == "localhost" {
+		return true
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return true
+	}
+	for _, a := range g.opts.AllowedHosts {
+		if strings.EqualFold(a, hostport) || strings.EqualFold(a, host) {
+			return true
+		}
+	}
+	return false
+}
+
+// originAllowed accepts loopback origins and those listed.
+func (g *httpGuard) originAllowed(origin string) bool {
+	for _, a := range g.opts.AllowedOrigins {
+		if strings.EqualFold(a, origin) {
+			return true
+		}
+	}
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
+	}
+	return (&httpGuard{}).hostAllowed(u.Host)
+}
+
+func writeHTTPError(w http.ResponseWriter, status int, id json.RawMessage, code int, message string) {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   jsonrpc.Error   `json:"error"`
+	}{"2.0", id, jsonrpc.Error{Code: int64(code), Message: message}})
+}

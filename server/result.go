@@ -1,0 +1,118 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// MetaError is the result _meta key under which a failed call's error is
+// given as structured data: {class, message, hint, retryable, trace_id}.
+const MetaError = "io.github.repo-mcp/error"
+
+// MetaRequestID is the result _meta key that echoes the call's request_id.
+const MetaRequestID = "io.github.repo-mcp/request_id"
+
+// MetaTruncated is the result _meta key set to true when the server cut the
+// text content to the result bound.
+const MetaTruncated = "io.github.repo-mcp/truncated"
+
+// Texter is implemented by tool outputs that render their own text content.
+// Without it the text content is the compact JSON of the output. A tool
+// whose output is large (a file's contents) renders it once, as text, and
+// leaves it out of the structured output, or the other way round.
+type Texter interface {
+	Text() string
+}
+
+// Result is the outcome of a call as it travels back through middleware.
+type Result struct {
+	// Structured is the JSON of the tool's output; nil on error.
+	Structured json.RawMessage
+	// Text is the text content.
+	Text string
+	// Err is set when the call failed.
+	Err *Error
+	// Truncated reports that Text was cut to the result bound.
+	Truncated bool
+}
+
+// size is the number of bytes the result's payload takes.
+func (r *Result) size() int { return len(r.Structured) + len(r.Text) }
+
+// errorResult returns the result for a failed call.
+func errorResult(e *Error) *Result {
+	return &Result{Err: e, Text: e.text()}
+}
+
+// text renders e for the text content of a result: "<class>: message",
+// then the hint and the trace id when present.
+func (e *Error) text() string {
+	var b strings.Builder
+	b.WriteString(string(e.Class))
+	b.WriteString(": ")
+	b.WriteString(e.Message)
+	if e.Hint != "" {
+		b.WriteString("\nhint: ")
+		b.WriteString(e.Hint)
+	}
+	if e.Class == Transient && e.RetryAfter > 0 {
+		fmt.Fprintf(&b, "\nretry after: %s", e.RetryAfter)
+	}
+	if e.TraceID != "" {
+		b.WriteString("\ntrace id: ")
+		b.WriteString(e.TraceID)
+	}
+	return b.String()
+}
+
+// meta is the structured form of e under [MetaError].
+func (e *Error) meta() map[string]any {
+	m := map[string]any{
+		"class":     e.Class,
+		"message":   e.Message,
+		"retryable": e.Class.Retryable(),
+	}
+	if e.Hint != "" {
+		m["hint"] = e.Hint
+	}
+	if e.TraceID != "" {
+		m["trace_id"] = e.TraceID
+	}
+	if e.RetryAfter > 0 {
+		m["retry_after_ms"] = e.RetryAfter.Milliseconds()
+	}
+	if e.Details != nil {
+		m["details"] = e.Details
+	}
+	return m
+}
+
+// withRequestIDField returns the JSON object obj with a leading
+// "request_id" member. obj is the marshalled output struct, so it is an
+// object without that member (registration refuses outputs that declare it).
+func withRequestIDField(obj []byte, id string) []byte {
+	quoted := strconv.Quote(id) // id is printable ASCII, so this is valid JSON
+	out := make([]byte, 0, len(obj)+len(quoted)+16)
+	out = append(out, `{"request_id":`...)
+	out = append(out, quoted...)
+	if len(obj) > 2 { // not "{}": json.Marshal output is compact
+		out = append(out, ',')
+	}
+	return append(out, obj[1:]...)
+}
+
+// truncateText cuts s to at most max bytes on a rune boundary and says so.
+func truncateText(s string, limit int) string {
+	note := fmt.Sprintf("\n[truncated by the server: %d of %d bytes shown]", 0, len(s))
+	keep := limit - len(note) - 8
+	if keep < 0 {
+		keep = 0
+	}
+	for keep > 0 && !utf8.RuneStart(s[keep]) {
+		keep--
+	}
+	return s[:keep] + fmt.Sprintf("\n[truncated by the server: %d of %d bytes shown]", keep, len(s))
+}

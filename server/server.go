@@ -1,0 +1,238 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"net/http"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Defaults for [Options].
+const (
+	DefaultTimeout        = 60 * time.Second
+	DefaultMaxResultBytes = 1 << 20
+	DefaultMaxFrameBytes  = 8 << 20
+	DefaultCaller         = "local"
+)
+
+// Options configure a [Server]. The zero value is usable.
+type Options struct {
+	// Logger receives the server's operational log (errors with their
+	// trace ids, panics with their stacks). It must not write to stdout.
+	// Nil means JSON lines on stderr.
+	Logger *slog.Logger
+	// Audit receives one JSON line per tool call. Nil means stderr.
+	Audit io.Writer
+	// AuditArguments adds the raw arguments to audit lines. Off by default:
+	// arguments may hold file contents.
+	AuditArguments bool
+	// Caller is the identity of calls that arrive without one of their own
+	// (every call over stdio). Default [DefaultCaller].
+	Caller string
+	// Authorize, when set, runs for every call after its arguments are
+	// validated and before its handler. An error refuses the call; return
+	// an [*Error] of class PermissionDenied saying which rule refused.
+	Authorize func(ctx context.Context, req *Request) error
+	// Identify, when set, names the caller of a call that came over HTTP
+	// from its request header (a bearer token, say). Calls over stdio are
+	// made for Caller.
+	Identify func(http.Header) string
+	// Middleware runs inside authorization and outside the per-tool
+	// timeout, in order.
+	Middleware []Middleware
+	// Timeout is the default per-call deadline. Default [DefaultTimeout];
+	// negative means none.
+	Timeout time.Duration
+	// MaxResultBytes is the default bound of one result. Default
+	// [DefaultMaxResultBytes].
+	MaxResultBytes int
+	// MaxFrameBytes bounds one incoming JSON-RPC message. Default
+	// [DefaultMaxFrameBytes].
+	MaxFrameBytes int
+}
+
+// Info names the server to clients.
+type Info struct {
+	Name, Version, Title string
+	// Instructions tell a model how to use the server as a whole.
+	Instructions string
+}
+
+// Server holds registered tools and serves them over stdio or HTTP. Create
+// one with [New], add tools with [Register], then call [Server.ServeStdio]
+// or [Server.HTTPHandler].
+type Server struct {
+	info     Info
+	opts     Options
+	log      *slog.Logger
+	auditLog *slog.Logger
+
+	mu    sync.Mutex
+	tools map[string]*registered
+	mcp   *mcp.Server // built when first served
+}
+
+// New returns a server with no tools.
+func New(info Info, opts Options) *Server {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewJSONHandler(stderr(), nil))
+	}
+	if opts.Audit == nil {
+		opts.Audit = stderr()
+	}
+	if opts.Caller == "" {
+		opts.Caller = DefaultCaller
+	}
+	if opts.Timeout == 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	if opts.MaxResultBytes <= 0 {
+		opts.MaxResultBytes = DefaultMaxResultBytes
+	}
+	if opts.MaxFrameBytes <= 0 {
+		opts.MaxFrameBytes = DefaultMaxFrameBytes
+	}
+	return &Server{
+		info:     info,
+		opts:     opts,
+		log:      opts.Logger,
+		auditLog: slog.New(slog.NewJSONHandler(opts.Audit, nil)),
+		tools:    make(map[string]*registered),
+	}
+}
+
+func (s *Server) add(r *registered) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.mcp != nil {
+		return fmt.Errorf("tool %s: register tools before serving", r.def.Name)
+	}
+	if _, dup := s.tools[r.def.Name]; dup {
+		return fmt.Errorf("tool %s: already registered", r.def.Name)
+	}
+	r.handle = s.chain(r)
+	s.tools[r.def.Name] = r
+	return nil
+}
+
+// ToolInfo describes a registered tool, as clients see it.
+type ToolInfo struct {
+	Name, Title, Description string
+	Effect                   Effect
+	ReadOnly, Destructive    bool
+	Idempotent, OpenWorld    bool
+	InputSchema              map[string]any
+	OutputSchema             map[string]any
+}
+
+// Tools lists the registered tools, sorted by name.
+func (s *Server) Tools() []ToolInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []ToolInfo
+	for _, name := range slices.Sorted(maps.Keys(s.tools)) {
+		r := s.tools[name]
+		a := r.def.annotations()
+		out = append(out, ToolInfo{
+			Name: r.def.Name, Title: r.def.Title, Description: r.def.Description,
+			Effect: r.def.Effect, ReadOnly: a.ReadOnly, Destructive: a.Destructive,
+			Idempotent: a.Idempotent, OpenWorld: a.OpenWorld,
+			InputSchema: r.input, OutputSchema: r.output,
+		})
+	}
+	return out
+}
+
+// engine returns the protocol engine, building it on first use. Tools are
+// fixed from then on.
+func (s *Server) engine() *mcp.Server {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.mcp != nil {
+		return s.mcp
+	}
+	srv := mcp.NewServer(&mcp.Implementation{Name: s.info.Name, Version: s.info.Version, Title: s.info.Title},
+		&mcp.ServerOptions{
+			Instructions: s.info.Instructions,
+			Logger:       s.log,
+			// Tools only, declared explicitly: no logging, no list changes
+			// (the tool set is fixed once serving starts).
+			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		})
+	for _, name := range slices.Sorted(maps.Keys(s.tools)) {
+		r := s.tools[name]
+		srv.AddTool(r.wireTool(), s.callHandler(r))
+	}
+	s.mcp = srv
+	return srv
+}
+
+func (r *registered) wireTool() *mcp.Tool {
+	a := r.def.annotations()
+	return &mcp.Tool{
+		Name:         r.def.Name,
+		Title:        r.def.Title,
+		Description:  r.def.Description,
+		InputSchema:  r.input,
+		OutputSchema: r.output,
+		Annotations: &mcp.ToolAnnotations{
+			Title:           r.def.Title,
+			ReadOnlyHint:    a.ReadOnly,
+			DestructiveHint: &a.Destructive,
+			IdempotentHint:  a.Idempotent,
+			OpenWorldHint:   &a.OpenWorld,
+		},
+	}
+}
+
+// callHandler adapts a registered tool to go-sdk's low-level handler: go-sdk
+// neither validates nor decodes; the chain does.
+func (s *Server) callHandler(r *registered) mcp.ToolHandler {
+	return func(ctx context.Context, creq *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		req := s.begin(r, creq.Params.Arguments)
+		req.ProtocolVersion = creq.ProtocolVersion()
+		if id, ok := creq.Params.Meta[metaRPCID].(string); ok {
+			req.RPCID = id
+		}
+		if creq.Extra != nil {
+			req.Header = creq.Extra.Header
+		}
+		if s.opts.Identify != nil && req.Header != nil {
+			req.Caller = s.opts.Identify(req.Header)
+		}
+		res := r.handle(ctx, req)
+		return res.wire(req.ID), nil
+	}
+}
+
+// wire converts a result to go-sdk's form.
+func (res *Result) wire(requestID string) *mcp.CallToolResult {
+	out := &mcp.CallToolResult{
+		Content: []mcp.Content{&mcp.TextContent{Text: res.Text}},
+		Meta:    mcp.Meta{MetaRequestID: requestID},
+	}
+	if res.Err != nil {
+		out.IsError = true
+		out.Meta[MetaError] = res.Err.meta()
+		return out
+	}
+	if res.Structured != nil {
+		out.StructuredContent = json.RawMessage(res.Structured)
+	}
+	if res.Truncated {
+		out.Meta[MetaTruncated] = true
+	}
+	return out
+}
+
+// stderr is where the server logs by default.
+func stderr() io.Writer { return os.Stderr }

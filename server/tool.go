@@ -1,0 +1,88 @@
+package server
+
+import (
+	"fmt"
+	"regexp"
+	"time"
+)
+
+// Effect says what calling a tool can do to the world. It decides the
+// annotations every host sees, and it is what an operator reads first.
+type Effect string
+
+const (
+	// ReadOnly tools observe and never change anything.
+	ReadOnly Effect = "read_only"
+	// Write tools change state in a way that can be reviewed and undone
+	// (for example, storing a proposal).
+	Write Effect = "write"
+	// Destructive tools change state in a way that may overwrite or lose
+	// something (for example, moving a branch).
+	Destructive Effect = "destructive"
+)
+
+func (e Effect) valid() bool { return e == ReadOnly || e == Write || e == Destructive }
+
+// Tool describes a tool to register. Name, Description and Effect are
+// required; everything else has a sensible default.
+type Tool struct {
+	// Name is the tool's wire name: 1 to 64 characters from [a-z0-9_].
+	Name string
+	// Title is a short human-readable name.
+	Title string
+	// Description tells a model when and how to use the tool.
+	Description string
+	// Effect is the tool's side effect class.
+	Effect Effect
+	// OpenWorld reports that the tool reaches beyond the workspaces the
+	// operator configured (a network service, say).
+	OpenWorld bool
+	// Idempotent reports, for Write and Destructive tools, that repeating a
+	// call with the same arguments has no further effect. ReadOnly tools are
+	// always idempotent.
+	Idempotent bool
+	// Action is the authorization action the call needs (for example "read"
+	// or "apply"). It is passed to the server's Authorize hook. Empty means
+	// the tool needs no authorization beyond being listed.
+	Action string
+	// Timeout bounds each call; zero means the server's default.
+	Timeout time.Duration
+	// MaxResultBytes bounds the size of each result; zero means the server's
+	// default.
+	MaxResultBytes int
+	// Comments maps Go identifiers to doc comments, as
+	// [github.com/invopop/jsonschema.Reflector.CommentMap] expects them
+	// ("import/path.Type" and "import/path.Type.Field"). Descriptions given in
+	// struct tags take precedence.
+	Comments map[string]string
+}
+
+// annotations are the MCP tool annotations of a tool, always all set.
+type annotations struct {
+	ReadOnly, Destructive, Idempotent, OpenWorld bool
+}
+
+func (t *Tool) annotations() annotations {
+	return annotations{
+		ReadOnly:    t.Effect == ReadOnly,
+		Destructive: t.Effect == Destructive,
+		Idempotent:  t.Effect == ReadOnly || t.Idempotent,
+		OpenWorld:   t.OpenWorld,
+	}
+}
+
+var toolNamePattern = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+
+func (t *Tool) check() error {
+	switch {
+	case !toolNamePattern.MatchString(t.Name):
+		return fmt.Errorf("tool name %q: want 1-64 characters from [a-z0-9_], starting with a letter", t.Name)
+	case t.Description == "":
+		return fmt.Errorf("tool %s: a description is required", t.Name)
+	case !t.Effect.valid():
+		return fmt.Errorf("tool %s: effect %q: want %q, %q or %q", t.Name, t.Effect, ReadOnly, Write, Destructive)
+	case t.Timeout < 0 || t.MaxResultBytes < 0:
+		return fmt.Errorf("tool %s: negative timeout or result bound", t.Name)
+	}
+	return nil
+}
