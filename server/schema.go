@@ -134,7 +134,7 @@ func withRequestID(schema map[string]any) bool {
 		"type":        "string",
 		"description": "Optional caller-chosen id, echoed in the result and in the server's logs; one is generated when absent.",
 		"maxLength":   maxRequestIDLen,
-		"pattern":     `^[\x21-\x7e]+$`,
+		"pattern":     `^[!-~]+$`,
 	}
 	schema["properties"] = props
 	return true

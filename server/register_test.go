@@ -1,0 +1,105 @@
+package server_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/repo-mcp/repo-mcp/server"
+)
+
+type untagged struct {
+	Path string
+}
+type withAny struct {
+	V any `json:"v"`
+}
+type recursive struct {
+	Next *recursive `json:"next,omitempty"`
+}
+type withFunc struct {
+	F func() `json:"f"`
+}
+type withChan struct {
+	C chan int `json:"c"`
+}
+type intMap struct {
+	M map[int]string `json:"m"`
+}
+type outWithRequestID struct {
+	RequestID string `json:"request_id"`
+}
+
+func noop[In, Out any](context.Context, *server.Request, In) (Out, error) {
+	var out Out
+	return out, nil
+}
+
+func TestRegisterRejects(t *testing.T) {
+	good := server.Tool{Name: "t", Description: "d", Effect: server.ReadOnly}
+	named := func(f func(*server.Tool)) server.Tool { t := good; f(&t); return t }
+	tests := []struct {
+		name     string
+		register func(*server.Server) error
+		want     string
+	}{
+		{"untagged field", func(s *server.Server) error { return server.Register(s, good, noop[untagged, empty]) }, "without a json tag"},
+		{"any field", func(s *server.Server) error { return server.Register(s, good, noop[withAny, empty]) }, "accepts anything"},
+		{"recursive", func(s *server.Server) error { return server.Register(s, good, noop[recursive, empty]) }, "recursive"},
+		{"func field", func(s *server.Server) error { return server.Register(s, good, noop[withFunc, empty]) }, "no JSON form"},
+		{"chan field", func(s *server.Server) error { return server.Register(s, good, noop[withChan, empty]) }, "no JSON form"},
+		{"int map keys", func(s *server.Server) error { return server.Register(s, good, noop[intMap, empty]) }, "map keys"},
+		{"non-struct input", func(s *server.Server) error { return server.Register(s, good, noop[string, empty]) }, "must be structs"},
+		{"any input", func(s *server.Server) error { return server.Register(s, good, noop[any, empty]) }, "accepts anything"},
+		{"any output", func(s *server.Server) error { return server.Register(s, good, noop[empty, withAny]) }, "output"},
+		{"output declares request_id", func(s *server.Server) error { return server.Register(s, good, noop[empty, outWithRequestID]) }, "added by the server"},
+		{"bad name", func(s *server.Server) error {
+			return server.Register(s, named(func(t *server.Tool) { t.Name = "Read File" }), noop[empty, empty])
+		}, "tool name"},
+		{"no description", func(s *server.Server) error {
+			return server.Register(s, named(func(t *server.Tool) { t.Description = "" }), noop[empty, empty])
+		}, "description is required"},
+		{"no effect", func(s *server.Server) error {
+			return server.Register(s, named(func(t *server.Tool) { t.Effect = "" }), noop[empty, empty])
+		}, "effect"},
+		{"duplicate", func(s *server.Server) error {
+			server.MustRegister(s, good, noop[empty, empty])
+			return server.Register(s, good, noop[empty, empty])
+		}, "already registered"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := server.New(server.Info{Name: "x"}, server.Options{})
+			err := tt.register(s)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Register: got %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestAnnotationsAlwaysExplicit(t *testing.T) {
+	c := startTest(t, server.Options{})
+	want := map[string][4]bool{ // readOnly, destructive, idempotent, openWorld
+		"echo":  {true, false, true, false},
+		"fail":  {false, false, true, false},
+		"size":  {true, false, true, false},
+		"sleep": {false, true, false, true},
+		"who":   {true, false, true, false},
+	}
+	tools := c.Tools()
+	if len(tools) != len(want) {
+		t.Fatalf("listed %d tools, want %d", len(tools), len(want))
+	}
+	for _, tool := range tools {
+		a := tool.Annotations
+		if tool.Description == "" || a == nil || a.DestructiveHint == nil || a.OpenWorldHint == nil {
+			t.Errorf("%s: description or annotations missing: %+v", tool.Name, a)
+			continue
+		}
+		got := [4]bool{a.ReadOnlyHint, *a.DestructiveHint, a.IdempotentHint, *a.OpenWorldHint}
+		if got != want[tool.Name] {
+			t.Errorf("%s: annotations (readOnly, destructive, idempotent, openWorld) = %v, want %v", tool.Name, got, want[tool.Name])
+		}
+	}
+}
