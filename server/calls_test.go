@@ -66,8 +66,16 @@ func TestValidationReportsEveryProblem(t *testing.T) {
 				{Pointer: "/tags", Message: "maxItems: got 4, want 3"},
 				{Pointer: "/text", Message: "got number, want string"},
 			}},
-		{"case variant key", `{"Text": "hi"}`, []server.Violation{{Pointer: "/Text", Message: `unknown key "Text": keys are case-sensitive; did you mean "text"?`}}},
-		{"nested case variant", `{"text": "hi", "opts": {"Upper": true}}`, []server.Violation{{Pointer: "/opts/Upper", Message: `unknown key "Upper": keys are case-sensitive; did you mean "upper"?`}}},
+		{"case variant key", `{"Text": "hi"}`, []server.Violation{
+			{Pointer: "", Message: "missing property 'text'"},
+			{Pointer: "", Message: "additional properties 'Text' not allowed"},
+			{Pointer: "/Text", Message: `unknown key "Text": keys are case-sensitive; did you mean "text"?`},
+		}},
+		{"nested case variant", `{"text": "hi", "opts": {"Upper": true}}`, []server.Violation{
+			{Pointer: "/opts", Message: "missing property 'upper'"},
+			{Pointer: "/opts", Message: "additional properties 'Upper' not allowed"},
+			{Pointer: "/opts/Upper", Message: `unknown key "Upper": keys are case-sensitive; did you mean "upper"?`},
+		}},
 		{"duplicate key", `{"text": "a", "text": "b"}`, []server.Violation{{Pointer: "/text", Message: `duplicate key "text"`}}},
 		{"request_id with a space", `{"text": "a", "request_id": "a b"}`, []server.Violation{{Pointer: "/request_id", Message: "'a b' does not match pattern '^[!-~]+$'"}}},
 	}

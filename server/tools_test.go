@@ -41,7 +41,7 @@ func echo(_ context.Context, _ *server.Request, in echoIn) (echoOut, error) {
 }
 
 type failIn struct {
-	Class   string `json:"class" jsonschema:"description=An error class, or 'plain' for an unclassed error, or 'panic'."`
+	Class   string `json:"class" jsonschema_description:"An error class, or 'plain' for an unclassed error, or 'panic'."`
 	Message string `json:"message,omitempty"`
 }
 

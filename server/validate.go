@@ -98,26 +98,25 @@ func (v *validator) validate(args []byte) []Violation {
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = []byte("{}")
 	}
-	found := v.checkKeys(args)
-	if len(found) > 0 {
-		// Duplicate keys make the document ambiguous; validating one
-		// reading of it would only mislead.
-		return found
+	// Key problems (duplicates, case variants) come first; the schema's
+	// problems follow, so that one result lists everything to fix.
+	out, fatal := v.checkKeys(args)
+	if fatal {
+		return out
 	}
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
 	if err != nil {
-		return []Violation{{Pointer: "", Message: "arguments are not valid JSON: " + err.Error()}}
+		return append(out, Violation{Pointer: "", Message: "arguments are not valid JSON: " + err.Error()})
 	}
 	err = v.schema.Validate(inst)
 	if err == nil {
-		return nil
+		return out
 	}
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
-		return []Violation{{Pointer: "", Message: err.Error()}}
+		return append(out, Violation{Pointer: "", Message: err.Error()})
 	}
 	p := message.NewPrinter(language.English)
-	var out []Violation
 	leaves(ve, func(e *jsonschema.ValidationError) {
 		out = append(out, Violation{
 			Pointer: pointer(e.InstanceLocation),
@@ -144,27 +143,27 @@ func leaves(e *jsonschema.ValidationError, fn func(*jsonschema.ValidationError))
 	}
 }
 
-// checkKeys scans args token by token and reports duplicate object keys,
-// keys that differ from a declared property only in case, excessive
-// nesting, and a root that is not an object.
-func (v *validator) checkKeys(args []byte) []Violation {
+// checkKeys scans args token by token and reports duplicate object keys
+// and keys that differ from a declared property only in case. It reports
+// fatal when the document cannot be validated at all: not JSON, not an
+// object, or nested too deep.
+func (v *validator) checkKeys(args []byte) (out []Violation, fatal bool) {
 	dec := json.NewDecoder(bytes.NewReader(args))
 	dec.UseNumber()
-	var out []Violation
 	tok, err := dec.Token()
 	if err != nil {
-		return []Violation{{Message: "arguments are not valid JSON: " + err.Error()}}
+		return []Violation{{Message: "arguments are not valid JSON: " + err.Error()}}, true
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return []Violation{{Message: "arguments must be a JSON object"}}
+		return []Violation{{Message: "arguments must be a JSON object"}}, true
 	}
 	if err := v.scanObject(dec, "", "", 1, &out); err != nil {
-		return []Violation{{Message: "arguments are not valid JSON: " + err.Error()}}
+		return []Violation{{Message: "arguments are not valid JSON: " + err.Error()}}, true
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return []Violation{{Message: "arguments are followed by extra data"}}
+		return []Violation{{Message: "arguments are followed by extra data"}}, true
 	}
-	return out
+	return out, false
 }
 
 // scanObject reads the members of an object whose '{' has been read. at is
