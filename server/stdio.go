@@ -24,7 +24,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 
 // TakeStdout protects the protocol stream of a stdio server. It returns a
 // duplicate of the process's standard output for the protocol alone, then
-// points file descriptor 1 (and os.Stdout) at standard error, so that a
+// points file descriptor 1 (and so os.Stdout) at standard error, so that a
 // stray print, in this process or a child it starts, lands in the log
 // instead of corrupting the stream. Call it first thing in main, before
 // anything could write to stdout.
@@ -38,6 +38,8 @@ func TakeStdout() (*os.File, error) {
 		syscall.Close(fd)
 		return nil, fmt.Errorf("point stdout at stderr: %w", err)
 	}
-	os.Stdout = os.Stderr
+	// os.Stdout still wraps descriptor 1, which now leads to stderr. It is
+	// not replaced: dropping the last reference to its *os.File would let
+	// the collector close descriptor 1.
 	return os.NewFile(uintptr(fd), "protocol-stdout"), nil
 }
