@@ -10,9 +10,11 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -168,12 +170,27 @@ func (s *Server) engine() *mcp.Server {
 			// (the tool set is fixed once serving starts).
 			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 		})
+	srv.AddReceivingMiddleware(toolsOnly)
 	for _, name := range slices.Sorted(maps.Keys(s.tools)) {
 		r := s.tools[name]
 		srv.AddTool(r.wireTool(), s.callHandler(r))
 	}
 	s.mcp = srv
 	return srv
+}
+
+// toolsOnly refuses the methods of features the server does not declare
+// (go-sdk would answer some of them, with empty lists, regardless), so
+// that what a client can call matches the capabilities it was told.
+func toolsOnly(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		for _, prefix := range []string{"prompts/", "resources/", "completion/", "logging/"} {
+			if strings.HasPrefix(method, prefix) {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("method not found: %q (this server offers tools only)", method)}
+			}
+		}
+		return next(ctx, method, req)
+	}
 }
 
 func (r *registered) wireTool() *mcp.Tool {

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/repo-mcp/repo-mcp/internal/peers"
+)
+
+// binary is repo-mcp built once for this package's tests.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "repo-mcp")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "repo-mcp")
+	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build repo-mcp: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func TestCommandLine(t *testing.T) {
+	tests := []struct {
+		args       []string
+		wantCode   int
+		wantStdout string
+		wantStderr string
+	}{
+		{[]string{"version"}, 0, "repo-mcp ", ""},
+		{[]string{"tools"}, 0, "NAME", ""},
+		{[]string{"schemas", "--check", "--dir", "../../schemas"}, 0, "", ""},
+		{nil, 2, "", "usage:"},
+		{[]string{"frobnicate"}, 2, "", `unknown command "frobnicate"`},
+		{[]string{"serve", "--workspace", "nopath"}, 2, "", "want ID=PATH"},
+		{[]string{"serve", "--http", "0.0.0.0:0"}, 2, "", "not a loopback address"},
+		{[]string{"serve", "extra"}, 2, "", "unexpected argument"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			cmd := exec.Command(binary, tt.args...)
+			var stdout, stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			cmd.Run()
+			if code := cmd.ProcessState.ExitCode(); code != tt.wantCode {
+				t.Errorf("exit %d, want %d (stderr: %s)", code, tt.wantCode, stderr.String())
+			}
+			if !strings.Contains(stdout.String(), tt.wantStdout) || !strings.Contains(stderr.String(), tt.wantStderr) {
+				t.Errorf("stdout %q, stderr %q; want them to contain %q and %q", stdout.String(), stderr.String(), tt.wantStdout, tt.wantStderr)
+			}
+		})
+	}
+}
+
+// TestToolDefinitions checks what every host relies on: each tool has a
+// description and explicit annotations.
+func TestToolDefinitions(t *testing.T) {
+	s, err := allTools()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range s.Tools() {
+		if tool.Description == "" || tool.Effect == "" {
+			t.Errorf("%s: description %q, effect %q", tool.Name, tool.Description, tool.Effect)
+		}
+	}
+}
+
+// TestGoSDKClient connects the official go-sdk client to the binary in
+// each protocol era.
+func TestGoSDKClient(t *testing.T) {
+	for _, tt := range []struct{ ask, want string }{
+		{"", "2026-07-28"},
+		{"2025-11-25", "2025-11-25"},
+		{"2025-03-26", "2025-03-26"},
+	} {
+		t.Run("version "+tt.want, func(t *testing.T) {
+			ctx := context.Background()
+			client := mcp.NewClient(&mcp.Implementation{Name: "peer-test", Version: "0"}, nil)
+			cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(binary, "serve")},
+				&mcp.ClientSessionOptions{ProtocolVersion: tt.ask})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			init := cs.InitializeResult()
+			if init.ProtocolVersion != tt.want || init.ServerInfo.Name != "repo-mcp" || init.Capabilities.Tools == nil {
+				t.Errorf("initialize result: version %s, server %+v, capabilities %+v", init.ProtocolVersion, init.ServerInfo, init.Capabilities)
+			}
+			if _, err := cs.ListTools(ctx, nil); err != nil {
+				t.Errorf("list tools: %v", err)
+			}
+		})
+	}
+}
+
+// TestConformance runs the official conformance suite against repo-mcp
+// serve --http. The baselines list only fixture scenarios, for features
+// repo-mcp does not offer, each with its reason.
+func TestConformance(t *testing.T) {
+	peers.Node(t)
+	url := peers.StartHTTP(t, binary, "serve", "--http", "127.0.0.1:0")
+	t.Run("active", func(t *testing.T) {
+		peers.Conformance(t, url, "testdata/conformance-active.yml")
+	})
+	t.Run("2026-07-28", func(t *testing.T) {
+		peers.Conformance(t, url, "testdata/conformance-2026-07-28.yml", "--requirements", "2026-07-28")
+	})
+}
+
+// TestInspector lists the tools with the TypeScript SDK's client (the
+// inspector CLI) in both eras.
+func TestInspector(t *testing.T) {
+	for _, era := range []string{"legacy", "modern"} {
+		t.Run(era, func(t *testing.T) {
+			out := peers.Inspector(context.Background(), t, []string{binary, "serve"}, "--protocol-era", era, "--method", "tools/list")
+			var list struct {
+				Result struct {
+					Tools []json.RawMessage `json:"tools"`
+				} `json:"result"`
+			}
+			if err := json.Unmarshal(out, &list); err != nil || list.Result.Tools == nil {
+				t.Fatalf("tools/list: %v: %s", err, out)
+			}
+		})
+	}
+}

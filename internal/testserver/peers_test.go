@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/repo-mcp/repo-mcp/internal/peers"
+)
+
+// TestGoSDKClient drives the testserver binary with the official go-sdk
+// client in each protocol era it offers.
+func TestGoSDKClient(t *testing.T) {
+	for _, tt := range []struct{ ask, want string }{
+		{"", "2026-07-28"}, // go-sdk's default: server/discover first
+		{"2025-11-25", "2025-11-25"},
+		{"2025-03-26", "2025-03-26"},
+	} {
+		t.Run("version "+tt.want, func(t *testing.T) {
+			ctx := context.Background()
+			client := mcp.NewClient(&mcp.Implementation{Name: "peer-test", Version: "0"}, nil)
+			cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(binary)},
+				&mcp.ClientSessionOptions{ProtocolVersion: tt.ask})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			if got := cs.InitializeResult().ProtocolVersion; got != tt.want {
+				t.Errorf("negotiated %s, want %s", got, tt.want)
+			}
+			tools, err := cs.ListTools(ctx, nil)
+			if err != nil || len(tools.Tools) == 0 {
+				t.Fatalf("list tools: %v (%d tools)", err, len(tools.Tools))
+			}
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "hello"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "hello") {
+				t.Errorf("echo: %+v", res)
+			}
+			res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"Message": "x"}})
+			if err != nil || !res.IsError || !strings.HasPrefix(res.Content[0].(*mcp.TextContent).Text, "invalid_input: ") {
+				t.Errorf("invalid call: %v %+v", err, res)
+			}
+		})
+	}
+}
+
+// TestConformance runs the official conformance suite against the
+// testserver over Streamable HTTP, in the legacy suite and at the
+// 2026-07-28 requirements. The baselines list only scenarios for features
+// the framework does not offer, each with its reason.
+func TestConformance(t *testing.T) {
+	peers.Node(t)
+	url := peers.StartHTTP(t, binary, "-http", "127.0.0.1:0")
+	t.Run("active", func(t *testing.T) {
+		peers.Conformance(t, url, "testdata/conformance-active.yml")
+	})
+	t.Run("2026-07-28", func(t *testing.T) {
+		peers.Conformance(t, url, "testdata/conformance-2026-07-28.yml", "--requirements", "2026-07-28")
+	})
+}
+
+// TestInspector lists and calls tools with the TypeScript SDK's client, by
+// way of the inspector CLI, in both eras.
+func TestInspector(t *testing.T) {
+	ctx := context.Background()
+	for _, era := range []string{"legacy", "modern"} {
+		t.Run(era, func(t *testing.T) {
+			out := peers.Inspector(ctx, t, []string{binary}, "--protocol-era", era, "--method", "tools/list")
+			var list struct {
+				Result struct {
+					Tools []struct{ Name string } `json:"tools"`
+				} `json:"result"`
+			}
+			if err := json.Unmarshal(out, &list); err != nil || len(list.Result.Tools) < 6 {
+				t.Fatalf("tools/list: %v: %s", err, out)
+			}
+			out = peers.Inspector(ctx, t, []string{binary}, "--protocol-era", era, "--method", "tools/call",
+				"--tool-name", "echo", "--tool-arg", "message=from the inspector")
+			if !strings.Contains(string(out), "from the inspector") {
+				t.Errorf("tools/call: %s", out)
+			}
+		})
+	}
+}
