@@ -71,7 +71,6 @@ type textOut struct {
 	Text string `json:"text"`
 }
 
-
 type echoIn struct {
 	Message string `json:"message" jsonschema_description:"Text to echo."`
 }
