@@ -435,3 +435,6 @@ func headString(b []byte) string {
 	}
 	return string(b)
 }
+
+// PID is the server's process id (and process group id).
+func (c *Conn) PID() int { return c.proc.cmd.Process.Pid }

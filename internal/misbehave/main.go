@@ -70,7 +70,7 @@ func main() {
 		}
 	}
 	if s.mode == "stubborn" {
-		select {} // ignore the end of stdin
+		time.Sleep(time.Hour) // ignore the end of stdin
 	}
 }
 
