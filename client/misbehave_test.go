@@ -128,7 +128,14 @@ func TestUnsupportedVersion(t *testing.T) {
 	leaked(0)
 }
 
-func TestCallTimesOutAndConnectionSurvives(t *testing.T) {
+// waitStderr waits until the server has written want to stderr.
+func waitStderr(c *client.Conn, want string) {
+	for !strings.Contains(c.Stderr(), want) {
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestCallTimesOut(t *testing.T) {
 	c, done := session(t, "normal", client.Options{Timeouts: client.Timeouts{Call: 100 * time.Millisecond}})
 	defer done()
 	_, err := c.Call(context.Background(), "hang", nil)
@@ -138,6 +145,19 @@ func TestCallTimesOutAndConnectionSurvives(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "effect is unknown") {
 		t.Errorf("Error() = %q; want it to say the effect is unknown", err)
+	}
+	// The server is told, as best effort.
+	waitStderr(c, fmt.Sprintf(`misbehave: cancelled {"reason":"timed_out","requestId":%d}`, ce.ID))
+}
+
+func TestCallerDeadlineAndConnectionSurvives(t *testing.T) {
+	c, done := session(t, "normal", client.Options{})
+	defer done()
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err := c.Call(ctx, "hang", nil)
+	if got := client.OutcomeOf(err); got != client.TimedOut {
+		t.Fatalf("Call(hang) = %v; want timed_out", err)
 	}
 	res, err := c.Call(context.Background(), "echo", map[string]string{"msg": "still here"})
 	if err != nil || res.Text() != "still here" {
@@ -150,16 +170,14 @@ func TestCallCancelledByCaller(t *testing.T) {
 	defer done()
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		for c.Stats().Frames < 1 { // the handshake's frame; the call is being sent
-			time.Sleep(time.Millisecond)
-		}
-		time.Sleep(20 * time.Millisecond)
+		waitStderr(c, "misbehave: hanging on request")
 		cancel()
 	}()
 	_, err := c.Call(ctx, "hang", nil)
-	if got := client.OutcomeOf(err); got != client.Cancelled {
+	if got := client.OutcomeOf(err); got != client.Cancelled || !got.Unknown() {
 		t.Fatalf("Call(hang) outcome = %v (%v); want cancelled", got, err)
 	}
+	waitStderr(c, `misbehave: cancelled {"reason":"cancelled"`)
 	// A context already done sends nothing.
 	_, err = c.Call(ctx, "echo", nil)
 	if got := client.OutcomeOf(err); got != client.NotSent || got.Sent() {
@@ -255,9 +273,7 @@ func TestServerKilledMidCall(t *testing.T) {
 	var wg sync.WaitGroup
 	var hangErr error
 	wg.Go(func() { _, hangErr = c.Call(context.Background(), "hang", nil) })
-	for c.Stats().Frames < 1 {
-		time.Sleep(time.Millisecond)
-	}
+	waitStderr(c, "misbehave: hanging on request")
 	_, err := c.Call(context.Background(), "die", nil)
 	wg.Wait()
 	for _, err := range []error{err, hangErr} {

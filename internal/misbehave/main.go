@@ -89,6 +89,9 @@ func (s *server) handle(line []byte) {
 		}
 		return
 	}
+	if m.Method == "notifications/cancelled" {
+		fmt.Fprintf(os.Stderr, "misbehave: cancelled %s\n", m.Params)
+	}
 	if s.mode == "mute" || len(m.ID) == 0 {
 		return
 	}
@@ -198,6 +201,7 @@ func (s *server) call(m msg) {
 	case "echo":
 		s.reply(m.ID, text(p.Args.Msg))
 	case "hang":
+		fmt.Fprintf(os.Stderr, "misbehave: hanging on request %s\n", m.ID)
 	case "wrongid":
 		s.send(msg{ID: json.RawMessage(fmt.Sprintf("%q", string(m.ID))), Result: mustJSON(text("wrong id type"))})
 		s.send(msg{ID: json.RawMessage("999999"), Result: mustJSON(text("unknown id"))})
