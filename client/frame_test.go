@@ -77,6 +77,8 @@ func TestOversizedID(t *testing.T) {
 		{`{"result":"AAA`, `AAA","nested":{"id":4}}`, 0, false},
 		{`[1,2`, `3]`, 0, false},
 		{`not json`, ``, 0, false},
+		{`{"jsonrpc":"2.0","method":"sampling/createMessage","params":{"x":"AAA`, `AAA"},"id":5}`, 0, false},
+		{`{"id":5,"method":"roots/list","params":"AAA`, `AAA"}`, 0, false},
 	}
 	for _, tt := range tests {
 		id, ok := oversizedID([]byte(tt.head), []byte(tt.tail))

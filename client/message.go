@@ -87,10 +87,15 @@ var trailingID = regexp.MustCompile(`"id"\s*:\s*(-?[0-9]+)\s*}\s*$`)
 
 // oversizedID finds which request an oversized frame answers without having
 // the whole frame: the top-level "id" among the first keys of the head, or a
-// top-level "id" that closes the frame, in the tail.
+// top-level "id" that closes the frame, in the tail. A frame whose head shows
+// a "method" is a request or notification from the server, not an answer.
 func oversizedID(head, tail []byte) (int64, bool) {
-	if id, ok := leadingID(head); ok {
-		return id, true
+	id, found, isRequest := leadingID(head)
+	switch {
+	case isRequest:
+		return 0, false
+	case found:
+		return parseID(id)
 	}
 	if m := trailingID.FindSubmatch(bytes.TrimRight(tail, "\r")); m != nil {
 		return parseID(m[1])
@@ -98,30 +103,28 @@ func oversizedID(head, tail []byte) (int64, bool) {
 	return 0, false
 }
 
-// leadingID walks the top-level keys of a truncated JSON object until it
-// finds "id" with an integer value or runs out of input.
-func leadingID(head []byte) (int64, bool) {
+// leadingID walks the top-level keys of a truncated JSON object, as far as
+// the head goes, looking for "id" and "method".
+func leadingID(head []byte) (id json.RawMessage, found, isRequest bool) {
 	dec := json.NewDecoder(bytes.NewReader(head))
-	dec.UseNumber()
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return 0, false
+		return nil, false, false
 	}
 	for dec.More() {
 		key, err := dec.Token()
 		if err != nil {
-			return 0, false
+			break
+		}
+		if key == "method" {
+			return nil, false, true
+		}
+		var value json.RawMessage
+		if dec.Decode(&value) != nil {
+			break // a value that runs past the head
 		}
 		if key == "id" {
-			var raw json.RawMessage
-			if dec.Decode(&raw) != nil {
-				return 0, false
-			}
-			return parseID(raw)
-		}
-		var skip json.RawMessage
-		if dec.Decode(&skip) != nil {
-			return 0, false // a value that runs past the head: the id, if any, is later
+			id, found = value, true
 		}
 	}
-	return 0, false
+	return id, found, false
 }

@@ -14,11 +14,13 @@ import (
 )
 
 // session starts the misbehaving server in mode and returns the connection
-// and a function that closes it and checks nothing leaked.
+// and a function that closes it and checks that nothing leaked: no process,
+// no goroutine, no retained memory.
 func session(t *testing.T, mode string, opts client.Options) (*client.Conn, func()) {
 	t.Helper()
 	cmd := misbehave(t, mode)
 	leaked := leakCheck(t)
+	heap := heapInuse()
 	c, err := client.Start(context.Background(), cmd, opts)
 	if err != nil {
 		t.Fatalf("Start(%s): %v", mode, err)
@@ -29,6 +31,10 @@ func session(t *testing.T, mode string, opts client.Options) (*client.Conn, func
 			t.Errorf("Close: %v", err)
 		}
 		leaked(c.PID())
+		// Generous: a session holds at most its bounded buffers.
+		if after := heapInuse(); after > heap+8<<20 {
+			t.Errorf("heap in use grew from %d to %d over the session", heap, after)
+		}
 	}
 }
 

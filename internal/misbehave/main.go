@@ -1,7 +1,8 @@
 // Command misbehave is an MCP stdio server that breaks the rules on purpose,
 // for testing clients. Nobody should deploy it.
 //
-// The -mode flag (or MISBEHAVE_MODE) picks a handshake-level defect:
+// With -record it copies every line it receives to stderr. The -mode flag
+// (or MISBEHAVE_MODE) picks a handshake-level defect:
 //
 //	normal        legacy server; answers server/discover with -32601
 //	modern        answers server/discover; requires the 2026 _meta on every request
@@ -33,7 +34,8 @@ import (
 )
 
 type server struct {
-	mode string
+	mode   string
+	record bool
 
 	mu      sync.Mutex // serialises stdout
 	out     *bufio.Writer
@@ -54,8 +56,9 @@ type msg struct {
 
 func main() {
 	mode := flag.String("mode", os.Getenv("MISBEHAVE_MODE"), "defect to exhibit")
+	record := flag.Bool("record", false, "copy every line received to stderr, prefixed \"recv: \"")
 	flag.Parse()
-	s := &server{mode: *mode, out: bufio.NewWriterSize(os.Stdout, 1<<20), awaiting: map[string]chan json.RawMessage{}}
+	s := &server{mode: *mode, record: *record, out: bufio.NewWriterSize(os.Stdout, 1<<20), awaiting: map[string]chan json.RawMessage{}}
 	if s.mode == "stubborn" {
 		signal.Ignore(syscall.SIGTERM)
 	}
@@ -75,6 +78,9 @@ func main() {
 }
 
 func (s *server) handle(line []byte) {
+	if s.record {
+		fmt.Fprintf(os.Stderr, "recv: %s", line)
+	}
 	var m msg
 	if err := json.Unmarshal(line, &m); err != nil {
 		fmt.Fprintf(os.Stderr, "misbehave: bad line %q\n", line)
