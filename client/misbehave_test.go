@@ -204,10 +204,18 @@ func TestWrongIDTypeAndUnknownIDAreDropped(t *testing.T) {
 }
 
 func TestOversizedFrame(t *testing.T) {
-	for _, tool := range []string{"big", "bigtail"} {
-		t.Run(tool, func(t *testing.T) {
-			opts := client.Options{Limits: client.Limits{FrameBytes: 1 << 20, OversizedKeep: 100}}
-			c, done := session(t, "normal", opts)
+	for _, tt := range []struct {
+		tool   string
+		limits client.Limits
+		keep   int
+	}{
+		{"big", client.Limits{FrameBytes: 1 << 20, OversizedKeep: 100}, 100},
+		{"bigtail", client.Limits{FrameBytes: 1 << 20, OversizedKeep: 100}, 100},
+		{"big", client.Limits{}, 64 << 10}, // defaults: 16 MiB frames, 64 KiB kept
+	} {
+		tool := tt.tool
+		t.Run(fmt.Sprintf("%s/%d", tool, tt.keep), func(t *testing.T) {
+			c, done := session(t, "normal", client.Options{Limits: tt.limits})
 			defer done()
 			before := heapInuse()
 			_, err := c.Call(context.Background(), tool, nil)
@@ -216,8 +224,8 @@ func TestOversizedFrame(t *testing.T) {
 				t.Fatalf("Call(%s) = %v; want oversized", tool, err)
 			}
 			wantHead := map[string]string{"big": `{"jsonrpc":"2.0","id":`, "bigtail": `{"result":{"content":[{"type":"text","text":"AAAA`}[tool]
-			if len(ce.Head) != 100 || !strings.HasPrefix(string(ce.Head), wantHead) {
-				t.Errorf("Head = %q (%d bytes); want 100 bytes starting %q", ce.Head, len(ce.Head), wantHead)
+			if len(ce.Head) != tt.keep || !strings.HasPrefix(string(ce.Head), wantHead) {
+				t.Errorf("Head = %.100q (%d bytes); want %d bytes starting %q", ce.Head, len(ce.Head), tt.keep, wantHead)
 			}
 			if ce.Size < 20<<20 {
 				t.Errorf("Size = %d; want the whole 20 MiB frame counted", ce.Size)
