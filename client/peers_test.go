@@ -151,6 +151,23 @@ func TestPeerGoSDKEverythingServer(t *testing.T) {
 			if err != nil || !res.IsError {
 				t.Fatalf("test_error_handling = %+v, %v; want isError", res, err)
 			}
+			if tt.modern {
+				// 2026 multi-round results are not supported: reported, never guessed at.
+				_, err = c.Call(ctx, "test_input_required_result_elicitation", nil)
+				if ce := asCallError(t, err); ce.Outcome != client.BadResult || !strings.Contains(string(ce.Head), "input_required") {
+					t.Fatalf("input_required result = %v; want bad_result keeping the raw result", err)
+				}
+				_, err = c.Call(ctx, "test_missing_capability", nil)
+				if ce := asCallError(t, err); ce.Outcome != client.RPCError || ce.RPC.Code != -32021 {
+					t.Fatalf("test_missing_capability = %v; want -32021", err)
+				}
+			} else {
+				// The server asks the client to sample; the client refuses with -32601.
+				res, err = c.Call(ctx, "test_sampling", map[string]string{"prompt": "x"})
+				if err != nil || !strings.Contains(res.Text(), "method not supported by this client: sampling/createMessage") || c.Stats().ServerRequests != 1 {
+					t.Fatalf("test_sampling = %+v, %v; want the refusal reported by the server", res, err)
+				}
+			}
 			_, err = c.Call(ctx, "no_such_tool", nil)
 			if ce := asCallError(t, err); ce.Outcome != client.RPCError || ce.RPC.Code != -32602 {
 				t.Fatalf("unknown tool = %v; want a -32602 JSON-RPC error", err)
