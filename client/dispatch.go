@@ -1,0 +1,114 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+)
+
+// handleFrame routes one frame read from stdout.
+func (c *Conn) handleFrame(f frame) {
+	c.stats.frames.Add(1)
+	c.stats.bytes.Add(f.size + 1)
+	if f.oversized {
+		c.handleOversized(f)
+		return
+	}
+	if len(bytes.TrimSpace(f.line)) == 0 {
+		return
+	}
+	m, kind := decodeMessage(f.line)
+	switch kind {
+	case kindNotJSON:
+		c.stats.nonJSON.Add(1)
+		c.log.Warn("mcp non-JSON line on stdout dropped", "head", headString(f.line))
+	case kindMalformed:
+		c.stats.malformed.Add(1)
+		c.log.Warn("mcp malformed message dropped", "head", headString(f.line))
+	case kindResponse:
+		c.handleResponse(m)
+	case kindRequest:
+		c.answerServerRequest(m)
+	case kindNotification:
+		c.handleNotification(m)
+	}
+}
+
+func (c *Conn) handleResponse(m message) {
+	id, ok := parseID(m.ID)
+	if !ok {
+		c.stats.wrongIDType.Add(1)
+		c.log.Warn("mcp response with a non-integer id dropped", "id", string(m.ID))
+		return
+	}
+	p := c.take(id)
+	if p == nil {
+		c.stats.unknownID.Add(1)
+		c.log.Warn("mcp response to no pending request dropped", "id", id)
+		return
+	}
+	p.reply <- reply{result: m.Result, rpcErr: m.Error}
+}
+
+func (c *Conn) handleOversized(f frame) {
+	c.stats.oversized.Add(1)
+	id, ok := oversizedID(f.head, f.tail)
+	var p *pending
+	if ok {
+		p = c.take(id)
+	}
+	if p == nil {
+		c.log.Warn("mcp oversized frame answers no pending request; dropped", "bytes", f.size, "id_found", ok, "id", id)
+		return
+	}
+	c.log.Warn("mcp oversized answer discarded", "bytes", f.size, "id", id)
+	p.reply <- reply{oversized: &f}
+}
+
+// answerServerRequest answers a server-to-client request: an empty roots
+// list, an empty ping result, and -32601 for everything else. The id is echoed
+// raw, with its JSON type.
+func (c *Conn) answerServerRequest(m message) {
+	c.stats.serverRequests.Add(1)
+	resp := response{JSONRPC: "2.0", ID: m.ID}
+	switch m.Method {
+	case "roots/list":
+		resp.Result = map[string][]any{"roots": {}}
+	case "ping":
+		resp.Result = struct{}{}
+	default:
+		resp.Error = &RPCErrorObject{Code: -32601, Message: "method not supported by this client: " + m.Method}
+		c.log.Info("mcp server request refused", "method", m.Method, "id", string(m.ID))
+	}
+	line, err := json.Marshal(resp)
+	if err == nil {
+		_, err = c.writeFrame(context.Background(), line)
+	}
+	if err != nil {
+		c.log.Warn("mcp answer to server request not sent", "method", m.Method, "err", err)
+	}
+}
+
+func (c *Conn) handleNotification(m message) {
+	c.stats.notifications.Add(1)
+	switch m.Method {
+	case "notifications/tools/list_changed":
+		c.stats.toolListChanged.Add(1)
+		c.log.Info("mcp server tool list changed")
+	case "notifications/message", "notifications/progress", "notifications/cancelled",
+		"notifications/resources/list_changed", "notifications/resources/updated",
+		"notifications/prompts/list_changed":
+		c.log.Debug("mcp notification ignored", "method", m.Method)
+	default:
+		c.stats.unknownNotifications.Add(1)
+		c.log.Warn("mcp unknown notification ignored", "method", m.Method)
+	}
+}
+
+func headString(b []byte) string {
+	const n = 120
+	if len(b) > n {
+		return string(b[:n]) + "..."
+	}
+	return string(b)
+}

@@ -1,0 +1,96 @@
+package client
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+)
+
+// A frame is one newline-terminated line of the server's stdout.
+type frame struct {
+	line []byte // the frame without its newline; valid until the next read; nil when oversized
+	size int64  // length of the frame without its newline
+
+	oversized bool
+	head      []byte // oversized: the first bytes (a copy)
+	tail      []byte // oversized: the last bytes (a copy), where a trailing "id" would be
+}
+
+// frameReader splits a byte stream into frames of at most max bytes. A longer
+// frame is read and discarded up to its newline, keeping its first keep bytes
+// and its last tailKeep bytes, so memory stays bounded whatever the server sends.
+type frameReader struct {
+	r        *bufio.Reader
+	max      int
+	keep     int
+	tailKeep int
+	buf      []byte
+}
+
+const frameTailKeep = 256
+
+func newFrameReader(r io.Reader, max, keep int) *frameReader {
+	return &frameReader{r: bufio.NewReaderSize(r, 64<<10), max: max, keep: min(keep, max), tailKeep: frameTailKeep}
+}
+
+// next returns the next frame. At the end of the stream a final frame without
+// a newline is returned first; then the error (io.EOF or the read error).
+func (fr *frameReader) next() (frame, error) {
+	if cap(fr.buf) > 1<<20 {
+		fr.buf = nil // do not keep one large frame's buffer for the connection's life
+	}
+	fr.buf = fr.buf[:0]
+	var f frame
+	for {
+		chunk, err := fr.r.ReadSlice('\n')
+		complete := err == nil
+		if complete {
+			chunk = chunk[:len(chunk)-1]
+		}
+		f.size += int64(len(chunk))
+		switch {
+		case !f.oversized && len(fr.buf)+len(chunk) <= fr.max:
+			fr.buf = append(fr.buf, chunk...)
+		case !f.oversized:
+			f.oversized = true
+			f.head = make([]byte, 0, fr.keep)
+			f.head = append(f.head, fr.buf[:min(len(fr.buf), fr.keep)]...)
+			f.head = append(f.head, chunk[:min(len(chunk), fr.keep-len(f.head))]...)
+			f.tail = keepTail(keepTail(nil, fr.buf, fr.tailKeep), chunk, fr.tailKeep)
+			fr.buf = fr.buf[:0]
+		default:
+			f.tail = keepTail(f.tail, chunk, fr.tailKeep)
+		}
+		if complete {
+			return fr.finish(f), nil
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if f.size > 0 {
+			// A last frame without a newline: deliver it; the error comes next time.
+			return fr.finish(f), nil
+		}
+		return frame{}, err
+	}
+}
+
+func (fr *frameReader) finish(f frame) frame {
+	if !f.oversized {
+		f.line = bytes.TrimSuffix(fr.buf, []byte("\r"))
+	}
+	return f
+}
+
+// keepTail appends b to tail and keeps only the last n bytes.
+func keepTail(tail, b []byte, n int) []byte {
+	if len(b) >= n {
+		return append(tail[:0], b[len(b)-n:]...)
+	}
+	tail = append(tail, b...)
+	if len(tail) > n {
+		tail = append(tail[:0], tail[len(tail)-n:]...)
+	}
+	return tail
+}

@@ -1,0 +1,123 @@
+package client_test
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/repo-mcp/repo-mcp/client"
+)
+
+// binDir holds the servers the tests build once per run.
+var binDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "client-test-bin")
+	if err != nil {
+		panic(err)
+	}
+	binDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+var builds sync.Map // package path -> *buildResult
+
+type buildResult struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// build compiles a main package into binDir once per test run.
+func build(t testing.TB, pkg string) string {
+	t.Helper()
+	v, _ := builds.LoadOrStore(pkg, &buildResult{})
+	b := v.(*buildResult)
+	b.once.Do(func() {
+		b.path = filepath.Join(binDir, filepath.Base(pkg))
+		out, err := exec.Command("go", "build", "-o", b.path, pkg).CombinedOutput()
+		if err != nil {
+			b.err = errors.New(string(out))
+		}
+	})
+	if b.err != nil {
+		t.Fatalf("go build %s: %v", pkg, b.err)
+	}
+	return b.path
+}
+
+func misbehave(t testing.TB, mode string) client.Command {
+	return client.Command{
+		Path: build(t, "github.com/repo-mcp/repo-mcp/internal/misbehave"),
+		Args: []string{"-mode", mode},
+	}
+}
+
+// leakCheck records the goroutine count and returns a function that checks
+// that the server (pid, when known) and every other child was reaped and the
+// goroutines are back to the baseline.
+func leakCheck(t *testing.T) func(pid int) {
+	t.Helper()
+	base := runtime.NumGoroutine()
+	return func(pid int) {
+		t.Helper()
+		if pid != 0 {
+			if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+				t.Errorf("server pid %d still exists (kill 0: %v): not reaped", pid, err)
+			}
+			if err := syscall.Kill(-pid, 0); !errors.Is(err, syscall.ESRCH) {
+				t.Errorf("server process group %d still has members (kill 0: %v)", pid, err)
+			}
+		}
+		// ECHILD: this process has no children left, running or zombie.
+		if pid, err := syscall.Wait4(-1, nil, syscall.WNOHANG, nil); !errors.Is(err, syscall.ECHILD) {
+			t.Errorf("a child process remains (wait4: pid %d, %v)", pid, err)
+		}
+		// Goroutines end asynchronously after Close returns (timers, the
+		// runtime's own); poll rather than time.
+		var n int
+		for range 200 {
+			if n = runtime.NumGoroutine(); n <= base {
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		buf := make([]byte, 1<<20)
+		t.Errorf("goroutines: %d after close, %d before\n%s", n, base, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+// heapInuse returns the heap in use after a full collection.
+func heapInuse() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapInuse
+}
+
+func asCallError(t *testing.T, err error) *client.CallError {
+	t.Helper()
+	var ce *client.CallError
+	if !errors.As(err, &ce) {
+		t.Fatalf("error %v (%T) is not a *client.CallError", err, err)
+	}
+	return ce
+}
+
+func toolNames(tools []client.Tool) string {
+	var names []string
+	for _, tl := range tools {
+		names = append(names, tl.Name)
+	}
+	return strings.Join(names, " ")
+}
