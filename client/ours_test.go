@@ -1,0 +1,53 @@
+package client_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/repo-mcp/repo-mcp/client"
+)
+
+// TestOwnServer runs the client against a server built with this project's
+// framework (internal/testserver), in both eras: the two halves of the
+// project must understand each other.
+func TestOwnServer(t *testing.T) {
+	for _, tt := range []struct {
+		era     client.Era
+		version string
+	}{
+		{client.EraAuto, client.ModernVersion},
+		{client.EraLegacy, client.LegacyVersion},
+	} {
+		t.Run(tt.version, func(t *testing.T) {
+			cmd := client.Command{Path: build(t, "github.com/repo-mcp/repo-mcp/internal/testserver")}
+			c, done := startPeer(t, cmd, client.Options{Era: tt.era, Limits: client.Limits{FrameBytes: 1 << 20}})
+			defer done()
+			ctx := context.Background()
+			if s := c.Server(); s.ProtocolVersion != tt.version {
+				t.Fatalf("Server() = %+v; want %s", s, tt.version)
+			}
+			tools, err := c.Tools(ctx)
+			if err != nil || !strings.Contains(toolNames(tools), "echo") {
+				t.Fatalf("Tools() = %s, %v", toolNames(tools), err)
+			}
+			res, err := c.Call(ctx, "echo", map[string]string{"message": "both halves"})
+			if err != nil || res.IsError || !strings.Contains(res.Text(), "both halves") || res.StructuredContent == nil {
+				t.Fatalf("echo = %+v, %v", res, err)
+			}
+			res, err = c.Call(ctx, "echo", map[string]any{"message": 7})
+			if err != nil || !res.IsError || !strings.HasPrefix(res.Text(), "invalid_input: ") {
+				t.Fatalf("invalid echo = %+v, %v; want an invalid_input result", res, err)
+			}
+			// An answer over the client's frame bound ends Oversized; the
+			// connection goes on.
+			_, err = c.Call(ctx, "big", map[string]int{"bytes": 2 << 20})
+			if ce := asCallError(t, err); ce.Outcome != client.Oversized {
+				t.Fatalf("big = %v; want oversized", err)
+			}
+			if res, err := c.Call(ctx, "echo", map[string]string{"message": "after"}); err != nil || res.IsError {
+				t.Fatalf("echo after oversized = %+v, %v", res, err)
+			}
+		})
+	}
+}
