@@ -152,8 +152,10 @@ type badFrame struct {
 }
 
 // checkFrame decodes one frame into a message go-sdk can take, or says
-// how to refuse it. The JSON-RPC id of a tools/call is copied into its
-// params' _meta for the audit log.
+// how to refuse it. It builds the message itself from one parse (go-sdk's
+// decoder would parse the frame again, with a large buffer each time). The
+// JSON-RPC id of a tools/call is copied into its params' _meta for the
+// audit log.
 func checkFrame(line []byte) (jsonrpc.Message, *badFrame) {
 	if len(line) > 0 && line[0] == '[' {
 		return nil, &badFrame{nil, jsonrpc.CodeInvalidRequest, "JSON-RPC batches are not supported; send one message at a time"}
@@ -161,28 +163,59 @@ func checkFrame(line []byte) (jsonrpc.Message, *badFrame) {
 	var env struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
+		Method  json.RawMessage `json:"method"`
+		Params  json.RawMessage `json:"params"`
+		Result  json.RawMessage `json:"result"`
+		Error   *jsonrpc.Error  `json:"error"`
 	}
 	if err := json.Unmarshal(line, &env); err != nil {
 		if _, ok := errors.AsType[*json.SyntaxError](err); ok || len(line) == 0 {
 			return nil, &badFrame{nil, jsonrpc.CodeParseError, "parse error: the message is not JSON"}
 		}
-		return nil, &badFrame{nil, jsonrpc.CodeInvalidRequest, "invalid request: not a JSON-RPC message object"}
+		return nil, &badFrame{validID(env.ID), jsonrpc.CodeInvalidRequest, "invalid request: not a JSON-RPC message object"}
 	}
 	id := validID(env.ID)
 	switch {
 	case env.JSONRPC != "2.0":
 		return nil, &badFrame{id, jsonrpc.CodeInvalidRequest, `invalid request: "jsonrpc" must be "2.0"`}
 	case env.ID != nil && id == nil:
-		return nil, &badFrame{nil, jsonrpc.CodeInvalidRequest, "invalid request: id must be a string or an integer"}
+		return nil, &badFrame{nil, jsonrpc.CodeInvalidRequest, "invalid request: id must be a string or an integer of at most 53 bits"}
 	}
-	msg, err := jsonrpc.DecodeMessage(line)
+	rpcID, err := makeID(id)
 	if err != nil {
-		return nil, &badFrame{id, jsonrpc.CodeInvalidRequest, "invalid request: " + err.Error()}
+		return nil, &badFrame{nil, jsonrpc.CodeInvalidRequest, "invalid request: " + err.Error()}
 	}
-	if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() && req.Method == "tools/call" {
+	if env.Method == nil {
+		if !rpcID.IsValid() || (env.Result == nil) == (env.Error == nil) {
+			return nil, &badFrame{id, jsonrpc.CodeInvalidRequest, "invalid request: neither a request (method) nor a response (id and result or error)"}
+		}
+		resp := &jsonrpc.Response{ID: rpcID, Result: env.Result}
+		if env.Error != nil {
+			resp.Error = env.Error
+		}
+		return resp, nil
+	}
+	var method string
+	if err := json.Unmarshal(env.Method, &method); err != nil {
+		return nil, &badFrame{id, jsonrpc.CodeInvalidRequest, "invalid request: method must be a string"}
+	}
+	req := &jsonrpc.Request{ID: rpcID, Method: method, Params: env.Params}
+	if rpcID.IsValid() && method == "tools/call" {
 		req.Params = withRPCID(req.Params, string(id))
 	}
-	return msg, nil
+	return req, nil
+}
+
+// makeID converts a valid raw id (or nil) to go-sdk's form.
+func makeID(raw json.RawMessage) (jsonrpc.ID, error) {
+	if raw == nil {
+		return jsonrpc.ID{}, nil
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return jsonrpc.ID{}, err
+	}
+	return jsonrpc.MakeID(v)
 }
 
 // rawID is the JSON form of a valid id.
@@ -193,6 +226,9 @@ func rawID(id jsonrpc.ID) json.RawMessage {
 	}
 	return data
 }
+
+// maxExactInt is the largest integer a float64 holds exactly.
+const maxExactInt = 1<<53 - 1
 
 // validID returns raw when it is a JSON string or integer, else nil.
 func validID(raw json.RawMessage) json.RawMessage {
@@ -206,7 +242,9 @@ func validID(raw json.RawMessage) json.RawMessage {
 		}
 		return nil
 	}
-	if _, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+	// go-sdk keeps numeric ids as float64 on the way in: beyond 53 bits
+	// it would echo a different id than it was sent.
+	if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil && n >= -maxExactInt && n <= maxExactInt {
 		return raw
 	}
 	return nil

@@ -12,7 +12,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"log"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -43,7 +45,12 @@ func run(ctx context.Context, httpAddr string) error {
 			return err
 		}
 	}
-	s := server.New(server.Info{Name: "repo-mcp-testserver", Version: "v0.0.0"}, server.Options{})
+	var opts server.Options
+	if os.Getenv("TESTSERVER_AUDIT_DISCARD") == "1" {
+		opts.Audit = io.Discard
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := server.New(server.Info{Name: "repo-mcp-testserver", Version: "v0.0.0"}, opts)
 	if err := register(s); err != nil {
 		return err
 	}

@@ -19,6 +19,13 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	if os.Getenv(rawServerEnv) == "1" {
+		if err := serveRaw(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	dir, err := os.MkdirTemp("", "testserver")
 	if err != nil {
 		panic(err)

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/repo-mcp/repo-mcp/client"
+)
+
+// rawServerEnv makes this test binary serve the benchmark's tool directly
+// on go-sdk (see TestMain), as the baseline for BenchmarkRoundTrip.
+const rawServerEnv = "REPO_MCP_BENCH_RAW_SERVER"
+
+// serveRaw serves echo registered directly on go-sdk with mcp.AddTool, over
+// stdio: what a developer would write without this project's framework.
+func serveRaw() error {
+	s := mcp.NewServer(&mcp.Implementation{Name: "raw", Version: "v0.0.0"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echoes the message."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, textOut, error) {
+			return nil, textOut{Text: in.Message}, nil
+		})
+	return s.Run(context.Background(), &mcp.StdioTransport{})
+}
+
+// BenchmarkRoundTrip measures a tools/call round trip over stdio for a
+// trivial tool (echo) served through server/ (validation, audit, the
+// middleware chain, the frame guard) and the same tool registered directly
+// on go-sdk, with the same client, in 2026-07-28. bench/server.sh compares
+// the medians of several runs.
+func BenchmarkRoundTrip(b *testing.B) {
+	servers := []struct {
+		name string
+		cmd  client.Command
+	}{
+		{"ours", client.Command{Path: binary}},
+		{"ours-quiet", client.Command{Path: binary, Env: []string{"TESTSERVER_AUDIT_DISCARD=1"}}},
+		{"gosdk", client.Command{Path: os.Args[0], Env: []string{rawServerEnv + "=1"}}},
+	}
+	ctx := context.Background()
+	args := map[string]string{"message": "hello"}
+	for _, s := range servers {
+		b.Run(s.name, func(b *testing.B) {
+			c, err := client.Start(ctx, s.cmd, client.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			if !c.Server().Modern {
+				b.Fatalf("negotiated %s, want 2026-07-28", c.Server().ProtocolVersion)
+			}
+			var lat []time.Duration
+			for b.Loop() {
+				start := time.Now()
+				res, err := c.Call(ctx, "echo", args)
+				if err != nil || res.IsError {
+					b.Fatalf("call: %v %+v", err, res)
+				}
+				lat = append(lat, time.Since(start))
+			}
+			slices.Sort(lat)
+			b.ReportMetric(float64(len(lat))/b.Elapsed().Seconds(), "calls/s")
+			b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "p50-µs")
+		})
+	}
+}
