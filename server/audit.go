@@ -1,12 +1,12 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"log/slog"
+	"maps"
 	"time"
 )
 
@@ -26,7 +26,7 @@ func (s *Server) audit(next Handler) Handler {
 			slog.String("protocol_version", req.ProtocolVersion),
 			slog.String("caller", req.Caller),
 			slog.String("tool", req.Tool),
-			slog.String("args_sha256", argumentsDigest(req.Arguments)),
+			slog.String("args_sha256", argumentsDigest(req)),
 			slog.Int64("duration_ms", time.Since(req.started).Milliseconds()),
 			slog.Int("result_bytes", res.size()),
 			slog.String("outcome", outcome),
@@ -46,28 +46,25 @@ func (s *Server) audit(next Handler) Handler {
 	}
 }
 
-// argumentsDigest is the SHA-256 of the canonical form of args: keys
-// sorted, no insignificant space, request_id left out (it differs between
-// otherwise identical calls). Arguments that do not parse are hashed as
-// they are.
-func argumentsDigest(args json.RawMessage) string {
-	sum := sha256.Sum256(canonicalArguments(args))
+// argumentsDigest is the SHA-256 of the canonical form of the arguments:
+// keys sorted, no insignificant space, request_id left out (it differs
+// between otherwise identical calls). Arguments that do not parse are
+// hashed as they are.
+func argumentsDigest(req *Request) string {
+	canonical := []byte(req.Arguments)
+	if req.parseErr == nil {
+		v := req.parsed
+		if m, ok := v.(map[string]any); ok {
+			if _, has := m[requestIDField]; has {
+				m = maps.Clone(m)
+				delete(m, requestIDField)
+				v = m
+			}
+		}
+		if out, err := json.Marshal(v); err == nil { // maps marshal with sorted keys
+			canonical = out
+		}
+	}
+	sum := sha256.Sum256(canonical)
 	return hex.EncodeToString(sum[:])
-}
-
-func canonicalArguments(args json.RawMessage) []byte {
-	dec := json.NewDecoder(bytes.NewReader(args))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return args
-	}
-	if m, ok := v.(map[string]any); ok {
-		delete(m, requestIDField)
-	}
-	out, err := json.Marshal(v) // maps marshal with sorted keys
-	if err != nil {
-		return args
-	}
-	return out
 }

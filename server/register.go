@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"reflect"
 	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // Func is a tool's typed implementation. It receives arguments that have
@@ -96,9 +98,6 @@ func invoke[In, Out any](ctx context.Context, s *Server, req *Request, fn Func[I
 }
 
 func decodeArguments(args json.RawMessage, stripRequestID bool, dst any) error {
-	if len(bytes.TrimSpace(args)) == 0 {
-		args = []byte("{}")
-	}
 	if stripRequestID && bytes.Contains(args, []byte(`"`+requestIDField+`"`)) {
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(args, &m); err != nil {
@@ -119,18 +118,18 @@ func decodeArguments(args json.RawMessage, stripRequestID bool, dst any) error {
 
 // begin prepares the Request of a call from what the transport delivered.
 func (s *Server) begin(r *registered, args json.RawMessage) *Request {
-	req := &Request{Tool: r.def.Name, Arguments: args, Caller: s.opts.Caller, tool: r, started: time.Now()}
-	var top struct {
-		RequestID   any `json:"request_id"`
-		WorkspaceID any `json:"workspace_id"`
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = json.RawMessage("{}")
 	}
-	_ = json.Unmarshal(args, &top) // validation reports malformed arguments
-	if id, ok := top.RequestID.(string); ok && validRequestID(id) {
+	req := &Request{Tool: r.def.Name, Arguments: args, Caller: s.opts.Caller, tool: r, started: time.Now()}
+	req.parsed, req.parseErr = jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	top, _ := req.parsed.(map[string]any)
+	if id, ok := top[requestIDField].(string); ok && validRequestID(id) {
 		req.ID = id
 	} else {
 		req.ID = newID("r-")
 	}
-	if ws, ok := top.WorkspaceID.(string); ok && validRequestID(ws) {
+	if ws, ok := top["workspace_id"].(string); ok && validRequestID(ws) {
 		req.WorkspaceID = ws
 	}
 	return req

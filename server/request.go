@@ -35,6 +35,11 @@ type Request struct {
 
 	tool    *registered
 	started time.Time
+	// parsed is Arguments decoded once (numbers as json.Number), for
+	// validation, the audit digest and the fields the framework reads;
+	// parseErr says why it could not be.
+	parsed   any
+	parseErr error
 }
 
 // Effect returns the effect class of the called tool.

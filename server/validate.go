@@ -92,23 +92,19 @@ func (v *validator) collectProperties(at string, schema map[string]any) {
 	}
 }
 
-// validate returns every problem with args, or nil. args must be a JSON
-// object; absent arguments are the empty object.
-func (v *validator) validate(args []byte) []Violation {
-	if len(bytes.TrimSpace(args)) == 0 {
-		args = []byte("{}")
-	}
+// validate returns every problem with args, or nil. inst is args as
+// jsonschema.UnmarshalJSON decoded it, or parseErr why it could not.
+func (v *validator) validate(args []byte, inst any, parseErr error) []Violation {
 	// Key problems (duplicates, case variants) come first; the schema's
 	// problems follow, so that one result lists everything to fix.
 	out, fatal := v.checkKeys(args)
 	if fatal {
 		return out
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
-	if err != nil {
-		return append(out, Violation{Pointer: "", Message: "arguments are not valid JSON: " + err.Error()})
+	if parseErr != nil {
+		return append(out, Violation{Pointer: "", Message: "arguments are not valid JSON: " + parseErr.Error()})
 	}
-	err = v.schema.Validate(inst)
+	err := v.schema.Validate(inst)
 	if err == nil {
 		return out
 	}

@@ -29,15 +29,16 @@ func serveRaw() error {
 // BenchmarkRoundTrip measures a tools/call round trip over stdio for a
 // trivial tool (echo) served through server/ (validation, audit, the
 // middleware chain, the frame guard) and the same tool registered directly
-// on go-sdk, with the same client, in 2026-07-28. bench/server.sh compares
-// the medians of several runs.
+// on go-sdk, with the same client, in 2026-07-28. "ours-noaudit" is ours
+// with the audit and operational logs discarded, to show what the audit
+// line costs. bench/server.sh compares the medians of several runs.
 func BenchmarkRoundTrip(b *testing.B) {
 	servers := []struct {
 		name string
 		cmd  client.Command
 	}{
 		{"ours", client.Command{Path: binary}},
-		{"ours-quiet", client.Command{Path: binary, Env: []string{"TESTSERVER_AUDIT_DISCARD=1"}}},
+		{"ours-noaudit", client.Command{Path: binary, Env: []string{"TESTSERVER_AUDIT_DISCARD=1"}}},
 		{"gosdk", client.Command{Path: os.Args[0], Env: []string{rawServerEnv + "=1"}}},
 	}
 	ctx := context.Background()
