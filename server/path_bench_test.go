@@ -21,7 +21,9 @@ type benchOut struct {
 func BenchmarkCallPath(b *testing.B) {
 	s := New(Info{Name: "bench"}, Options{Logger: slog.New(slog.DiscardHandler), Audit: io.Discard})
 	MustRegister(s, Tool{Name: "echo", Description: "d", Effect: ReadOnly},
-		func(_ context.Context, _ *Request, in benchIn) (benchOut, error) { return benchOut{Text: in.Message}, nil })
+		func(_ context.Context, _ *Request, in benchIn) (benchOut, error) {
+			return benchOut{Text: in.Message}, nil
+		})
 	r := s.tools["echo"]
 	args := []byte(`{"message":"hello"}`)
 	line := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"name":"echo","arguments":{"message":"hello"}}}`)

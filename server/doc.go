@@ -1,0 +1,69 @@
+// Package server is a framework for MCP tools in Go. A tool is a Go
+// function from an input struct to an output struct; the framework derives
+// both JSON Schemas from the structs, validates every call's arguments
+// before the function runs, turns its errors into results a model can act
+// on, and records each call in an audit log. Tool packages use only this
+// package; the protocol engine underneath (the official go-sdk) stays
+// inside it.
+//
+// # Registering a tool
+//
+//	type ReadIn struct {
+//		Path string `json:"path" jsonschema:"description=File path, relative to the root.,maxLength=4096"`
+//		Max  int    `json:"max_bytes,omitempty" jsonschema:"minimum=1"`
+//	}
+//	type ReadOut struct {
+//		Size int `json:"size"`
+//	}
+//
+//	s := server.New(server.Info{Name: "files", Version: "v1"}, server.Options{})
+//	err := server.Register(s, server.Tool{
+//		Name:        "read_file",
+//		Description: "Reads a file.",
+//		Effect:      server.ReadOnly,
+//		Action:      "read",
+//	}, func(ctx context.Context, req *server.Request, in ReadIn) (ReadOut, error) {
+//		...
+//		return ReadOut{}, server.Errorf(server.NotFound, "no file %q", in.Path)
+//	})
+//
+// Register refuses types whose schema would not constrain a model (fields
+// without json tags, any, functions, channels, recursive types). Schemas
+// are inline and closed (additionalProperties false); fields without
+// omitempty are required; descriptions come from jsonschema struct tags
+// (or jsonschema_description) and from Tool.Comments.
+//
+// # What happens to a call
+//
+// Transports (stdio with [Server.Serve], Streamable HTTP with
+// [Server.HTTPHandler]) hand each tools/call to one chain of middleware,
+// defined in one place (see middleware.go):
+//
+//	audit -> recover -> validate -> authorize -> Options.Middleware -> timeout -> bound -> decode and call
+//
+// Validation reports every problem at once, each with its JSON pointer, in
+// one result with isError set, and refuses duplicate keys and keys that
+// differ from a property only in case. A handler's [*Error] becomes a
+// result whose text starts with its [Class] ("not_found: ..."), with the
+// same facts under the result's _meta key [MetaError]. Any other error, or
+// a panic, becomes an internal error with a trace id that is also in the
+// log; its text stays in the server. Every call has a request_id (the
+// caller's, or a generated one) echoed in the structured result, the
+// result's _meta and every log line of the call.
+//
+// Unknown tools and malformed messages are JSON-RPC errors (-32602,
+// -32600, -32700); the stdio frame guard answers malformed and oversized
+// frames itself and keeps serving, and no error with code 0 is ever sent.
+//
+// # Protocol eras
+//
+// The server speaks 2026-07-28 (server/discover, per-request _meta,
+// stateless) and the legacy initialize handshake (2025-11-25 back to
+// 2024-11-05) on the same stream, as go-sdk provides. It declares the tools
+// capability only.
+//
+// # Testing tools
+//
+// Package servertest runs a server in the test process and calls its tools
+// through the real protocol path.
+package server
