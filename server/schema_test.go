@@ -66,3 +66,30 @@ func TestSchemaShape(t *testing.T) {
 		}
 	}
 }
+
+// DocIn is documented by comments rather than tags.
+type DocIn struct {
+	Path string `json:"path"`
+	Tag  string `json:"tag,omitempty" jsonschema:"description=From the tag."`
+}
+
+func TestDescriptionsFromComments(t *testing.T) {
+	s := server.New(server.Info{Name: "x"}, server.Options{})
+	const pkg = "github.com/repo-mcp/repo-mcp/server_test"
+	server.MustRegister(s, server.Tool{Name: "doc", Description: "d", Effect: server.ReadOnly, Comments: map[string]string{
+		pkg + ".DocIn":      "DocIn is documented by comments rather than tags.",
+		pkg + ".DocIn.Path": "Path is the file to read.",
+		pkg + ".DocIn.Tag":  "The tag wins over this.",
+	}}, noop[DocIn, empty])
+	in := s.Tools()[0].InputSchema
+	props := in["properties"].(map[string]any)
+	if got := props["path"].(map[string]any)["description"]; got != "Path is the file to read." {
+		t.Errorf("path description = %v", got)
+	}
+	if got := props["tag"].(map[string]any)["description"]; got != "From the tag." {
+		t.Errorf("tag description = %v, want the tag's", got)
+	}
+	if got := in["description"]; got != "DocIn is documented by comments rather than tags." {
+		t.Errorf("schema description = %v", got)
+	}
+}
