@@ -200,7 +200,7 @@ func checkFrame(line []byte) (jsonrpc.Message, *badFrame) {
 		return nil, &badFrame{id, jsonrpc.CodeInvalidRequest, "invalid request: method must be a string"}
 	}
 	req := &jsonrpc.Request{ID: rpcID, Method: method, Params: env.Params}
-	if rpcID.IsValid() && method == "tools/call" {
+	if method == "tools/call" { // a client's own value is always overwritten
 		req.Params = withRPCID(req.Params, string(id))
 	}
 	return req, nil
