@@ -3,57 +3,23 @@ package client_test
 import (
 	"errors"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/repo-mcp/repo-mcp/client"
+	"github.com/repo-mcp/repo-mcp/internal/testbin"
 )
 
-// binDir holds the servers the tests build once per run.
-var binDir string
+// bins are the servers the tests run, built once per test run.
+var bins = testbin.New()
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "client-test-bin")
-	if err != nil {
-		panic(err)
-	}
-	binDir = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(bins.Run(m)) }
 
-var builds sync.Map // package path -> *buildResult
-
-type buildResult struct {
-	once sync.Once
-	path string
-	err  error
-}
-
-// build compiles a main package into binDir once per test run.
-func build(t testing.TB, pkg string) string {
-	t.Helper()
-	v, _ := builds.LoadOrStore(pkg, &buildResult{})
-	b := v.(*buildResult)
-	b.once.Do(func() {
-		b.path = filepath.Join(binDir, filepath.Base(pkg))
-		out, err := exec.Command("go", "build", "-o", b.path, pkg).CombinedOutput()
-		if err != nil {
-			b.err = errors.New(string(out))
-		}
-	})
-	if b.err != nil {
-		t.Fatalf("go build %s: %v", pkg, b.err)
-	}
-	return b.path
-}
+// build compiles a main package once per test run.
+func build(t testing.TB, pkg string) string { return bins.Build(t, pkg) }
 
 func misbehave(t testing.TB, mode string) client.Command {
 	return client.Command{

@@ -3,34 +3,22 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/repo-mcp/repo-mcp/internal/peers"
+	"github.com/repo-mcp/repo-mcp/internal/testbin"
 )
 
-// binary is repo-mcp built once for this package's tests.
-var binary string
+var bins = testbin.New()
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "repo-mcp")
-	if err != nil {
-		panic(err)
-	}
-	binary = filepath.Join(dir, "repo-mcp")
-	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build repo-mcp: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(bins.Run(m)) }
+
+// repoMCP returns the path of the repo-mcp binary, built once.
+func repoMCP(t testing.TB) string { return bins.Build(t, ".") }
 
 func TestCommandLine(t *testing.T) {
 	tests := []struct {
@@ -50,7 +38,7 @@ func TestCommandLine(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			cmd := exec.Command(binary, tt.args...)
+			cmd := exec.Command(repoMCP(t), tt.args...)
 			var stdout, stderr strings.Builder
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			cmd.Run()
@@ -89,7 +77,7 @@ func TestGoSDKClient(t *testing.T) {
 		t.Run("version "+tt.want, func(t *testing.T) {
 			ctx := context.Background()
 			client := mcp.NewClient(&mcp.Implementation{Name: "peer-test", Version: "0"}, nil)
-			cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(binary, "serve")},
+			cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(repoMCP(t), "serve")},
 				&mcp.ClientSessionOptions{ProtocolVersion: tt.ask})
 			if err != nil {
 				t.Fatal(err)
@@ -111,7 +99,7 @@ func TestGoSDKClient(t *testing.T) {
 // repo-mcp does not offer, each with its reason.
 func TestConformance(t *testing.T) {
 	peers.Node(t)
-	url := peers.StartHTTP(t, binary, "serve", "--http", "127.0.0.1:0")
+	url := peers.StartHTTP(t, repoMCP(t), "serve", "--http", "127.0.0.1:0")
 	t.Run("active", func(t *testing.T) {
 		peers.Conformance(t, url, "testdata/conformance-active.yml")
 	})
@@ -125,7 +113,7 @@ func TestConformance(t *testing.T) {
 func TestInspector(t *testing.T) {
 	for _, era := range []string{"legacy", "modern"} {
 		t.Run(era, func(t *testing.T) {
-			out := peers.Inspector(context.Background(), t, []string{binary, "serve"}, "--protocol-era", era, "--method", "tools/list")
+			out := peers.Inspector(context.Background(), t, []string{repoMCP(t), "serve"}, "--protocol-era", era, "--method", "tools/list")
 			var list struct {
 				Result struct {
 					Tools []json.RawMessage `json:"tools"`

@@ -37,8 +37,8 @@ func BenchmarkRoundTrip(b *testing.B) {
 		name string
 		cmd  client.Command
 	}{
-		{"ours", client.Command{Path: binary}},
-		{"ours-noaudit", client.Command{Path: binary, Env: []string{"TESTSERVER_AUDIT_DISCARD=1"}}},
+		{"ours", client.Command{Path: testserver(b)}},
+		{"ours-noaudit", client.Command{Path: testserver(b), Env: []string{"TESTSERVER_AUDIT_DISCARD=1"}}},
 		{"gosdk", client.Command{Path: os.Args[0], Env: []string{rawServerEnv + "=1"}}},
 	}
 	ctx := context.Background()

@@ -7,16 +7,16 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/repo-mcp/repo-mcp/internal/testbin"
 )
 
-// binary is the testserver built once for this package's tests.
-var binary string
+var bins = testbin.New()
 
 func TestMain(m *testing.M) {
 	if os.Getenv(rawServerEnv) == "1" {
@@ -26,19 +26,11 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	dir, err := os.MkdirTemp("", "testserver")
-	if err != nil {
-		panic(err)
-	}
-	binary = filepath.Join(dir, "testserver")
-	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build testserver: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(bins.Run(m))
 }
+
+// testserver returns the path of this package's command, built once.
+func testserver(t testing.TB) string { return bins.Build(t, ".") }
 
 // proc is the testserver running as a subprocess over stdio.
 type proc struct {
@@ -52,7 +44,7 @@ type proc struct {
 
 func start(t *testing.T) *proc {
 	t.Helper()
-	cmd := exec.Command(binary)
+	cmd := exec.Command(testserver(t))
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

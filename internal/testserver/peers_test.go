@@ -22,7 +22,7 @@ func TestGoSDKClient(t *testing.T) {
 		t.Run("version "+tt.want, func(t *testing.T) {
 			ctx := context.Background()
 			client := mcp.NewClient(&mcp.Implementation{Name: "peer-test", Version: "0"}, nil)
-			cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(binary)},
+			cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(testserver(t))},
 				&mcp.ClientSessionOptions{ProtocolVersion: tt.ask})
 			if err != nil {
 				t.Fatal(err)
@@ -56,7 +56,7 @@ func TestGoSDKClient(t *testing.T) {
 // the framework does not offer, each with its reason.
 func TestConformance(t *testing.T) {
 	peers.Node(t)
-	url := peers.StartHTTP(t, binary, "-http", "127.0.0.1:0")
+	url := peers.StartHTTP(t, testserver(t), "-http", "127.0.0.1:0")
 	t.Run("active", func(t *testing.T) {
 		peers.Conformance(t, url, "testdata/conformance-active.yml")
 	})
@@ -71,7 +71,7 @@ func TestInspector(t *testing.T) {
 	ctx := context.Background()
 	for _, era := range []string{"legacy", "modern"} {
 		t.Run(era, func(t *testing.T) {
-			out := peers.Inspector(ctx, t, []string{binary}, "--protocol-era", era, "--method", "tools/list")
+			out := peers.Inspector(ctx, t, []string{testserver(t)}, "--protocol-era", era, "--method", "tools/list")
 			var list struct {
 				Result struct {
 					Tools []struct{ Name string } `json:"tools"`
@@ -80,7 +80,7 @@ func TestInspector(t *testing.T) {
 			if err := json.Unmarshal(out, &list); err != nil || len(list.Result.Tools) < 6 {
 				t.Fatalf("tools/list: %v: %s", err, out)
 			}
-			out = peers.Inspector(ctx, t, []string{binary}, "--protocol-era", era, "--method", "tools/call",
+			out = peers.Inspector(ctx, t, []string{testserver(t)}, "--protocol-era", era, "--method", "tools/call",
 				"--tool-name", "echo", "--tool-arg", "message=from the inspector")
 			if !strings.Contains(string(out), "from the inspector") {
 				t.Errorf("tools/call: %s", out)
