@@ -1,0 +1,182 @@
+package workspace
+
+import (
+	"context"
+	"io/fs"
+	"testing"
+
+	"github.com/repo-mcp/repo-mcp/server"
+)
+
+func TestReadFileAtRevisions(t *testing.T) {
+	repo, commits := basicRepo(t)
+	reg := openOne(t, repo.Dir, nil)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		rev, want, sha string
+	}{
+		{"", "hello again\n", commits[1]},
+		{"HEAD", "hello again\n", commits[1]},
+		{"main", "hello again\n", commits[1]},
+		{"dev", "hello\n", commits[0]},
+		{"v1", "hello\n", commits[0]},
+		{"refs/tags/v1", "hello\n", commits[0]},
+		{"light", "hello again\n", commits[1]},
+		{"HEAD~1", "hello\n", commits[0]},
+		{"HEAD^", "hello\n", commits[0]},
+		{"main^1", "hello\n", commits[0]},
+		{"HEAD^0", "hello again\n", commits[1]},
+		{commits[0], "hello\n", commits[0]},
+		{commits[0][:7], "hello\n", commits[0]},
+		{commits[0][:12] + "~0", "hello\n", commits[0]},
+	} {
+		s := snapshot(t, reg, tc.rev)
+		if s.Revision().SHA != tc.sha {
+			t.Errorf("rev %q resolved to %s, want %s", tc.rev, s.Revision().SHA, tc.sha)
+		}
+		f, err := s.ReadFile(ctx, "README.md", ReadOptions{})
+		if err != nil {
+			t.Fatalf("rev %q: ReadFile: %v", tc.rev, err)
+		}
+		if string(f.Data) != tc.want || f.Truncated || f.Size != int64(len(tc.want)) {
+			t.Errorf("rev %q: got %q truncated=%v size=%d, want %q", tc.rev, f.Data, f.Truncated, f.Size, tc.want)
+		}
+	}
+}
+
+func TestReadFileBudget(t *testing.T) {
+	repo, _ := basicRepo(t)
+	s := snapshot(t, openOne(t, repo.Dir, nil), "HEAD")
+	ctx := context.Background()
+	f, err := s.ReadFile(ctx, "README.md", ReadOptions{Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(f.Data) != "hello" || !f.Truncated || f.Size != 12 {
+		t.Fatalf("got %q truncated=%v size=%d", f.Data, f.Truncated, f.Size)
+	}
+	f, err = s.ReadFile(ctx, "README.md", ReadOptions{Offset: 6, Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(f.Data) != "again\n" || f.Truncated || f.Offset != 6 {
+		t.Fatalf("got %q truncated=%v offset=%d", f.Data, f.Truncated, f.Offset)
+	}
+	f, err = s.ReadFile(ctx, "README.md", ReadOptions{Offset: 100})
+	if err != nil || len(f.Data) != 0 || f.Truncated {
+		t.Fatalf("read past the end: %+v, %v", f, err)
+	}
+}
+
+func TestStatKinds(t *testing.T) {
+	repo, commits := basicRepo(t)
+	s := snapshot(t, openOne(t, repo.Dir, nil), "HEAD")
+	ctx := context.Background()
+	for _, tc := range []struct {
+		path     string
+		typ      EntryType
+		mode     uint32
+		target   string
+		linkPath string
+	}{
+		{"a", TypeDir, ModeDir, "", ""},
+		{"a/x.go", TypeFile, ModeFile, "", ""},
+		{"bin/run", TypeFile, ModeExecutable, "", ""},
+		{"docs/link", TypeSymlink, ModeSymlink, "../README.md", "README.md"},
+		{"docs/out", TypeSymlink, ModeSymlink, "../../etc/passwd", ""},
+		{"docs/abs", TypeSymlink, ModeSymlink, "/", ""},
+		{"vendor/mod", TypeSubmodule, ModeSubmodule, "", ""},
+	} {
+		e, err := s.Stat(ctx, tc.path)
+		if err != nil {
+			t.Fatalf("Stat(%q): %v", tc.path, err)
+		}
+		if e.Type != tc.typ || e.Mode != tc.mode || e.Target != tc.target {
+			t.Errorf("Stat(%q) = %+v", tc.path, e)
+		}
+		if lp, _ := e.LinkPath(); lp != tc.linkPath {
+			t.Errorf("Stat(%q).LinkPath() = %q, want %q", tc.path, lp, tc.linkPath)
+		}
+		if tc.typ == TypeSubmodule && e.SHA != commits[0] {
+			t.Errorf("submodule SHA = %s, want %s", e.SHA, commits[0])
+		}
+	}
+	f, err := s.ReadFile(ctx, "docs/out", ReadOptions{})
+	if err != nil || f.Type != TypeSymlink || f.Data != nil {
+		t.Fatalf("ReadFile of a symlink = %+v, %v", f, err)
+	}
+	_, err = s.ReadFile(ctx, "vendor/mod", ReadOptions{})
+	wantClass(t, err, server.InvalidInput)
+	_, err = s.ReadFile(ctx, "a", ReadOptions{})
+	wantClass(t, err, server.InvalidInput)
+	_, err = s.ReadFile(ctx, "docs/link/x", ReadOptions{})
+	wantClass(t, err, server.NotFound)
+}
+
+func walkPaths(t *testing.T, s *Snapshot, dir string, opts WalkOptions) ([]string, WalkStats) {
+	t.Helper()
+	var got []string
+	stats, err := s.Walk(context.Background(), dir, opts, func(e Entry) error {
+		got = append(got, e.Cursor())
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("Walk(%q, %+v): %v", dir, opts, err)
+	}
+	return got, stats
+}
+
+func TestWalkOrderAndOmissions(t *testing.T) {
+	repo, _ := basicRepo(t)
+	s := snapshot(t, openOne(t, repo.Dir, nil), "HEAD")
+	got, stats := walkPaths(t, s, "", WalkOptions{Recursive: true})
+	want := []string{
+		"README.md", "a.c", "a/", "a/b/", "a/b/y.go", "a/x.go", "bin/", "bin/run",
+		"config/", "docs/", "docs/abs", "docs/link", "docs/out", "vendor/", "vendor/mod",
+	}
+	if diff := diffStrings(want, got); diff != "" {
+		t.Errorf("walk (-want +got):\n%s", diff)
+	}
+	if stats.Omitted != 2 { // .env, config/prod.pem
+		t.Errorf("omitted = %d, want 2", stats.Omitted)
+	}
+
+	got, _ = walkPaths(t, s, "", WalkOptions{})
+	want = []string{"README.md", "a.c", "a/", "bin/", "config/", "docs/", "vendor/"}
+	if diff := diffStrings(want, got); diff != "" {
+		t.Errorf("non-recursive walk (-want +got):\n%s", diff)
+	}
+
+	got, _ = walkPaths(t, s, "", WalkOptions{Recursive: true, Pattern: "**/*.go"})
+	if diff := diffStrings([]string{"a/b/y.go", "a/x.go"}, got); diff != "" {
+		t.Errorf("pattern walk (-want +got):\n%s", diff)
+	}
+	got, _ = walkPaths(t, s, "a", WalkOptions{Recursive: true, Pattern: "*.go"})
+	if diff := diffStrings([]string{"a/x.go"}, got); diff != "" {
+		t.Errorf("relative pattern walk (-want +got):\n%s", diff)
+	}
+}
+
+func TestWalkResumesAfterCursor(t *testing.T) {
+	repo, _ := basicRepo(t)
+	s := snapshot(t, openOne(t, repo.Dir, nil), "HEAD")
+	all, _ := walkPaths(t, s, "", WalkOptions{Recursive: true})
+	for i := range all {
+		rest, _ := walkPaths(t, s, "", WalkOptions{Recursive: true, After: all[i]})
+		if diff := diffStrings(all[i+1:], rest); diff != "" {
+			t.Errorf("after %q (-want +got):\n%s", all[i], diff)
+		}
+	}
+	// Paging: stop after 3, resume from the last cursor.
+	var page []string
+	_, err := s.Walk(context.Background(), "", WalkOptions{Recursive: true}, func(e Entry) error {
+		page = append(page, e.Cursor())
+		if len(page) == 3 {
+			return fs.SkipAll
+		}
+		return nil
+	})
+	if err != nil || len(page) != 3 {
+		t.Fatalf("page = %v, %v", page, err)
+	}
+}
