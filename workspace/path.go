@@ -92,10 +92,11 @@ func hasControl(s string) bool {
 	return false
 }
 
-// hasScheme reports whether the first component looks like a drive letter
-// (C:, C:x) or a URL scheme (file:, http:).
+// hasScheme reports whether p starts like a drive letter (C:, C:x, C:\x) or
+// a URL (file:..., scheme:/...). Other names with a colon ("ab:c") are
+// ordinary file names.
 func hasScheme(p string) bool {
-	first, _, _ := strings.Cut(p, "/")
+	first, rest, _ := strings.Cut(p, "/")
 	scheme, _, ok := strings.Cut(first, ":")
 	if !ok || scheme == "" {
 		return false
@@ -109,7 +110,8 @@ func hasScheme(p string) bool {
 			return false
 		}
 	}
-	return true
+	urlLike := strings.HasSuffix(first, ":") && (rest != "" || strings.HasSuffix(p, "/"))
+	return len(scheme) == 1 || strings.EqualFold(scheme, "file") || urlLike
 }
 
 // hasEncodedSeparator reports whether p holds a %XX escape that decodes to a

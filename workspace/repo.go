@@ -326,4 +326,3 @@ func (r *repo) readSmallBlobLocked(h plumbing.Hash, max int64) (string, bool, er
 	}
 	return string(data), size <= max, nil
 }
-
