@@ -1,0 +1,125 @@
+package workspace
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
+	"github.com/repo-mcp/repo-mcp/server"
+)
+
+func TestAmbiguousRevisions(t *testing.T) {
+	repo, commits := basicRepo(t)
+	short := commits[0][:8]
+	repo.SetRef(t, "refs/heads/"+short, commits[1]) // a branch that looks like a SHA
+	repo.SetRef(t, "refs/heads/dup", commits[0])
+	repo.Tag(t, "dup", commits[1], false)
+	reg := openOne(t, repo.Dir, nil)
+	for _, tc := range []struct{ rev, candidate string }{
+		{short, "refs/heads/" + short},
+		{"dup", "refs/tags/dup"},
+	} {
+		_, err := reg.Snapshot(context.Background(), reader, "ws", tc.rev)
+		wantClass(t, err, server.InvalidInput)
+		if !strings.Contains(err.Error(), "ambiguous") || !strings.Contains(err.Error(), tc.candidate) {
+			t.Errorf("rev %s: %v", tc.rev, err)
+		}
+	}
+	// Full names and full SHAs are never ambiguous.
+	if got := snapshot(t, reg, "refs/heads/dup").Revision().SHA; got != commits[0] {
+		t.Errorf("refs/heads/dup = %s", got)
+	}
+	if got := snapshot(t, reg, commits[0]).Revision(); got.SHA != commits[0] || got.Ref != "commit" {
+		t.Errorf("full SHA = %+v", got)
+	}
+	// Shorter than MinShortSHA is only ever a ref name.
+	_, err := reg.Snapshot(context.Background(), reader, "ws", commits[0][:6])
+	wantClass(t, err, server.NotFound)
+}
+
+func TestRootForms(t *testing.T) {
+	ctx := context.Background()
+	t.Run("symlinked root", func(t *testing.T) {
+		repo, _ := basicRepo(t)
+		link := filepath.Join(t.TempDir(), "link")
+		if err := os.Symlink(repo.Dir, link); err != nil {
+			t.Fatal(err)
+		}
+		reg := openOne(t, link, nil)
+		real, _ := filepath.EvalSymlinks(repo.Dir)
+		if got := reg.workspaces["ws"].root; got != real {
+			t.Errorf("root = %s, want %s", got, real)
+		}
+		if _, err := snapshot(t, reg, "HEAD").ReadFile(ctx, "README.md", ReadOptions{}); err != nil {
+			t.Error(err)
+		}
+	})
+	t.Run("bare", func(t *testing.T) {
+		repo := gitfixture.NewBare(t)
+		repo.Commit(t, "one", map[string]gitfixture.File{"f": gitfixture.Text("x")})
+		reg := openOne(t, repo.Dir, func(c *Config) { c.Workspaces[0].Worktree = true })
+		if f, err := snapshot(t, reg, "HEAD").ReadFile(ctx, "f", ReadOptions{}); err != nil || string(f.Data) != "x" {
+			t.Errorf("read = %q, %v", f.Data, err)
+		}
+		_, err := reg.Snapshot(ctx, reader, "ws", "worktree")
+		wantClass(t, err, server.NotFound)
+	})
+	t.Run("worktree not allowed", func(t *testing.T) {
+		repo, _ := basicRepo(t)
+		_, err := openOne(t, repo.Dir, nil).Snapshot(ctx, reader, "ws", "worktree")
+		wantClass(t, err, server.PermissionDenied)
+	})
+	t.Run("no commits", func(t *testing.T) {
+		repo := gitfixture.New(t)
+		_, err := openOne(t, repo.Dir, nil).Snapshot(ctx, reader, "ws", "")
+		wantClass(t, err, server.NotFound)
+	})
+	t.Run("linked worktree", func(t *testing.T) {
+		repo, _ := basicRepo(t)
+		linked := filepath.Join(t.TempDir(), "linked")
+		gitfixture.Git(t, repo.Dir, "worktree", "add", "-q", "-b", "side", linked, "dev")
+		reg := openOne(t, linked, func(c *Config) { c.Workspaces[0].Worktree = true })
+		s := snapshot(t, reg, "HEAD")
+		f, err := s.ReadFile(ctx, "README.md", ReadOptions{})
+		if err != nil || string(f.Data) != "hello\n" {
+			t.Fatalf("read = %q, %v", f.Data, err)
+		}
+		f, err = snapshot(t, reg, "worktree").ReadFile(ctx, "README.md", ReadOptions{})
+		if err != nil || string(f.Data) != "hello\n" {
+			t.Fatalf("worktree read = %q, %v", f.Data, err)
+		}
+	})
+}
+
+// TestConcurrentReads runs reads, stats and walks of several revisions at
+// once; run it with -race.
+func TestConcurrentReads(t *testing.T) {
+	repo, commits := basicRepo(t)
+	gitfixture.Git(t, repo.Dir, "gc", "-q") // packed objects: the shared descriptor path
+	reg := openOne(t, repo.Dir, nil)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			for j := range 50 {
+				rev := []string{"HEAD", "dev", commits[0][:9], "v1", "HEAD~1"}[(i+j)%5]
+				s, err := reg.Snapshot(ctx, reader, "ws", rev)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if _, err := s.ReadFile(ctx, "README.md", ReadOptions{}); err != nil {
+					t.Error(err)
+				}
+				if _, err := s.Walk(ctx, "", WalkOptions{Recursive: true, Sizes: true}, func(Entry) error { return nil }); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
