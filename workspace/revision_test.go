@@ -123,3 +123,31 @@ func TestConcurrentReads(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestRepositoryFacts(t *testing.T) {
+	repo, commits := basicRepo(t)
+	s := snapshot(t, openOne(t, repo.Dir, nil), "HEAD")
+	head, err := s.Head()
+	if err != nil || head.Ref != "refs/heads/main" || head.SHA != commits[1] {
+		t.Errorf("Head() = %+v, %v", head, err)
+	}
+	if got := s.DefaultBranch(); got != "main" {
+		t.Errorf("DefaultBranch() = %q", got)
+	}
+	refs, err := s.Refs(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !refs.Truncated || refs.TotalBranches != 2 || refs.TotalTags != 2 || len(refs.Branches) != 1 ||
+		refs.Branches[0] != (Ref{Name: "refs/heads/dev", SHA: commits[0]}) {
+		t.Errorf("Refs(1) = %+v", refs)
+	}
+	refs, _ = s.Refs(10)
+	if len(refs.Tags) != 2 || refs.Tags[1] != (Ref{Name: "refs/tags/v1", SHA: commits[0]}) {
+		t.Errorf("tags = %+v (annotated tags must be peeled)", refs.Tags)
+	}
+	log, err := s.Log(20)
+	if err != nil || len(log) != 2 || log[0].SHA != commits[1] || log[1].Subject != "first" {
+		t.Errorf("Log(20) = %+v, %v", log, err)
+	}
+}
