@@ -165,7 +165,7 @@ func (c *commitSource) list(ctx context.Context, dir Entry, sizes bool) ([]Entry
 				return nil, 0, err
 			}
 		case sizes && e.Type == TypeFile:
-			if e.Size, err = r.storage.EncodedObjectSize(te.hash); err != nil {
+			if e.Size, err = r.blobSizeLocked(te.hash); err != nil {
 				return nil, 0, c.objectError(e.Path, err)
 			}
 		}

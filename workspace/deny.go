@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"fmt"
+	"path"
 	"strings"
 )
 
@@ -31,7 +32,10 @@ type denyRule struct {
 	pattern string
 	kind    ruleKind
 	lit     string // exact, prefix or suffix literal (lower case)
-	glob    Glob   // for ruleGlob, matched against a whole path
+	glob    Glob   // for ruleName and ruleGlob
+	// name is the last component of the pattern: a name must match it
+	// before the whole glob is tried.
+	name string
 }
 
 type ruleKind int
@@ -78,7 +82,7 @@ func (d *denyList) add(pattern string) error {
 		if err != nil {
 			return fmt.Errorf("deny pattern: %w", err)
 		}
-		d.rules = append(d.rules, denyRule{pattern: pattern, kind: ruleGlob, glob: g})
+		d.rules = append(d.rules, denyRule{pattern: pattern, kind: ruleGlob, glob: g, name: lower[strings.LastIndexByte(lower, '/')+1:]})
 		return nil
 	}
 	g, err := ParseGlob(lower)
@@ -90,15 +94,36 @@ func (d *denyList) add(pattern string) error {
 	case !strings.ContainsAny(lower, "*?[\\"):
 		d.exact[lower] = pattern
 	case strings.ContainsAny(body, "*?[\\"):
-		d.rules = append(d.rules, denyRule{pattern: pattern, kind: ruleName, glob: g})
+		d.rules = append(d.rules, denyRule{pattern: pattern, kind: ruleName, glob: g, lit: literalPrefix(lower)})
 	case strings.HasPrefix(lower, "*") && !strings.HasSuffix(lower, "*"):
 		d.rules = append(d.rules, denyRule{pattern: pattern, kind: ruleSuffix, lit: body})
 	case strings.HasSuffix(lower, "*") && !strings.HasPrefix(lower, "*"):
 		d.rules = append(d.rules, denyRule{pattern: pattern, kind: rulePrefix, lit: body})
 	default:
-		d.rules = append(d.rules, denyRule{pattern: pattern, kind: ruleName, glob: g})
+		d.rules = append(d.rules, denyRule{pattern: pattern, kind: ruleName, glob: g, lit: literalPrefix(lower)})
 	}
 	return nil
+}
+
+// literalPrefix returns the part of a pattern before its first wildcard.
+func literalPrefix(pattern string) string {
+	if i := strings.IndexAny(pattern, "*?[\\"); i >= 0 {
+		return pattern[:i]
+	}
+	return pattern
+}
+
+// nameMatches is the cheap test of a ruleGlob: does the entry's own name
+// match the pattern's last component?
+func (r *denyRule) nameMatches(lowerName string) bool {
+	if r.name == "**" {
+		return true
+	}
+	if !strings.ContainsAny(r.name, "*?[\\") {
+		return r.name == lowerName
+	}
+	ok, _ := path.Match(r.name, lowerName)
+	return ok
 }
 
 // match reports the pattern that denies the clean path p (or one of its
@@ -144,10 +169,13 @@ func (d *denyList) matchEntry(p string) (string, bool) {
 				return r.pattern, true
 			}
 		case ruleName:
-			if r.glob.Match(lowerName) {
+			if strings.HasPrefix(lowerName, r.lit) && r.glob.Match(lowerName) {
 				return r.pattern, true
 			}
 		case ruleGlob:
+			if !r.nameMatches(lowerName) {
+				continue
+			}
 			if lowerPath == "" {
 				lowerPath = toLowerASCII(p)
 			}

@@ -156,11 +156,22 @@ func IsGitDirName(comp string) bool {
 	if len(comp) < 4 {
 		return false
 	}
-	if strings.EqualFold(comp, ".git") {
-		return true
+	if isASCII(comp) {
+		// Only ASCII case and trailing dots or spaces can matter.
+		folded := strings.ToLower(strings.TrimRight(comp, ". "))
+		return folded == ".git" || folded == "git~1"
 	}
 	folded := foldComponent(comp)
 	return folded == ".git" || folded == "git~1"
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // foldComponent maps a component to the form under which filesystems that

@@ -30,6 +30,7 @@ type repo struct {
 	storage *filesystem.Storage
 	trees   *treeCache
 	commits map[plumbing.Hash]commitInfo // bounded by maxCachedCommits
+	sizes   map[plumbing.Hash]int64      // blob sizes; bounded by maxCachedSizes
 }
 
 type commitInfo struct {
@@ -39,6 +40,7 @@ type commitInfo struct {
 
 const (
 	maxCachedCommits = 4096
+	maxCachedSizes   = 1 << 18
 	maxTreeBytes     = 64 << 20 // a larger tree object is refused
 )
 
@@ -127,6 +129,7 @@ func openRepo(layout gitLayout, cacheBytes, largeObject int64) (*repo, error) {
 		storage: storage,
 		trees:   newTreeCache(1 << 18),
 		commits: make(map[plumbing.Hash]commitInfo),
+		sizes:   make(map[plumbing.Hash]int64),
 	}, nil
 }
 
@@ -314,7 +317,22 @@ func (r *repo) readBlobLocked(h plumbing.Hash, offset, limit int64) ([]byte, int
 func (r *repo) blobSize(h plumbing.Hash) (int64, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.storage.EncodedObjectSize(h)
+	return r.blobSizeLocked(h)
+}
+
+func (r *repo) blobSizeLocked(h plumbing.Hash) (int64, error) {
+	if size, ok := r.sizes[h]; ok {
+		return size, nil
+	}
+	size, err := r.storage.EncodedObjectSize(h)
+	if err != nil {
+		return 0, err
+	}
+	if len(r.sizes) >= maxCachedSizes {
+		clear(r.sizes)
+	}
+	r.sizes[h] = size
+	return size, nil
 }
 
 // readSmallBlobLocked reads a whole blob of at most max bytes (symlink
