@@ -131,7 +131,7 @@ func openWorkspace(wc WorkspaceConfig, opts Options) (*Workspace, error) {
 		opts.Logger.Warn("workspace has objects/info/alternates; alternate object stores are not read",
 			"workspace", wc.ID)
 	}
-	r, err := openRepo(layout, opts.CacheBytes, max(opts.MaxReadBytes, 1<<20))
+	r, err := openRepo(layout, opts.CacheBytes, largeObjectThreshold)
 	if err != nil {
 		return nil, err
 	}
@@ -145,6 +145,11 @@ func openWorkspace(wc WorkspaceConfig, opts Options) (*Workspace, error) {
 	}
 	return ws, nil
 }
+
+// largeObjectThreshold is the blob size above which go-git streams an
+// object from disk instead of loading it whole: a read of a large file then
+// holds only its byte budget in memory.
+const largeObjectThreshold = 1 << 20
 
 // canonicalRoot makes root absolute and resolves every symlink in it.
 func canonicalRoot(root string) (string, error) {

@@ -3,7 +3,10 @@ package workspace
 import (
 	"context"
 	"io/fs"
+	"strings"
 	"testing"
+
+	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
 
 	"github.com/repo-mcp/repo-mcp/server"
 )
@@ -178,5 +181,32 @@ func TestWalkResumesAfterCursor(t *testing.T) {
 	})
 	if err != nil || len(page) != 3 {
 		t.Fatalf("page = %v, %v", page, err)
+	}
+}
+
+// TestLargeBlobs reads slices of blobs above the streaming threshold,
+// stored whole and as deltas in a pack.
+func TestLargeBlobs(t *testing.T) {
+	repo := gitfixture.New(t)
+	big := strings.Repeat("0123456789abcdef", 3<<16) // 3 MiB
+	repo.Commit(t, "big", map[string]gitfixture.File{"big.txt": gitfixture.Text(big)})
+	repo.Commit(t, "bigger", map[string]gitfixture.File{"big.txt": gitfixture.Text(big + "tail\n")})
+	gitfixture.Git(t, repo.Dir, "gc", "-q", "--aggressive")
+	reg := openOne(t, repo.Dir, nil)
+	ctx := context.Background()
+	for rev, size := range map[string]int64{"HEAD": int64(len(big) + 5), "HEAD~1": int64(len(big))} {
+		s := snapshot(t, reg, rev)
+		f, err := s.ReadFile(ctx, "big.txt", ReadOptions{Offset: size - 10, Limit: 4})
+		if err != nil {
+			t.Fatalf("%s: %v", rev, err)
+		}
+		want := (big + "tail\n")[size-10 : size-6]
+		if string(f.Data) != want || f.Size != size || !f.Truncated {
+			t.Errorf("%s: got %q size %d truncated %v, want %q size %d", rev, f.Data, f.Size, f.Truncated, want, size)
+		}
+		f, err = s.ReadFile(ctx, "big.txt", ReadOptions{})
+		if err != nil || int64(len(f.Data)) != reg.Options().ReadBudget || !f.Truncated {
+			t.Errorf("%s: default budget read %d bytes, %v", rev, len(f.Data), err)
+		}
 	}
 }

@@ -32,6 +32,17 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
+// T is the part of testing.TB the builders use; *testing.T, *testing.B and
+// *testing.F satisfy it. Fatalf must not return.
+type T interface {
+	Helper()
+	Fatalf(format string, args ...any)
+	Skip(args ...any)
+	TempDir() string
+}
+
+var _ T = testing.TB(nil)
+
 // Repo is a repository under construction.
 type Repo struct {
 	Dir    string // the root: a working tree with .git, or a bare repository
@@ -59,15 +70,15 @@ func Gitlink(sha string) File { return File{Mode: filemode.Submodule, Commit: sh
 
 // New initializes a repository with a working tree in a temporary
 // directory; HEAD points at the unborn branch main.
-func New(t testing.TB) *Repo { return initRepo(t, t.TempDir(), false) }
+func New(t T) *Repo { return initRepo(t, t.TempDir(), false) }
 
 // NewBare initializes a bare repository in a temporary directory.
-func NewBare(t testing.TB) *Repo { return initRepo(t, t.TempDir(), true) }
+func NewBare(t T) *Repo { return initRepo(t, t.TempDir(), true) }
 
 // Init initializes a repository in dir, which may already exist.
-func Init(t testing.TB, dir string, bare bool) *Repo { return initRepo(t, dir, bare) }
+func Init(t T, dir string, bare bool) *Repo { return initRepo(t, dir, bare) }
 
-func initRepo(t testing.TB, dir string, bare bool) *Repo {
+func initRepo(t T, dir string, bare bool) *Repo {
 	t.Helper()
 	r, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{
 		Bare:        bare,
@@ -80,7 +91,7 @@ func initRepo(t testing.TB, dir string, bare bool) *Repo {
 }
 
 // Blob stores content as a blob and returns its SHA.
-func (r *Repo) Blob(t testing.TB, content string) string {
+func (r *Repo) Blob(t T, content string) string {
 	t.Helper()
 	return r.store(t, plumbing.BlobObject, []byte(content))
 }
@@ -94,7 +105,7 @@ type TreeEntry struct {
 
 // Tree stores a tree with exactly these entries, in this order, whatever
 // their names, and returns its SHA.
-func (r *Repo) Tree(t testing.TB, entries []TreeEntry) string {
+func (r *Repo) Tree(t T, entries []TreeEntry) string {
 	t.Helper()
 	var buf bytes.Buffer
 	for _, e := range entries {
@@ -108,7 +119,7 @@ func (r *Repo) Tree(t testing.TB, entries []TreeEntry) string {
 // Commit stores the files as a tree (nested by "/" in their paths; any
 // component name is taken literally) and commits it on top of the current
 // branch, which it advances. It returns the commit SHA.
-func (r *Repo) Commit(t testing.TB, message string, files map[string]File) string {
+func (r *Repo) Commit(t T, message string, files map[string]File) string {
 	t.Helper()
 	tree := r.buildTree(t, files)
 	var parents []string
@@ -127,7 +138,7 @@ func (r *Repo) Commit(t testing.TB, message string, files map[string]File) strin
 // CommitTree stores a commit of a tree with the given parents, without
 // moving any ref, and returns its SHA. Author and committer times are fixed,
 // one minute apart per commit count, so SHAs are reproducible.
-func (r *Repo) CommitTree(t testing.TB, message, tree string, parents ...string) string {
+func (r *Repo) CommitTree(t T, message, tree string, parents ...string) string {
 	t.Helper()
 	when := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(len(parents)+len(message)) * time.Minute)
 	sig := object.Signature{Name: "Fixture", Email: "fixture@example.com", When: when}
@@ -147,7 +158,7 @@ func (r *Repo) CommitTree(t testing.TB, message, tree string, parents ...string)
 }
 
 // SetRef points a ref (a full name such as "refs/heads/dev") at a SHA.
-func (r *Repo) SetRef(t testing.TB, name, sha string) {
+func (r *Repo) SetRef(t T, name, sha string) {
 	t.Helper()
 	ref := plumbing.NewHashReference(plumbing.ReferenceName(name), plumbing.NewHash(sha))
 	if err := r.storer.SetReference(ref); err != nil {
@@ -157,7 +168,7 @@ func (r *Repo) SetRef(t testing.TB, name, sha string) {
 
 // Tag creates refs/tags/name pointing at target; an annotated tag object
 // when annotated is set. It returns the SHA the ref points at.
-func (r *Repo) Tag(t testing.TB, name, target string, annotated bool) string {
+func (r *Repo) Tag(t T, name, target string, annotated bool) string {
 	t.Helper()
 	sha := target
 	if annotated {
@@ -177,7 +188,7 @@ func (r *Repo) Tag(t testing.TB, name, target string, annotated bool) string {
 	return sha
 }
 
-func (r *Repo) store(t testing.TB, typ plumbing.ObjectType, data []byte) string {
+func (r *Repo) store(t T, typ plumbing.ObjectType, data []byte) string {
 	t.Helper()
 	obj := r.storer.NewEncodedObject()
 	obj.SetType(typ)
@@ -201,7 +212,7 @@ func (r *Repo) store(t testing.TB, typ plumbing.ObjectType, data []byte) string 
 
 // buildTree writes nested trees for files and returns the root tree SHA.
 // Entries are sorted as git sorts them.
-func (r *Repo) buildTree(t testing.TB, files map[string]File) string {
+func (r *Repo) buildTree(t T, files map[string]File) string {
 	t.Helper()
 	direct := make(map[string]File)
 	sub := make(map[string]map[string]File)
@@ -241,7 +252,7 @@ func sortKey(e TreeEntry) string {
 // Git runs the git binary in dir and returns its standard output. It skips
 // the test when git is not installed. The environment pins identity and
 // ignores the user's configuration.
-func Git(t testing.TB, dir string, args ...string) string {
+func Git(t T, dir string, args ...string) string {
 	t.Helper()
 	bin, err := exec.LookPath("git")
 	if err != nil {
