@@ -56,7 +56,11 @@ func CleanPath(p string) (string, error) {
 		}
 		out = append(out, comp)
 	}
-	return strings.Join(out, "/"), nil
+	clean := strings.Join(out, "/")
+	if hasScheme(clean) { // "./C:x" and "a/../file:/x" clean to absolute forms
+		return "", pathError(p, "is absolute (drive letter or URL) once normalized")
+	}
+	return clean, nil
 }
 
 // checkPathSyntax applies the checks that do not depend on components.
