@@ -237,3 +237,39 @@ func BenchmarkLsTree(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCold opens a fresh registry (no caches) per op, then reads one
+// file or lists the whole tree: the in-process part of a cold start.
+func BenchmarkCold(b *testing.B) {
+	dir, paths := benchCorpus(b)
+	ctx := context.Background()
+	cfg := Config{Workspaces: []WorkspaceConfig{{ID: "ws", Root: dir}}}
+	run := func(b *testing.B, use func(*Snapshot) error) {
+		for b.Loop() {
+			reg, err := Open(cfg, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			s, err := reg.Snapshot(ctx, reader, "ws", "HEAD")
+			if err == nil {
+				err = use(s)
+			}
+			reg.Close()
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.Run("read", func(b *testing.B) {
+		run(b, func(s *Snapshot) error {
+			_, err := s.ReadFile(ctx, paths[len(paths)/2], ReadOptions{})
+			return err
+		})
+	})
+	b.Run("walk", func(b *testing.B) {
+		run(b, func(s *Snapshot) error {
+			_, err := s.Walk(ctx, "", WalkOptions{Recursive: true}, func(Entry) error { return nil })
+			return err
+		})
+	})
+}

@@ -1,7 +1,6 @@
 package workspace
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -192,31 +191,33 @@ type treeEntry struct {
 // decodeTree parses the raw tree format ("MODE NAME\0HASH" repeated) and
 // returns the entries in git order (directories compare as "name/"), which
 // is also the byte order of the paths a recursive walk yields. Trees written
-// by other tools may be out of order; they are sorted here.
+// by other tools may be out of order; they are sorted here. Names are
+// substrings of one copy of the tree's content.
 func decodeTree(rd io.Reader, size int64) ([]treeEntry, error) {
-	br := bufio.NewReaderSize(rd, 32<<10)
+	buf := make([]byte, size)
+	if _, err := io.ReadFull(rd, buf); err != nil {
+		return nil, fmt.Errorf("short tree: %w", err)
+	}
+	data := string(buf)
 	entries := make([]treeEntry, 0, size/40+1)
 	sorted := true
-	for {
-		modeText, err := br.ReadSlice(' ')
-		if err == io.EOF && len(modeText) == 0 {
-			break
+	for len(data) > 0 {
+		sp := strings.IndexByte(data, ' ')
+		if sp < 0 {
+			return nil, fmt.Errorf("malformed entry mode")
 		}
-		if err != nil {
-			return nil, fmt.Errorf("malformed entry mode: %w", err)
-		}
-		mode, err := parseOctalMode(modeText[:len(modeText)-1])
+		mode, err := parseOctalMode(data[:sp])
 		if err != nil {
 			return nil, err
 		}
-		name, err := br.ReadSlice(0)
-		if err != nil {
-			return nil, fmt.Errorf("malformed entry name: %w", err)
+		data = data[sp+1:]
+		nul := strings.IndexByte(data, 0)
+		if nul < 0 || len(data) < nul+1+len(plumbing.ZeroHash) {
+			return nil, fmt.Errorf("malformed entry name or hash")
 		}
-		e := treeEntry{name: string(name[:len(name)-1]), mode: mode}
-		if _, err := io.ReadFull(br, e.hash[:]); err != nil {
-			return nil, fmt.Errorf("malformed entry hash: %w", err)
-		}
+		e := treeEntry{name: data[:nul], mode: mode}
+		copy(e.hash[:], data[nul+1:])
+		data = data[nul+1+len(e.hash):]
 		if n := len(entries); n > 0 && compareEntries(entries[n-1], e) > 0 {
 			sorted = false
 		}
@@ -228,7 +229,7 @@ func decodeTree(rd io.Reader, size int64) ([]treeEntry, error) {
 	return entries, nil
 }
 
-func parseOctalMode(b []byte) (filemode.FileMode, error) {
+func parseOctalMode(b string) (filemode.FileMode, error) {
 	if len(b) == 0 || len(b) > 7 {
 		return 0, fmt.Errorf("malformed entry mode %q", b)
 	}
