@@ -151,3 +151,31 @@ func TestRepositoryFacts(t *testing.T) {
 		t.Errorf("Log(20) = %+v, %v", log, err)
 	}
 }
+
+func TestWorktreeDirty(t *testing.T) {
+	repo, _ := basicRepo(t)
+	gitfixture.Git(t, repo.Dir, "reset", "-q", "--hard")
+	ctx := context.Background()
+	reg := openOne(t, repo.Dir, func(c *Config) { c.Workspaces[0].Worktree = true })
+	check := func(want bool) {
+		t.Helper()
+		dirty, checked, err := snapshot(t, reg, "HEAD").WorktreeDirty(ctx)
+		if err != nil || !checked || dirty != want {
+			t.Fatalf("WorktreeDirty() = %v, %v, %v; want %v", dirty, checked, err, want)
+		}
+	}
+	check(false)
+	writeFile(t, filepath.Join(repo.Dir, "untracked"), "x")
+	check(false)
+	writeFile(t, filepath.Join(repo.Dir, "a.c"), "int b;\n") // same size, new content
+	check(true)
+	gitfixture.Git(t, repo.Dir, "checkout", "-q", "--", "a.c")
+	check(false)
+	gitfixture.Git(t, repo.Dir, "rm", "-q", "--cached", "a.c")
+	check(true)
+
+	_, checked, _ := snapshot(t, openOne(t, repo.Dir, nil), "HEAD").WorktreeDirty(ctx)
+	if checked {
+		t.Error("checked a working tree the workspace does not allow reading")
+	}
+}

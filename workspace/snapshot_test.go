@@ -210,3 +210,19 @@ func TestLargeBlobs(t *testing.T) {
 		}
 	}
 }
+
+func TestReadDir(t *testing.T) {
+	repo, _ := basicRepo(t)
+	s := snapshot(t, openOne(t, repo.Dir, nil), "HEAD")
+	entries, stats, err := s.ReadDir(context.Background(), "a")
+	if err != nil || stats != (WalkStats{}) || len(entries) != 2 {
+		t.Fatalf("ReadDir(a) = %+v, %+v, %v", entries, stats, err)
+	}
+	if e := entries[1]; e.Path != "a/x.go" || e.Type != TypeFile || e.Size != 10 || e.SHA == "" {
+		t.Errorf("entry = %+v", e)
+	}
+	_, _, err = s.ReadDir(context.Background(), "a/x.go")
+	wantClass(t, err, server.InvalidInput)
+	_, _, err = s.ReadDir(context.Background(), "nope")
+	wantClass(t, err, server.NotFound)
+}

@@ -134,3 +134,14 @@ func (w *walker) relative(p string) string {
 	}
 	return p[len(w.base)+1:]
 }
+
+// ReadDir returns the direct children of directory dir that the caller may
+// see, in walk order, with sizes.
+func (s *Snapshot) ReadDir(ctx context.Context, dir string) ([]Entry, WalkStats, error) {
+	var entries []Entry
+	stats, err := s.Walk(ctx, dir, WalkOptions{Sizes: true}, func(e Entry) error {
+		entries = append(entries, e)
+		return nil
+	})
+	return entries, stats, err
+}
