@@ -288,3 +288,29 @@ func TestAlternatesNotFollowed(t *testing.T) {
 		t.Fatalf("local read = %q, %v", f.Data, err)
 	}
 }
+
+// TestCorruptObjects: a damaged object is an internal error whose text,
+// cause included, names nothing on the host.
+func TestCorruptObjects(t *testing.T) {
+	repo := gitfixture.New(t)
+	const bogus = "abcdef0123456789abcdef0123456789abcdef01"
+	loose := filepath.Join(repo.Dir, ".git", "objects", bogus[:2], bogus[2:])
+	if err := os.MkdirAll(filepath.Dir(loose), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, loose, "this is not zlib data")
+	tree := repo.Tree(t, []gitfixture.TreeEntry{
+		{Name: "broken", Mode: filemode.Regular, SHA: bogus},
+		{Name: "missing", Mode: filemode.Regular, SHA: strings.Repeat("1", 40)},
+	})
+	repo.SetRef(t, "refs/heads/main", repo.CommitTree(t, "corrupt", tree))
+	reg := openOne(t, repo.Dir, nil)
+	ctx := context.Background()
+	s := snapshot(t, reg, "HEAD")
+	_, err := s.ReadFile(ctx, "broken", ReadOptions{})
+	wantClass(t, err, server.Internal, repo.Dir)
+	_, err = s.ReadFile(ctx, "missing", ReadOptions{})
+	wantClass(t, err, server.NotFound, repo.Dir)
+	_, err = reg.Snapshot(ctx, reader, "ws", bogus)
+	wantClass(t, err, server.Internal, repo.Dir)
+}

@@ -63,6 +63,7 @@ type Registry struct {
 type Workspace struct {
 	id       string
 	root     string // canonical absolute path; never shown to callers
+	private  []string // root and git directories, scrubbed from error causes
 	bare     bool
 	worktree bool // worktree reads allowed (and possible)
 	readOnly bool
@@ -136,6 +137,11 @@ func openWorkspace(wc WorkspaceConfig, opts Options) (*Workspace, error) {
 		return nil, err
 	}
 	ws := &Workspace{id: wc.ID, root: root, bare: layout.bare, readOnly: wc.ReadOnly, deny: deny, repo: r}
+	for _, dir := range []string{layout.commonDir, layout.gitDir, root} {
+		if dir != "" {
+			ws.private = append(ws.private, dir)
+		}
+	}
 	if wc.Worktree && !layout.bare {
 		if ws.rootFS, err = os.OpenRoot(root); err != nil {
 			r.close()
@@ -288,17 +294,21 @@ func (r *Registry) Workspace(acc Access, workspaceID string) (*Workspace, error)
 	return g.ws, nil
 }
 
-// scrub removes a workspace's root from an error's text, so that an error
-// that ends up in a log never carries the absolute path.
+// scrub removes the workspace's root and git directories from an error's
+// text, so that an error that ends up in a log never carries them.
 func (w *Workspace) scrub(err error) error {
 	if err == nil {
 		return nil
 	}
 	msg := err.Error()
-	if !strings.Contains(msg, w.root) {
+	scrubbed := msg
+	for _, dir := range w.private {
+		scrubbed = strings.ReplaceAll(scrubbed, dir, "<workspace "+w.id+">")
+	}
+	if scrubbed == msg {
 		return err
 	}
-	return errors.New(strings.ReplaceAll(msg, w.root, "<workspace "+w.id+">"))
+	return errors.New(scrubbed)
 }
 
 // internalError wraps an unexpected failure (a corrupt object, an I/O
