@@ -62,7 +62,7 @@ type Registry struct {
 // any message or result.
 type Workspace struct {
 	id       string
-	root     string // canonical absolute path; never shown to callers
+	root     string   // canonical absolute path; never shown to callers
 	private  []string // root and git directories, scrubbed from error causes
 	bare     bool
 	worktree bool // worktree reads allowed (and possible)
