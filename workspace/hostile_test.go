@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -69,9 +68,7 @@ func newHostileFixture(t *testing.T) *hostileFixture {
 			t.Fatal(err)
 		}
 	}
-	if err := syscall.Mkfifo(filepath.Join(root, "fifo"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	makeFIFO(t, filepath.Join(root, "fifo"))
 
 	reg := openOne(t, root, func(c *Config) { c.Workspaces[0].Worktree = true })
 	return &hostileFixture{
