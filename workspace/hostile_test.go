@@ -311,3 +311,26 @@ func TestCorruptObjects(t *testing.T) {
 	_, err = reg.Snapshot(ctx, reader, "ws", bogus)
 	wantClass(t, err, server.Internal, repo.Dir)
 }
+
+// TestCursorCannotEnterDeniedDirectory: a crafted cursor pointing inside a
+// denied directory resumes after it, without listing its contents.
+func TestCursorCannotEnterDeniedDirectory(t *testing.T) {
+	repo := gitfixture.New(t)
+	repo.Commit(t, "secrets", map[string]gitfixture.File{
+		".ssh/known_hosts": gitfixture.Text("x"),
+		".ssh/zzz":         gitfixture.Text("x"),
+		"private/a":        gitfixture.Text("x"),
+		"private/b":        gitfixture.Text("x"),
+		"public/c":         gitfixture.Text("x"),
+	})
+	reg := openOne(t, repo.Dir, func(c *Config) {
+		c.Policies = []PolicyConfig{{Identity: "local", Workspaces: []string{"*"}, Actions: []Action{ActionRead}, Deny: []string{"private"}}}
+	})
+	s := snapshot(t, reg, "HEAD")
+	for _, after := range []string{".ssh/", ".ssh/a", ".ssh/known_hosts", "private/", "private/a", "private/0"} {
+		got, _ := walkPaths(t, s, "", WalkOptions{Recursive: true, After: after})
+		if diff := diffStrings([]string{"public/", "public/c"}, got); diff != "" {
+			t.Errorf("after %q: %s", after, diff)
+		}
+	}
+}

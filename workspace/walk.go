@@ -95,10 +95,13 @@ func (w *walker) walk(ctx context.Context, dir Entry) error {
 	for _, e := range children {
 		isDir := e.Type == TypeDir
 		descend := isDir && w.opts.Recursive
+		// Hidden entries are decided first: a cursor pointing inside a
+		// denied directory must not lead the walk into it.
+		hidden := w.s.grant.hidesEntry(e.Path, isDir)
 		if w.after != "" {
 			key := e.Cursor()
 			if key <= w.after {
-				if descend && strings.HasPrefix(w.after, key) {
+				if !hidden && descend && strings.HasPrefix(w.after, key) {
 					if err := w.walk(ctx, e); err != nil {
 						return err
 					}
@@ -106,7 +109,7 @@ func (w *walker) walk(ctx context.Context, dir Entry) error {
 				continue
 			}
 		}
-		if w.s.grant.hidesEntry(e.Path, isDir) {
+		if hidden {
 			w.stats.Omitted++
 			continue
 		}
