@@ -57,7 +57,8 @@
 // through an [os.Root] opened on the canonical root, one directory at a
 // time, checking that each directory is the one inspected: symlinks are
 // reported, never followed (not even inside the tree, where they could
-// reach .git), and FIFOs, sockets and devices are refused.
+// reach .git), absolute link targets (host paths) are withheld, and FIFOs,
+// sockets and devices are refused.
 //
 // # Performance
 //

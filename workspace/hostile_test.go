@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -110,6 +111,7 @@ func TestHostileTreeEntries(t *testing.T) {
 	ctx := context.Background()
 	s := snapshot(t, fx.reg, "HEAD")
 	got, stats := walkPaths(t, s, "", WalkOptions{Recursive: true})
+	checkEntriesClean(t, s, fx.forbidden)
 	want := []string{"esc", "evil", "gitdir", "ok.txt", "rootlink"}
 	if diff := diffStrings(want, got); diff != "" {
 		t.Errorf("walk: %s", diff)
@@ -142,6 +144,7 @@ func TestHostileWorktree(t *testing.T) {
 	ctx := context.Background()
 	s := snapshot(t, fx.reg, "worktree")
 	got, stats := walkPaths(t, s, "", WalkOptions{Recursive: true})
+	checkEntriesClean(t, s, fx.forbidden)
 	want := []string{"abs", "esc", "evil", "gitdir", "ok.txt", "rootlink"}
 	if diff := diffStrings(want, got); diff != "" {
 		t.Errorf("walk: %s", diff)
@@ -332,5 +335,29 @@ func TestCursorCannotEnterDeniedDirectory(t *testing.T) {
 		if diff := diffStrings([]string{"public/", "public/c"}, got); diff != "" {
 			t.Errorf("after %q: %s", after, diff)
 		}
+	}
+}
+
+// checkEntriesClean fails if any entry of a full walk, or its Stat, holds
+// a forbidden string in any field.
+func checkEntriesClean(t *testing.T, s *Snapshot, forbidden []string) {
+	t.Helper()
+	ctx := context.Background()
+	_, err := s.Walk(ctx, "", WalkOptions{Recursive: true, Sizes: true}, func(e Entry) error {
+		st, err := s.Stat(ctx, e.Path)
+		if err != nil {
+			t.Errorf("Stat(%q): %v", e.Path, err)
+		}
+		for _, text := range []string{fmt.Sprintf("%+v", e), fmt.Sprintf("%+v", st)} {
+			for _, f := range forbidden {
+				if strings.Contains(text, f) {
+					t.Errorf("entry %s reveals %q", text, f)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -45,7 +45,9 @@ type Entry struct {
 	// directory, the commit of a submodule. Worktree entries have one only
 	// after a complete read of a file.
 	SHA string
-	// Target is a symlink's target text (at most MaxLinkTarget bytes).
+	// Target is a symlink's target text (at most MaxLinkTarget bytes). In
+	// the working tree an absolute target names a host path and is withheld:
+	// Target is then "" (a real symlink never has an empty target).
 	Target string
 }
 

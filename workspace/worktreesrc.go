@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
+	"strings"
 	"slices"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -94,7 +96,10 @@ func worktreeEntry(dir *os.Root, p string, fi fs.FileInfo) (Entry, error) {
 		e := Entry{Path: p, Type: TypeSymlink, Mode: ModeSymlink, Size: -1}
 		if target, err := dir.Readlink(path.Base(p)); err == nil {
 			e.Size = int64(len(target))
-			if len(target) > MaxLinkTarget {
+			switch {
+			case strings.HasPrefix(target, "/") || filepath.IsAbs(target):
+				target = "" // a host path: withheld
+			case len(target) > MaxLinkTarget:
 				target, e.Size = target[:MaxLinkTarget], -1
 			}
 			e.Target = target
