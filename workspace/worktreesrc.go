@@ -8,8 +8,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strings"
 	"slices"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
