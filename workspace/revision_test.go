@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -177,5 +178,45 @@ func TestWorktreeDirty(t *testing.T) {
 	_, checked, _ := snapshot(t, openOne(t, repo.Dir, nil), "HEAD").WorktreeDirty(ctx)
 	if checked {
 		t.Error("checked a working tree the workspace does not allow reading")
+	}
+}
+
+// TestCommitPrefixCandidates exercises the candidate listing with prefixes
+// shorter than MinShortSHA (two real commits sharing seven hex digits are
+// out of a test's reach): sixty commits share some two- or three-digit
+// prefixes.
+func TestCommitPrefixCandidates(t *testing.T) {
+	repo := gitfixture.New(t)
+	var shas []string
+	for i := range 60 {
+		shas = append(shas, repo.Commit(t, fmt.Sprint("commit ", i), map[string]gitfixture.File{"f": gitfixture.Text(fmt.Sprint(i))}))
+	}
+	ws := openOne(t, repo.Dir, nil).workspaces["ws"]
+	byPrefix := map[string][]string{}
+	for _, sha := range shas {
+		byPrefix[sha[:3]] = append(byPrefix[sha[:3]], sha)
+		byPrefix[sha[:2]] = append(byPrefix[sha[:2]], sha)
+	}
+	tested := 0
+	for prefix, want := range byPrefix {
+		ws.repo.mu.Lock()
+		got, err := ws.commitsWithPrefixLocked(prefix)
+		ws.repo.mu.Unlock()
+		if err != nil || len(got) != len(want) {
+			t.Fatalf("prefix %s: got %v, %v; want %d commits", prefix, got, err, len(want))
+		}
+		if len(want) > 1 {
+			tested++
+			err := ambiguous(prefix, nil, got)
+			wantClass(t, err, server.InvalidInput)
+			for _, sha := range want {
+				if !strings.Contains(err.Error(), sha[:12]) {
+					t.Errorf("prefix %s: %v does not list %s", prefix, err, sha[:12])
+				}
+			}
+		}
+	}
+	if tested == 0 {
+		t.Fatal("no shared prefix among 60 commits")
 	}
 }
