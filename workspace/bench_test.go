@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -66,8 +65,13 @@ func buildCorpus(b *testing.B) error {
 		return err
 	}
 	corpus.temp = temp
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return fmt.Errorf("go env GOROOT: %v", err)
+	}
 	dir := filepath.Join(temp, "src")
-	if out, err := exec.Command("cp", "-a", filepath.Join(runtime.GOROOT(), "src"), dir).CombinedOutput(); err != nil {
+	src := filepath.Join(strings.TrimSpace(string(goroot)), "src")
+	if out, err := exec.Command("cp", "-a", src, dir).CombinedOutput(); err != nil {
 		return fmt.Errorf("copying GOROOT/src: %v: %s", err, out)
 	}
 	gitfixture.Git(b, dir, "init", "-q", "-b", "main")
@@ -272,4 +276,36 @@ func BenchmarkCold(b *testing.B) {
 			return err
 		})
 	})
+}
+
+// BenchmarkReadFileFirst reads each of the 1000 files once from a fresh
+// registry (blobs not cached; trees not cached either): T1 of PERF.md, the
+// first read of a blob at a revision. One op is 1000 reads.
+func BenchmarkReadFileFirst(b *testing.B) {
+	dir, paths := benchCorpus(b)
+	ctx := context.Background()
+	lat := make([]time.Duration, len(paths))
+	for b.Loop() {
+		b.StopTimer()
+		reg, err := Open(Config{Workspaces: []WorkspaceConfig{{ID: "ws", Root: dir}}}, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		for i, p := range paths {
+			start := time.Now()
+			s, err := reg.Snapshot(ctx, reader, "ws", "HEAD")
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := s.ReadFile(ctx, p, ReadOptions{}); err != nil {
+				b.Fatal(err)
+			}
+			lat[i] = time.Since(start)
+		}
+		b.StopTimer()
+		reg.Close()
+		b.StartTimer()
+	}
+	reportLatency(b, lat)
 }
