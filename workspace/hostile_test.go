@@ -361,3 +361,19 @@ func checkEntriesClean(t *testing.T, s *Snapshot, forbidden []string) {
 		t.Fatal(err)
 	}
 }
+
+// TestDeepTree: a tree nested deeper than a path may be long is walked to
+// the limit, and the rest is counted as invalid.
+func TestDeepTree(t *testing.T) {
+	repo := gitfixture.New(t)
+	sha := repo.Tree(t, []gitfixture.TreeEntry{{Name: "leaf", Mode: filemode.Regular, SHA: repo.Blob(t, "x")}})
+	for range MaxPathComponents + 10 {
+		sha = repo.Tree(t, []gitfixture.TreeEntry{{Name: "d", Mode: filemode.Dir, SHA: sha}})
+	}
+	repo.SetRef(t, "refs/heads/main", repo.CommitTree(t, "deep", sha))
+	s := snapshot(t, openOne(t, repo.Dir, nil), "HEAD")
+	got, stats := walkPaths(t, s, "", WalkOptions{Recursive: true})
+	if len(got) != MaxPathComponents || stats.Invalid != 1 {
+		t.Errorf("walked %d entries, %d invalid; want %d and 1", len(got), stats.Invalid, MaxPathComponents)
+	}
+}

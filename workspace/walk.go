@@ -66,7 +66,7 @@ func (s *Snapshot) Walk(ctx context.Context, dir string, opts WalkOptions, fn fu
 	if opts.After != "" {
 		w.after = opts.After
 	}
-	err = w.walk(ctx, root)
+	err = w.walk(ctx, root, len(splitPath(root.Path)))
 	if errors.Is(err, fs.SkipAll) {
 		err = nil
 	}
@@ -83,7 +83,8 @@ type walker struct {
 	after   string
 }
 
-func (w *walker) walk(ctx context.Context, dir Entry) error {
+// walk visits the children of dir, which is depth components deep.
+func (w *walker) walk(ctx context.Context, dir Entry, depth int) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -92,7 +93,17 @@ func (w *walker) walk(ctx context.Context, dir Entry) error {
 		return err
 	}
 	w.stats.Invalid += invalid
+	if depth+1 > MaxPathComponents {
+		// Deeper paths could not be named by a caller: report them as
+		// invalid rather than recurse without bound.
+		w.stats.Invalid += len(children)
+		return nil
+	}
 	for _, e := range children {
+		if len(e.Path) > MaxPathBytes {
+			w.stats.Invalid++
+			continue
+		}
 		isDir := e.Type == TypeDir
 		descend := isDir && w.opts.Recursive
 		// Hidden entries are decided first: a cursor pointing inside a
@@ -102,7 +113,7 @@ func (w *walker) walk(ctx context.Context, dir Entry) error {
 			key := e.Cursor()
 			if key <= w.after {
 				if !hidden && descend && strings.HasPrefix(w.after, key) {
-					if err := w.walk(ctx, e); err != nil {
+					if err := w.walk(ctx, e, depth+1); err != nil {
 						return err
 					}
 				}
@@ -123,7 +134,7 @@ func (w *walker) walk(ctx context.Context, dir Entry) error {
 			}
 		}
 		if descend && (w.pattern == nil || w.pattern.MatchPrefix(rel)) {
-			if err := w.walk(ctx, e); err != nil {
+			if err := w.walk(ctx, e, depth+1); err != nil {
 				return err
 			}
 		}
