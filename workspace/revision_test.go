@@ -220,3 +220,35 @@ func TestCommitPrefixCandidates(t *testing.T) {
 		t.Fatal("no shared prefix among 60 commits")
 	}
 }
+
+// FuzzParseRevision checks that an accepted revision holds nothing git
+// would read as an option, a reflog, a path, a search or a range.
+func FuzzParseRevision(f *testing.F) {
+	for _, tc := range hostileRevisions {
+		f.Add(tc.rev)
+	}
+	for _, s := range []string{"HEAD", "main~3^2", "v1.2.3", "refs/heads/x", "abc1234"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		spec, err := parseRevision(in)
+		if err != nil {
+			if server.ClassOf(err) != server.InvalidInput {
+				t.Fatalf("parseRevision(%q): class %s", in, server.ClassOf(err))
+			}
+			return
+		}
+		s := spec.input
+		if strings.HasPrefix(s, "-") || strings.ContainsAny(s, ": \t\n\x00\\*?[") ||
+			strings.Contains(s, "@{") || strings.Contains(s, "^{") || strings.Contains(s, "..") || len(s) > MaxRevisionBytes {
+			t.Fatalf("parseRevision accepted %q", in)
+		}
+		total := 0
+		for _, st := range spec.steps {
+			total += st.n
+		}
+		if total > MaxAncestry*64 {
+			t.Fatalf("parseRevision(%q) walks %d steps", in, total)
+		}
+	})
+}
