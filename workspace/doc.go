@@ -29,8 +29,10 @@
 // Listings use [Snapshot.Walk], which visits entries in git tree order
 // (paths sorted bytewise, a directory as if it ended in "/"), leaves out and
 // counts what the caller may not see, and resumes after any entry's
-// [Entry.Cursor]. Repository facts come from [Snapshot.Head],
-// [Snapshot.Refs], [Snapshot.DefaultBranch] and [Snapshot.Log].
+// [Entry.Cursor]; [Snapshot.List] turns it into pages with totals, the
+// shape of a list_files result. Repository facts come from
+// [Snapshot.Head], [Snapshot.Refs], [Snapshot.DefaultBranch],
+// [Snapshot.Log] and [Snapshot.WorktreeDirty].
 //
 // # Errors
 //

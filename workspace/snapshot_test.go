@@ -226,3 +226,35 @@ func TestReadDir(t *testing.T) {
 	_, _, err = s.ReadDir(context.Background(), "nope")
 	wantClass(t, err, server.NotFound)
 }
+
+func TestListPages(t *testing.T) {
+	repo, _ := basicRepo(t)
+	s := snapshot(t, openOne(t, repo.Dir, nil), "HEAD")
+	all, _ := walkPaths(t, s, "", WalkOptions{Recursive: true})
+	var got []string
+	after := ""
+	for pages := 0; ; pages++ {
+		page, err := s.List(context.Background(), "", ListOptions{Recursive: true, Limit: 4, After: after})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if page.Total != len(all) || page.Omitted != 2 {
+			t.Fatalf("page %d: total %d omitted %d", pages, page.Total, page.Omitted)
+		}
+		for _, e := range page.Entries {
+			got = append(got, e.Cursor())
+		}
+		if !page.Truncated {
+			break
+		}
+		if len(page.Entries) != 4 || page.Next == "" {
+			t.Fatalf("page %d: %+v", pages, page)
+		}
+		after = page.Next
+	}
+	if diff := diffStrings(all, got); diff != "" {
+		t.Errorf("pages: %s", diff)
+	}
+	_, err := s.List(context.Background(), "", ListOptions{Limit: -1})
+	wantClass(t, err, server.InvalidInput)
+}

@@ -159,3 +159,70 @@ func (s *Snapshot) ReadDir(ctx context.Context, dir string) ([]Entry, WalkStats,
 	})
 	return entries, stats, err
 }
+
+// Listing limits.
+const (
+	DefaultListLimit = 1000
+	MaxListLimit     = 10000
+)
+
+// ListOptions choose one page of a listing.
+type ListOptions struct {
+	Recursive bool
+	Pattern   string // as in WalkOptions
+	Sizes     bool   // as in WalkOptions
+	// After is the Next of the previous page ("" for the first page).
+	After string
+	// Limit bounds the page: 0 means DefaultListLimit; at most MaxListLimit.
+	Limit int
+}
+
+// Page is one page of a listing.
+type Page struct {
+	Entries []Entry
+	// Total counts the entries of the whole listing (every page).
+	Total int
+	// Truncated is set when entries follow this page; Next is then the
+	// After of the next page.
+	Truncated bool
+	Next      string
+	// WalkStats counts what the whole listing left out.
+	WalkStats
+}
+
+// List returns one page of the entries under dir, with totals for the
+// whole listing. It walks the whole listing to count it (a warm walk of a
+// large repository takes milliseconds); callers that do not need totals can
+// use Walk with WalkOptions.After instead.
+func (s *Snapshot) List(ctx context.Context, dir string, opts ListOptions) (Page, error) {
+	limit := opts.Limit
+	switch {
+	case limit < 0:
+		return Page{}, server.Errorf(server.InvalidInput, "limit must not be negative")
+	case limit == 0:
+		limit = DefaultListLimit
+	}
+	limit = min(limit, MaxListLimit)
+	var page Page
+	stats, err := s.Walk(ctx, dir, WalkOptions{Recursive: opts.Recursive, Pattern: opts.Pattern, Sizes: opts.Sizes},
+		func(e Entry) error {
+			page.Total++
+			if opts.After != "" && e.Cursor() <= opts.After {
+				return nil
+			}
+			if len(page.Entries) == limit {
+				page.Truncated = true
+				return nil
+			}
+			page.Entries = append(page.Entries, e)
+			return nil
+		})
+	if err != nil {
+		return Page{}, err
+	}
+	page.WalkStats = stats
+	if page.Truncated {
+		page.Next = page.Entries[len(page.Entries)-1].Cursor()
+	}
+	return page, nil
+}
