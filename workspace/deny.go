@@ -1,0 +1,203 @@
+package workspace
+
+import (
+	"fmt"
+	"path"
+	"strings"
+)
+
+// DefaultDenyPatterns are the secret patterns every workspace denies, at
+// every revision and in the working tree, whatever the caller's policy says.
+// A pattern without a slash matches one path component at any depth; a
+// pattern with a slash matches a run of trailing components at any depth
+// (".aws/credentials"); a leading slash anchors it at the root. Matching is
+// case-insensitive, and a denied directory denies everything below it.
+// Workspaces add to this list with [WorkspaceConfig.Deny]; nothing removes
+// from it.
+var DefaultDenyPatterns = []string{
+	".env", ".env.*", ".envrc",
+	"*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore", "*.ppk", "*.kdbx", "*.asc", "*.gpg",
+	"id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
+	".ssh", ".gnupg", ".password-store",
+	".aws/credentials", ".docker/config.json", ".kube/config", ".config/gh/hosts.yml", ".config/gcloud",
+	".netrc", "_netrc", ".npmrc", ".pypirc", ".pgpass", ".my.cnf", ".htpasswd", ".git-credentials",
+	".vault-token", ".terraformrc", "terraform.tfvars", "*.tfstate", "*.tfstate.backup",
+	"credentials.json", "client_secret*.json", "service-account*.json", "secrets.yml", "secrets.yaml",
+}
+
+// denyRule is one compiled deny pattern. Most patterns are a literal name,
+// a literal prefix followed by "*", or "*" followed by a literal suffix;
+// those are matched without path.Match, which keeps listings fast.
+type denyRule struct {
+	pattern string
+	kind    ruleKind
+	lit     string // exact, prefix or suffix literal (lower case)
+	glob    Glob   // for ruleName and ruleGlob
+	// name is the last component of the pattern: a name must match it
+	// before the whole glob is tried.
+	name string
+}
+
+type ruleKind int
+
+const (
+	ruleExact ruleKind = iota
+	rulePrefix
+	ruleSuffix
+	ruleName // a one-component pattern with other wildcards
+	ruleGlob // a multi-component or anchored pattern
+)
+
+// denyList holds compiled deny patterns.
+type denyList struct {
+	exact map[string]string // lower-case name -> pattern
+	rules []denyRule        // everything else
+}
+
+func compileDenyList(patterns ...[]string) (*denyList, error) {
+	d := &denyList{exact: make(map[string]string)}
+	for _, list := range patterns {
+		for _, p := range list {
+			if err := d.add(p); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return d, nil
+}
+
+func (d *denyList) add(pattern string) error {
+	lower := strings.ToLower(strings.TrimSuffix(pattern, "/"))
+	anchored := strings.HasPrefix(lower, "/")
+	lower = strings.TrimPrefix(lower, "/")
+	if lower == "" {
+		return fmt.Errorf("empty deny pattern")
+	}
+	if anchored || strings.Contains(lower, "/") {
+		expr := lower
+		if !anchored {
+			expr = "**/" + lower
+		}
+		g, err := ParseGlob(expr)
+		if err != nil {
+			return fmt.Errorf("deny pattern: %w", err)
+		}
+		d.rules = append(d.rules, denyRule{pattern: pattern, kind: ruleGlob, glob: g, name: lower[strings.LastIndexByte(lower, '/')+1:]})
+		return nil
+	}
+	g, err := ParseGlob(lower)
+	if err != nil {
+		return fmt.Errorf("deny pattern: %w", err)
+	}
+	body := strings.TrimSuffix(strings.TrimPrefix(lower, "*"), "*")
+	switch {
+	case !strings.ContainsAny(lower, "*?[\\"):
+		d.exact[lower] = pattern
+	case strings.ContainsAny(body, "*?[\\"):
+		d.rules = append(d.rules, denyRule{pattern: pattern, kind: ruleName, glob: g, lit: literalPrefix(lower)})
+	case strings.HasPrefix(lower, "*") && !strings.HasSuffix(lower, "*"):
+		d.rules = append(d.rules, denyRule{pattern: pattern, kind: ruleSuffix, lit: body})
+	case strings.HasSuffix(lower, "*") && !strings.HasPrefix(lower, "*"):
+		d.rules = append(d.rules, denyRule{pattern: pattern, kind: rulePrefix, lit: body})
+	default:
+		d.rules = append(d.rules, denyRule{pattern: pattern, kind: ruleName, glob: g, lit: literalPrefix(lower)})
+	}
+	return nil
+}
+
+// literalPrefix returns the part of a pattern before its first wildcard.
+func literalPrefix(pattern string) string {
+	if i := strings.IndexAny(pattern, "*?[\\"); i >= 0 {
+		return pattern[:i]
+	}
+	return pattern
+}
+
+// nameMatches is the cheap test of a ruleGlob: does the entry's own name
+// match the pattern's last component?
+func (r *denyRule) nameMatches(lowerName string) bool {
+	if r.name == "**" {
+		return true
+	}
+	if !strings.ContainsAny(r.name, "*?[\\") {
+		return r.name == lowerName
+	}
+	ok, _ := path.Match(r.name, lowerName)
+	return ok
+}
+
+// match reports the pattern that denies the clean path p (or one of its
+// ancestors), if any.
+func (d *denyList) match(p string) (string, bool) {
+	if p == "" {
+		return "", false
+	}
+	end := 0
+	for end < len(p) {
+		next := strings.IndexByte(p[end:], '/')
+		if next < 0 {
+			end = len(p)
+		} else {
+			end += next
+		}
+		if pat, ok := d.matchEntry(p[:end]); ok {
+			return pat, true
+		}
+		end++
+	}
+	return "", false
+}
+
+// matchEntry reports the pattern that denies p itself, assuming its
+// ancestors were already checked (as a listing does while descending).
+func (d *denyList) matchEntry(p string) (string, bool) {
+	name := p[strings.LastIndexByte(p, '/')+1:]
+	lowerName := toLowerASCII(name)
+	if pat, ok := d.exact[lowerName]; ok {
+		return pat, true
+	}
+	var lowerPath string
+	for i := range d.rules {
+		r := &d.rules[i]
+		switch r.kind {
+		case rulePrefix:
+			if strings.HasPrefix(lowerName, r.lit) {
+				return r.pattern, true
+			}
+		case ruleSuffix:
+			if strings.HasSuffix(lowerName, r.lit) {
+				return r.pattern, true
+			}
+		case ruleName:
+			if strings.HasPrefix(lowerName, r.lit) && r.glob.Match(lowerName) {
+				return r.pattern, true
+			}
+		case ruleGlob:
+			if !r.nameMatches(lowerName) {
+				continue
+			}
+			if lowerPath == "" {
+				lowerPath = toLowerASCII(p)
+			}
+			if r.glob.Match(lowerPath) {
+				return r.pattern, true
+			}
+		}
+	}
+	return "", false
+}
+
+// toLowerASCII lower-cases s, without allocating when it already is, and
+// falls back to Unicode rules for non-ASCII input.
+func toLowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			return strings.ToLower(s)
+		}
+		if 'A' <= c && c <= 'Z' {
+			return strings.ToLower(s)
+		}
+	}
+	return s
+}

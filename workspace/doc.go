@@ -1,0 +1,72 @@
+// Package workspace is the layer between repository tools and the git
+// repositories an operator hands to callers. It answers three questions
+// for every call, in this order, before any byte is read:
+//
+//  1. Who may do what where: a [Registry] maps workspace ids to roots and
+//     holds the operator's policies (identity x workspace x action x path x
+//     ref). [Registry.Authorize] is the check the server middleware runs.
+//  2. Which commit: [Registry.Snapshot] resolves a revision (full or short
+//     SHA, branch, tag, HEAD, ~N/^N, or "worktree") to a full commit SHA,
+//     refusing anything git would interpret further (a leading "-",
+//     reflogs, :/text, rev:path, ^{...}).
+//  3. Which path: [CleanPath] normalizes a caller's path and refuses
+//     absolute forms, escapes, .git in any spelling, and bytes that are not
+//     path text; the secret patterns ([DefaultDenyPatterns]) and the
+//     caller's policy globs then decide.
+//
+// A tool is then a thin function over a [Snapshot]:
+//
+//	reg, err := workspace.Open(cfg, workspace.Options{})      // at start
+//	...
+//	acc := workspace.Access{Identity: identity, Action: workspace.ActionRead}
+//	snap, err := reg.Snapshot(ctx, acc, args.WorkspaceID, args.Revision)
+//	if err != nil {
+//		return err // a *server.Error: invalid_input, not_found or permission_denied
+//	}
+//	f, err := snap.ReadFile(ctx, args.Path, workspace.ReadOptions{Limit: args.MaxBytes})
+//	// f.Data, f.Truncated, f.SHA (blob), snap.Revision().SHA (commit) ...
+//
+// Listings use [Snapshot.Walk], which visits entries in git tree order
+// (paths sorted bytewise, a directory as if it ended in "/"), leaves out and
+// counts what the caller may not see, and resumes after any entry's
+// [Entry.Cursor]; [Snapshot.List] turns it into pages with totals, the
+// shape of a list_files result. Repository facts come from
+// [Snapshot.Head], [Snapshot.Refs], [Snapshot.DefaultBranch],
+// [Snapshot.Log] and [Snapshot.WorktreeDirty].
+//
+// # Errors
+//
+// Every error a caller can cause is a *server.Error of class invalid_input,
+// not_found or permission_denied whose message quotes only the caller's own
+// input and names the rule that refused it, never the workspace root or
+// anything outside it. A workspace the caller has no access to at all is
+// reported exactly like one that does not exist. Faults in the repository
+// are class internal, with the root scrubbed from their cause.
+//
+// # Security model
+//
+// Committed snapshots are read from the object store with go-git, never
+// from the filesystem: symlinks (mode 120000) are reported with their
+// target text and never followed; [Entry.LinkPath] says which in-tree path
+// a link names when it stays inside. Submodules are reported, not entered.
+// Tree entries whose names cannot be a path component here (".git" in any
+// spelling, "..", names with slashes, backslashes or control characters)
+// are left out of listings and counted as invalid. Alternate object stores
+// (objects/info/alternates) are not read: a workspace is exactly what its
+// root holds, and an object that lives only elsewhere reads as missing.
+//
+// The working tree ("worktree", where the workspace allows it) is read
+// through an [os.Root] opened on the canonical root, one directory at a
+// time, checking that each directory is the one inspected: symlinks are
+// reported, never followed (not even inside the tree, where they could
+// reach .git), absolute link targets (host paths) are withheld, and FIFOs,
+// sockets and devices are refused.
+//
+// # Performance
+//
+// Each workspace keeps one go-git storage opened with KeepDescriptors, a
+// small object cache, a cache of decoded trees and of blob sizes, all
+// guarded by one mutex per workspace (go-git's shared pack readers are not
+// safe for concurrent use). Blobs above 1 MiB are streamed, so a read holds
+// at most its byte budget in memory.
+package workspace

@@ -1,0 +1,228 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"strings"
+
+	"github.com/repo-mcp/repo-mcp/server"
+)
+
+// WalkOptions choose what a walk visits.
+type WalkOptions struct {
+	// Recursive descends into subdirectories; otherwise only the direct
+	// children of the directory are visited.
+	Recursive bool
+	// Pattern, when set, is a [Glob] matched against each entry's path
+	// relative to the walked directory ("**/*.go"). Directories that do not
+	// match are still descended into when some path below could match.
+	Pattern string
+	// After resumes a walk just after the entry whose [Entry.Cursor] it is;
+	// entries at or before it are skipped without reading their subtrees.
+	After string
+	// Sizes fills in Entry.Size for files in a commit (it costs one object
+	// header read per file). Worktree entries always have sizes.
+	Sizes bool
+}
+
+// WalkStats counts what a walk left out, in the part it walked.
+type WalkStats struct {
+	// Omitted counts entries withheld by the secret patterns or the
+	// caller's policies (a withheld directory counts once; its contents are
+	// not looked at).
+	Omitted int
+	// Invalid counts entries whose names cannot be shown (hostile names
+	// such as ".GIT", names with control characters or backslashes) and,
+	// in the working tree, FIFOs, sockets and devices.
+	Invalid int
+}
+
+// Walk visits the entries under directory dir in a deterministic order:
+// paths sorted bytewise, with a directory's path compared as if it ended
+// in "/", and every directory before its contents (git's tree order). fn
+// may return [fs.SkipAll] to stop early, or [fs.SkipDir] on a directory to
+// skip its contents; any other error ends the walk and is returned.
+//
+// Symlinks and submodules are reported, never followed. Entries denied to
+// the caller are left out and counted in the returned stats.
+func (s *Snapshot) Walk(ctx context.Context, dir string, opts WalkOptions, fn func(Entry) error) (WalkStats, error) {
+	var stats WalkStats
+	root, err := s.Stat(ctx, dir)
+	if err != nil {
+		return stats, err
+	}
+	if root.Type != TypeDir {
+		return stats, server.Errorf(server.InvalidInput, "path %s is a %s, not a directory", quoteInput(root.Path), root.Type)
+	}
+	w := &walker{s: s, opts: opts, fn: fn, stats: &stats, base: root.Path}
+	if opts.Pattern != "" {
+		g, err := ParseGlob(opts.Pattern)
+		if err != nil {
+			return stats, server.Errorf(server.InvalidInput, "pattern: %v", err)
+		}
+		w.pattern = &g
+	}
+	if opts.After != "" {
+		w.after = opts.After
+	}
+	err = w.walk(ctx, root, len(splitPath(root.Path)))
+	if errors.Is(err, fs.SkipAll) {
+		err = nil
+	}
+	return stats, err
+}
+
+type walker struct {
+	s       *Snapshot
+	opts    WalkOptions
+	fn      func(Entry) error
+	stats   *WalkStats
+	base    string // the walked directory
+	pattern *Glob
+	after   string
+}
+
+// walk visits the children of dir, which is depth components deep.
+func (w *walker) walk(ctx context.Context, dir Entry, depth int) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	children, invalid, err := w.s.src.list(ctx, dir, w.opts.Sizes)
+	if err != nil {
+		return err
+	}
+	w.stats.Invalid += invalid
+	if depth+1 > MaxPathComponents {
+		// Deeper paths could not be named by a caller: report them as
+		// invalid rather than recurse without bound.
+		w.stats.Invalid += len(children)
+		return nil
+	}
+	for _, e := range children {
+		if len(e.Path) > MaxPathBytes {
+			w.stats.Invalid++
+			continue
+		}
+		isDir := e.Type == TypeDir
+		descend := isDir && w.opts.Recursive
+		// Hidden entries are decided first: a cursor pointing inside a
+		// denied directory must not lead the walk into it.
+		hidden := w.s.grant.hidesEntry(e.Path, isDir)
+		if w.after != "" {
+			key := e.Cursor()
+			if key <= w.after {
+				if !hidden && descend && strings.HasPrefix(w.after, key) {
+					if err := w.walk(ctx, e, depth+1); err != nil {
+						return err
+					}
+				}
+				continue
+			}
+		}
+		if hidden {
+			w.stats.Omitted++
+			continue
+		}
+		rel := w.relative(e.Path)
+		if w.pattern == nil || w.pattern.Match(rel) {
+			switch err := w.fn(e); {
+			case errors.Is(err, fs.SkipDir) && isDir:
+				continue
+			case err != nil:
+				return err
+			}
+		}
+		if descend && (w.pattern == nil || w.pattern.MatchPrefix(rel)) {
+			if err := w.walk(ctx, e, depth+1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (w *walker) relative(p string) string {
+	if w.base == "" {
+		return p
+	}
+	return p[len(w.base)+1:]
+}
+
+// ReadDir returns the direct children of directory dir that the caller may
+// see, in walk order, with sizes.
+func (s *Snapshot) ReadDir(ctx context.Context, dir string) ([]Entry, WalkStats, error) {
+	var entries []Entry
+	stats, err := s.Walk(ctx, dir, WalkOptions{Sizes: true}, func(e Entry) error {
+		entries = append(entries, e)
+		return nil
+	})
+	return entries, stats, err
+}
+
+// Listing limits.
+const (
+	DefaultListLimit = 1000
+	MaxListLimit     = 10000
+)
+
+// ListOptions choose one page of a listing.
+type ListOptions struct {
+	Recursive bool
+	Pattern   string // as in WalkOptions
+	Sizes     bool   // as in WalkOptions
+	// After is the Next of the previous page ("" for the first page).
+	After string
+	// Limit bounds the page: 0 means DefaultListLimit; at most MaxListLimit.
+	Limit int
+}
+
+// Page is one page of a listing.
+type Page struct {
+	Entries []Entry
+	// Total counts the entries of the whole listing (every page).
+	Total int
+	// Truncated is set when entries follow this page; Next is then the
+	// After of the next page.
+	Truncated bool
+	Next      string
+	// WalkStats counts what the whole listing left out.
+	WalkStats
+}
+
+// List returns one page of the entries under dir, with totals for the
+// whole listing. It walks the whole listing to count it (a warm walk of a
+// large repository takes milliseconds); callers that do not need totals can
+// use Walk with WalkOptions.After instead.
+func (s *Snapshot) List(ctx context.Context, dir string, opts ListOptions) (Page, error) {
+	limit := opts.Limit
+	switch {
+	case limit < 0:
+		return Page{}, server.Errorf(server.InvalidInput, "limit must not be negative")
+	case limit == 0:
+		limit = DefaultListLimit
+	}
+	limit = min(limit, MaxListLimit)
+	var page Page
+	stats, err := s.Walk(ctx, dir, WalkOptions{Recursive: opts.Recursive, Pattern: opts.Pattern, Sizes: opts.Sizes},
+		func(e Entry) error {
+			page.Total++
+			if opts.After != "" && e.Cursor() <= opts.After {
+				return nil
+			}
+			if len(page.Entries) == limit {
+				page.Truncated = true
+				return nil
+			}
+			page.Entries = append(page.Entries, e)
+			return nil
+		})
+	if err != nil {
+		return Page{}, err
+	}
+	page.WalkStats = stats
+	if page.Truncated {
+		page.Next = page.Entries[len(page.Entries)-1].Cursor()
+	}
+	return page, nil
+}
