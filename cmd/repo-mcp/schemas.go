@@ -18,7 +18,7 @@ import (
 // schema generation.
 func allTools() (*server.Server, error) {
 	s := newServer(server.Options{})
-	if err := registerTools(s, &serveConfig{}); err != nil {
+	if err := registerTools(s, nil, false); err != nil {
 		return nil, err
 	}
 	return s, nil

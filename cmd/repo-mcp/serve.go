@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,6 +13,10 @@ import (
 	"time"
 
 	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/tools/readfile"
+	"github.com/repo-mcp/repo-mcp/tools/repoinfo"
+	"github.com/repo-mcp/repo-mcp/tools/toolkit"
+	"github.com/repo-mcp/repo-mcp/workspace"
 )
 
 // serveConfig is what the serve flags say.
@@ -32,8 +35,7 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Func("workspace", "a workspace as ID=PATH (repeatable)", func(v string) error {
-		id, path, ok := strings.Cut(v, "=")
-		if !ok || id == "" || path == "" {
+		if id, path, ok := strings.Cut(v, "="); !ok || id == "" || path == "" {
 			return fmt.Errorf("want ID=PATH, got %q", v)
 		}
 		c.workspaces = append(c.workspaces, v)
@@ -68,7 +70,12 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		}
 	}
 	logger := slog.New(slog.NewJSONHandler(stderr, nil))
-	opts := server.Options{Logger: logger, Caller: c.identity}
+	reg, err := openRegistry(c, logger)
+	if err != nil {
+		return err
+	}
+	defer reg.Close()
+	opts := server.Options{Logger: logger, Caller: c.identity, Authorize: toolkit.Authorizer(reg)}
 	if c.auditLog != "" {
 		f, err := os.OpenFile(c.auditLog, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
@@ -78,14 +85,38 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		opts.Audit = f
 	}
 	s := newServer(opts)
-	if err := registerTools(s, c); err != nil {
+	if err := registerTools(s, reg, c.readOnly); err != nil {
 		return err
 	}
 	if c.httpAddr != "" {
 		return serveHTTP(ctx, s, c, logger)
 	}
-	logger.Info("serving MCP on stdio", "version", version(), "tools", len(s.Tools()))
+	logger.Info("serving MCP on stdio", "version", version(), "tools", len(s.Tools()), "workspaces", len(reg.IDs(c.identity)))
 	return s.Serve(ctx, os.Stdin, protocol)
+}
+
+// openRegistry opens the workspaces named by --config and --workspace.
+func openRegistry(c *serveConfig, logger *slog.Logger) (*workspace.Registry, error) {
+	var cfg workspace.Config
+	if c.configFile != "" {
+		f, err := os.Open(c.configFile)
+		if err != nil {
+			return nil, fmt.Errorf("--config: %w", err)
+		}
+		cfg, err = workspace.LoadConfig(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("--config %s: %w", c.configFile, err)
+		}
+	}
+	for _, spec := range c.workspaces {
+		w, err := workspace.ParseWorkspaceFlag(spec)
+		if err != nil {
+			return nil, fmt.Errorf("--workspace %s: %w", spec, err)
+		}
+		cfg.Workspaces = append(cfg.Workspaces, w)
+	}
+	return workspace.Open(cfg, workspace.Options{Operator: c.identity, Logger: logger})
 }
 
 // newServer returns the repo-mcp server with no tools.
@@ -99,12 +130,19 @@ func newServer(opts server.Options) *server.Server {
 	}, opts)
 }
 
-// registerTools adds the repository tools. They arrive with the workspace
-// layer; until then the server serves none.
-func registerTools(s *server.Server, c *serveConfig) error {
-	if len(c.workspaces) > 0 || c.configFile != "" {
-		return errors.New("workspaces are not supported by this build yet")
+// registerTools adds the repository tools, reading through reg. With
+// readOnly, tools that change anything are left out. reg may be nil when
+// the tools are only listed (their handlers then never run).
+func registerTools(s *server.Server, reg *workspace.Registry, readOnly bool) error {
+	for _, register := range []func(*server.Server, *workspace.Registry) error{
+		repoinfo.Register,
+		readfile.Register,
+	} {
+		if err := register(s, reg); err != nil {
+			return err
+		}
 	}
+	_ = readOnly // no tool changes anything yet
 	return nil
 }
 

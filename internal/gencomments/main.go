@@ -12,7 +12,8 @@
 // keyed as server.Tool.Comments expects ("import/path.Type" and
 // "import/path.Type.Field"); pass its result as Tool.Comments. Test files
 // are left out. A type's description is the first sentence of its doc
-// comment; a field's is its whole doc comment (or line comment).
+// comment; a field's is its whole doc comment (or line comment), without a
+// leading "Field is" (the model knows the field by its JSON name).
 package main
 
 import (
@@ -84,6 +85,18 @@ func generate(dir, importPath, outName string) ([]byte, error) {
 	return format.Source(b.Bytes())
 }
 
+// describe turns a field's Go comment into a description for a model,
+// which knows the field by its JSON name: "Path is the file to read." becomes
+// "The file to read."
+func describe(field, text string) string {
+	for _, verb := range []string{" is ", " are "} {
+		if rest, ok := strings.CutPrefix(text, field+verb); ok && rest != "" {
+			return strings.ToUpper(rest[:1]) + rest[1:]
+		}
+	}
+	return text
+}
+
 // collect adds the comments of f's exported types and their fields.
 func collect(d *doc.Package, f *ast.File, importPath string, out map[string]string) {
 	for _, decl := range f.Decls {
@@ -115,7 +128,7 @@ func collect(d *doc.Package, f *ast.File, importPath string, out map[string]stri
 				text = strings.Join(strings.Fields(text), " ")
 				for _, n := range field.Names {
 					if n.IsExported() && text != "" {
-						out[importPath+"."+ts.Name.Name+"."+n.Name] = text
+						out[importPath+"."+ts.Name.Name+"."+n.Name] = describe(n.Name, text)
 					}
 				}
 			}

@@ -1,0 +1,171 @@
+package readfile
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/tools/toolkit"
+	"github.com/repo-mcp/repo-mcp/workspace"
+)
+
+// ListFilesIn is what list_files takes.
+type ListFilesIn struct {
+	toolkit.Target
+	// Path is the directory to list, relative to the repository root. Default: the root.
+	Path string `json:"path,omitempty" jsonschema:"maxLength=4096"`
+	// Pattern keeps only entries whose path below the directory matches this glob (** matches any number of directories, * and ? stay within one).
+	Pattern string `json:"pattern,omitempty" jsonschema:"maxLength=512"`
+	// Recursive lists the whole subtree instead of the direct children.
+	Recursive bool `json:"recursive,omitempty"`
+	// Limit is the most entries one page holds. Default 1000; at most 10000.
+	Limit int `json:"limit,omitempty" jsonschema:"minimum=1,maximum=10000"`
+	// Cursor continues a listing: the next_cursor of the previous page, with the same other arguments.
+	Cursor string `json:"cursor,omitempty" jsonschema:"maxLength=8192"`
+}
+
+// ListFilesOut is one page of a listing.
+type ListFilesOut struct {
+	// Revision is the full commit SHA listed, or "worktree".
+	Revision string `json:"revision"`
+	// Path is the normalized directory listed ("" is the root).
+	Path string `json:"path"`
+	// Entries are in git tree order (bytewise by path, a directory as if it ended in a slash).
+	Entries []FileEntry `json:"entries"`
+	// Total is the number of entries of the whole listing, all pages.
+	Total int `json:"total"`
+	// Truncated says more entries follow this page.
+	Truncated bool `json:"truncated"`
+	// NextCursor continues the listing when it is truncated.
+	NextCursor string `json:"next_cursor,omitempty"`
+	// Omitted counts entries withheld by the secret patterns or the caller's policy.
+	Omitted int `json:"omitted"`
+	// Invalid counts entries whose names cannot be shown safely (such as .git in any spelling) and, on disk, special files.
+	Invalid int `json:"invalid"`
+}
+
+// FileEntry is one entry of a listing.
+type FileEntry struct {
+	// Path is relative to the repository root.
+	Path string `json:"path"`
+	// Type is file, dir, symlink or submodule.
+	Type string `json:"type" jsonschema:"enum=file,enum=dir,enum=symlink,enum=submodule"`
+	// Size is the size in bytes of a file, or of a symlink's target text.
+	Size int64 `json:"size"`
+	// Mode is the git mode, in octal (100644, 100755, 120000, 040000, 160000).
+	Mode string `json:"mode"`
+	// Target is a symlink's target text.
+	Target string `json:"target,omitempty"`
+}
+
+// Text renders the page as one line per entry.
+func (o ListFilesOut) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s at %s: %d of %d entries", displayDir(o.Path), o.Revision, len(o.Entries), o.Total)
+	if o.Omitted > 0 || o.Invalid > 0 {
+		fmt.Fprintf(&b, " (%d withheld by policy, %d with unsafe names)", o.Omitted, o.Invalid)
+	}
+	b.WriteString("\n")
+	for _, e := range o.Entries {
+		switch e.Type {
+		case "dir":
+			fmt.Fprintf(&b, "%s/\n", e.Path)
+		case "symlink":
+			fmt.Fprintf(&b, "%s -> %s\n", e.Path, e.Target)
+		case "submodule":
+			fmt.Fprintf(&b, "%s (submodule)\n", e.Path)
+		default:
+			fmt.Fprintf(&b, "%s\t%d\n", e.Path, e.Size)
+		}
+	}
+	if o.Truncated {
+		fmt.Fprintf(&b, "[more entries: continue with cursor %s]", o.NextCursor)
+	}
+	return b.String()
+}
+
+func displayDir(p string) string {
+	if p == "" {
+		return "/"
+	}
+	return p + "/"
+}
+
+// cursor is what next_cursor carries: where the listing stopped, and the
+// commit and arguments it belongs to, so that the next page comes from the
+// same tree or is refused.
+type cursor struct {
+	Revision  string `json:"r"`
+	Path      string `json:"p"`
+	Pattern   string `json:"g,omitempty"`
+	Recursive bool   `json:"d,omitempty"`
+	After     string `json:"a"`
+}
+
+func (c cursor) encode() string {
+	data, _ := json.Marshal(c)
+	return base64.RawURLEncoding.EncodeToString(data)
+}
+
+func decodeCursor(s string) (cursor, error) {
+	var c cursor
+	data, err := base64.RawURLEncoding.DecodeString(s)
+	if err == nil {
+		err = json.Unmarshal(data, &c)
+	}
+	if err != nil || c.After == "" {
+		return cursor{}, server.Errorf(server.InvalidInput, "cursor is not one this tool returned").
+			WithHint("pass next_cursor exactly as received, or omit cursor to start again")
+	}
+	return c, nil
+}
+
+func listFiles(ctx context.Context, reg *workspace.Registry, req *server.Request, in ListFilesIn) (ListFilesOut, error) {
+	snap, err := toolkit.Snapshot(ctx, reg, req, in.Target)
+	if err != nil {
+		return ListFilesOut{}, err
+	}
+	sha := snap.Revision().SHA
+	dir := in.Path
+	if dir != "" {
+		if dir, err = workspace.CleanPath(dir); err != nil {
+			return ListFilesOut{}, err
+		}
+	}
+	var after string
+	if in.Cursor != "" {
+		c, err := decodeCursor(in.Cursor)
+		if err != nil {
+			return ListFilesOut{}, err
+		}
+		switch {
+		case c.Path != dir || c.Pattern != in.Pattern || c.Recursive != in.Recursive:
+			return ListFilesOut{}, server.Errorf(server.InvalidInput, "cursor belongs to a listing with other arguments (path, pattern or recursive)")
+		case c.Revision != sha:
+			return ListFilesOut{}, server.Errorf(server.PreconditionFailed,
+				"the revision moved since the first page: it was %s and is now %s", c.Revision, sha).
+				WithHint("pass revision " + c.Revision + " to finish the listing of that commit, or start again without cursor")
+		}
+		after = c.After
+	}
+	page, err := snap.List(ctx, dir, workspace.ListOptions{
+		Recursive: in.Recursive, Pattern: in.Pattern, Sizes: true, After: after, Limit: in.Limit,
+	})
+	if err != nil {
+		return ListFilesOut{}, err
+	}
+	out := ListFilesOut{
+		Revision: sha, Path: dir, Entries: make([]FileEntry, 0, len(page.Entries)),
+		Total: page.Total, Truncated: page.Truncated, Omitted: page.Omitted, Invalid: page.Invalid,
+	}
+	for _, e := range page.Entries {
+		out.Entries = append(out.Entries, FileEntry{Path: e.Path, Type: string(e.Type), Size: max(e.Size, 0), Mode: fmt.Sprintf("%06o", e.Mode), Target: e.Target})
+	}
+	if page.Truncated {
+		out.NextCursor = cursor{Revision: sha, Path: dir, Pattern: in.Pattern, Recursive: in.Recursive, After: page.Next}.encode()
+	}
+	return out, nil
+}

@@ -1,0 +1,41 @@
+package readfile
+
+import (
+	"context"
+
+	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/tools/toolkit"
+	"github.com/repo-mcp/repo-mcp/workspace"
+)
+
+// Register adds read_file and list_files to s, reading through reg.
+func Register(s *server.Server, reg *workspace.Registry) error {
+	comments := toolkit.Comments(goComments())
+	if err := server.Register(s, server.Tool{
+		Name:  "read_file",
+		Title: "Read a file",
+		Description: "Read a text file of a repository at a revision (default HEAD), whole or by 1-based inclusive line range, " +
+			"within a byte budget. The result names the commit and blob it read and, when cut, where to continue. " +
+			"Binary files are refused unless encoding is base64.",
+		Effect:         server.ReadOnly,
+		Action:         string(workspace.ActionRead),
+		MaxResultBytes: maxResultBytes,
+		Comments:       comments,
+	}, func(ctx context.Context, req *server.Request, in ReadFileIn) (ReadFileOut, error) {
+		return readFile(ctx, reg, req, in)
+	}); err != nil {
+		return err
+	}
+	return server.Register(s, server.Tool{
+		Name:  "list_files",
+		Title: "List files",
+		Description: "List the entries of a directory of a repository at a revision (default HEAD): path, type (file, dir, " +
+			"symlink, submodule), size and mode. Recursive on request, filtered by a glob such as **/*.go, paged with a cursor. " +
+			"Entries hidden by policy are left out and counted.",
+		Effect:   server.ReadOnly,
+		Action:   string(workspace.ActionRead),
+		Comments: comments,
+	}, func(ctx context.Context, req *server.Request, in ListFilesIn) (ListFilesOut, error) {
+		return listFiles(ctx, reg, req, in)
+	})
+}
