@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
 	"github.com/repo-mcp/repo-mcp/internal/peers"
 	"github.com/repo-mcp/repo-mcp/internal/testbin"
 )
@@ -66,9 +67,22 @@ func TestToolDefinitions(t *testing.T) {
 	}
 }
 
-// TestGoSDKClient connects the official go-sdk client to the binary in
-// each protocol era.
+// fixtureRepo is a small repository for the peers to read; it returns its
+// root and HEAD.
+func fixtureRepo(t *testing.T) (string, string) {
+	repo := gitfixture.New(t)
+	head := repo.Commit(t, "first", map[string]gitfixture.File{
+		"README.md":   gitfixture.Text("# Fixture\nread by peers\n"),
+		"src/main.go": gitfixture.Text("package main\n"),
+		".env":        gitfixture.Text("SECRET=1\n"),
+	})
+	return repo.Dir, head
+}
+
+// TestGoSDKClient calls every tool of the binary with the official go-sdk
+// client, in each protocol era.
 func TestGoSDKClient(t *testing.T) {
+	root, head := fixtureRepo(t)
 	for _, tt := range []struct{ ask, want string }{
 		{"", "2026-07-28"},
 		{"2025-11-25", "2025-11-25"},
@@ -77,7 +91,7 @@ func TestGoSDKClient(t *testing.T) {
 		t.Run("version "+tt.want, func(t *testing.T) {
 			ctx := context.Background()
 			client := mcp.NewClient(&mcp.Implementation{Name: "peer-test", Version: "0"}, nil)
-			cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(repoMCP(t), "serve")},
+			cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(repoMCP(t), "serve", "--workspace", "fx="+root)},
 				&mcp.ClientSessionOptions{ProtocolVersion: tt.ask})
 			if err != nil {
 				t.Fatal(err)
@@ -87,8 +101,28 @@ func TestGoSDKClient(t *testing.T) {
 			if init.ProtocolVersion != tt.want || init.ServerInfo.Name != "repo-mcp" || init.Capabilities.Tools == nil {
 				t.Errorf("initialize result: version %s, server %+v, capabilities %+v", init.ProtocolVersion, init.ServerInfo, init.Capabilities)
 			}
-			if _, err := cs.ListTools(ctx, nil); err != nil {
-				t.Errorf("list tools: %v", err)
+			tools, err := cs.ListTools(ctx, nil)
+			if err != nil || len(tools.Tools) != 3 {
+				t.Fatalf("list tools: %v, %d tools", err, len(tools.Tools))
+			}
+			for _, call := range []struct {
+				tool string
+				args map[string]any
+				want string
+			}{
+				{"repo_info", map[string]any{"workspace_id": "fx"}, head},
+				{"list_files", map[string]any{"workspace_id": "fx", "recursive": true}, "src/main.go"},
+				{"read_file", map[string]any{"workspace_id": "fx", "path": "README.md"}, "read by peers"},
+				{"read_file", map[string]any{"workspace_id": "fx", "path": ".env"}, "permission_denied: "},
+			} {
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: call.tool, Arguments: call.args})
+				if err != nil {
+					t.Fatalf("%s: %v", call.tool, err)
+				}
+				text := res.Content[0].(*mcp.TextContent).Text
+				if !strings.Contains(text, call.want) || strings.Contains(text, root) {
+					t.Errorf("%s %v: %s", call.tool, call.args, text)
+				}
 			}
 		})
 	}
@@ -99,7 +133,8 @@ func TestGoSDKClient(t *testing.T) {
 // repo-mcp does not offer, each with its reason.
 func TestConformance(t *testing.T) {
 	peers.Node(t)
-	url := peers.StartHTTP(t, repoMCP(t), "serve", "--http", "127.0.0.1:0")
+	root, _ := fixtureRepo(t)
+	url := peers.StartHTTP(t, repoMCP(t), "serve", "--http", "127.0.0.1:0", "--workspace", "fx="+root)
 	t.Run("active", func(t *testing.T) {
 		peers.Conformance(t, url, "testdata/conformance-active.yml")
 	})
@@ -108,19 +143,37 @@ func TestConformance(t *testing.T) {
 	})
 }
 
-// TestInspector lists the tools with the TypeScript SDK's client (the
-// inspector CLI) in both eras.
+// TestInspector lists and calls the tools with the TypeScript SDK's client
+// (the inspector CLI), in both eras.
 func TestInspector(t *testing.T) {
+	root, head := fixtureRepo(t)
+	server := []string{repoMCP(t), "serve", "--workspace", "fx=" + root}
 	for _, era := range []string{"legacy", "modern"} {
 		t.Run(era, func(t *testing.T) {
-			out := peers.Inspector(context.Background(), t, []string{repoMCP(t), "serve"}, "--protocol-era", era, "--method", "tools/list")
+			ctx := context.Background()
+			out := peers.Inspector(ctx, t, server, "--protocol-era", era, "--method", "tools/list")
 			var list struct {
 				Result struct {
-					Tools []json.RawMessage `json:"tools"`
+					Tools []struct{ Name string } `json:"tools"`
 				} `json:"result"`
 			}
-			if err := json.Unmarshal(out, &list); err != nil || list.Result.Tools == nil {
+			if err := json.Unmarshal(out, &list); err != nil || len(list.Result.Tools) != 3 {
 				t.Fatalf("tools/list: %v: %s", err, out)
+			}
+			for _, call := range []struct {
+				tool string
+				args []string
+				want string
+			}{
+				{"repo_info", []string{"workspace_id=fx"}, head},
+				{"list_files", []string{"workspace_id=fx", "path=src"}, "src/main.go"},
+				{"read_file", []string{"workspace_id=fx", "path=README.md", "start_line=2"}, "read by peers"},
+			} {
+				args := append([]string{"--protocol-era", era, "--method", "tools/call", "--tool-name", call.tool, "--tool-arg"}, call.args...)
+				out := peers.Inspector(ctx, t, server, args...)
+				if !strings.Contains(string(out), call.want) {
+					t.Errorf("%s: %s", call.tool, out)
+				}
 			}
 		})
 	}

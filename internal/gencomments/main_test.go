@@ -2,7 +2,9 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"golang.org/x/tools/txtar"
@@ -32,5 +34,34 @@ func TestGenerate(t *testing.T) {
 	}
 	if string(got) != want {
 		t.Errorf("generated:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestCheckedInFilesAreCurrent regenerates every comments_gen.go in the
+// module and fails when one differs: run go generate ./... after editing a
+// tool's doc comments.
+func TestCheckedInFilesAreCurrent(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.Dir}} {{.ImportPath}}", "github.com/repo-mcp/repo-mcp/...").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		dir, importPath, _ := strings.Cut(line, " ")
+		want, err := os.ReadFile(filepath.Join(dir, "comments_gen.go"))
+		if err != nil {
+			continue
+		}
+		checked++
+		got, err := generate(dir, importPath, "comments_gen.go")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("%s/comments_gen.go is stale: run go generate ./...", importPath)
+		}
+	}
+	if checked == 0 {
+		t.Error("found no comments_gen.go to check")
 	}
 }
