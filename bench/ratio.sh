@@ -1,22 +1,24 @@
 #!/usr/bin/env bash
-# bench/ratio.sh PKG BENCHMARK [COUNT]: runs a Go benchmark whose
-# sub-benchmarks are variants of one operation, one of them named "gosdk"
-# (the baseline), COUNT times (default 6) so that variants alternate on a
-# noisy machine. Prints the median calls/s and p50 latency of each variant
+# bench/ratio.sh PKG BENCHMARK [COUNT [BASELINE]]: runs a Go benchmark whose
+# sub-benchmarks are variants of one operation, one of them the baseline
+# (named BASELINE, default "gosdk"), COUNT times (default 6) so that variants
+# alternate on a noisy machine. Extra go test flags come from BENCHFLAGS.
+# Prints the median calls/s and p50 latency of each variant
 # and its ratio to the baseline: calls/s ratio > 1 and p50 ratio < 1 mean
 # faster than the baseline.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-pkg=${1:?usage: ratio.sh PKG BENCHMARK [COUNT]}
-bench=${2:?usage: ratio.sh PKG BENCHMARK [COUNT]}
+pkg=${1:?usage: ratio.sh PKG BENCHMARK [COUNT [BASELINE]]}
+bench=${2:?usage: ratio.sh PKG BENCHMARK [COUNT [BASELINE]]}
 count=${3:-6}
+baseline=${4:-gosdk}
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 for _ in $(seq "$count"); do
-	go test -run='^$' -bench="^${bench}\$" -benchmem -count=1 "$pkg" | grep "^${bench}/"
+	go test -run='^$' -bench="^${bench}\$" -benchmem -count=1 ${BENCHFLAGS:-} "$pkg" | grep "^${bench}/"
 done | tee "$out" >&2
 
-awk -v bench="$bench" '
+awk -v bench="$bench" -v base="$baseline" '
 function median(list,    n, a, i, j, t) {
 	n = split(list, a, " ")
 	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
@@ -31,12 +33,12 @@ $1 ~ "^" bench "/" {
 	}
 }
 END {
-	if (!("gosdk" in rate)) { print "no gosdk baseline in the results" > "/dev/stderr"; exit 1 }
-	rb = median(rate["gosdk"]); pb = median(p50["gosdk"])
+	if (!(base in rate)) { print "no " base " baseline in the results" > "/dev/stderr"; exit 1 }
+	rb = median(rate[base]); pb = median(p50[base])
 	printf "%-14s %10s %10s %14s %12s\n", "variant", "calls/s", "p50 µs", "calls/s ratio", "p50 ratio"
 	for (k = 1; k <= n; k++) {
 		v = order[k]; r = median(rate[v]); p = median(p50[v])
 		printf "%-14s %10.0f %10.1f %13.2fx %11.2fx\n", v, r, p, r / rb, p / pb
 	}
-	printf "(medians of %d runs; ratios against gosdk)\n", split(rate["gosdk"], x, " ")
+	printf "(medians of %d runs; ratios against %s)\n", split(rate[base], x, " "), base
 }' "$out"

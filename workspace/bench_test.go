@@ -65,21 +65,8 @@ func buildCorpus(b *testing.B) error {
 		return err
 	}
 	corpus.temp = temp
-	goroot, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		return fmt.Errorf("go env GOROOT: %v", err)
-	}
-	dir := filepath.Join(temp, "src")
-	src := filepath.Join(strings.TrimSpace(string(goroot)), "src")
-	if out, err := exec.Command("cp", "-a", src, dir).CombinedOutput(); err != nil {
-		return fmt.Errorf("copying GOROOT/src: %v: %s", err, out)
-	}
-	gitfixture.Git(b, dir, "init", "-q", "-b", "main")
-	gitfixture.Git(b, dir, "config", "gc.auto", "0")
-	gitfixture.Git(b, dir, "add", "-A")
-	gitfixture.Git(b, dir, "commit", "-q", "-m", "snapshot of GOROOT/src")
-	gitfixture.Git(b, dir, "gc", "-q")
-	corpus.dir = dir
+	corpus.dir = filepath.Join(temp, "src")
+	gitfixture.GoSource(b, corpus.dir)
 	return nil
 }
 

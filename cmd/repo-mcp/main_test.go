@@ -16,7 +16,13 @@ import (
 
 var bins = testbin.New()
 
-func TestMain(m *testing.M) { os.Exit(bins.Run(m)) }
+func TestMain(m *testing.M) {
+	code := bins.Run(m)
+	if benchRepo.temp != "" {
+		os.RemoveAll(benchRepo.temp)
+	}
+	os.Exit(code)
+}
 
 // repoMCP returns the path of the repo-mcp binary, built once.
 func repoMCP(t testing.TB) string { return bins.Build(t, ".") }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -28,6 +29,7 @@ type serveConfig struct {
 	auditLog    string
 	readOnly    bool
 	identity    string
+	cpuProfile  string
 }
 
 func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
@@ -47,6 +49,7 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 	fs.StringVar(&c.auditLog, "audit-log", "", "append the audit trail to `file` (default: stderr)")
 	fs.BoolVar(&c.readOnly, "read-only", false, "register no tool that changes anything")
 	fs.StringVar(&c.identity, "identity", server.DefaultCaller, "caller identity of stdio calls")
+	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to `file` (for diagnosis)")
 	if err := fs.Parse(args); err != nil {
 		return nil, errUsage
 	}
@@ -68,6 +71,17 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		if protocol, err = server.TakeStdout(); err != nil {
 			return err
 		}
+	}
+	if c.cpuProfile != "" {
+		f, err := os.Create(c.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	logger := slog.New(slog.NewJSONHandler(stderr, nil))
 	reg, err := openRegistry(c, logger)

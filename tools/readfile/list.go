@@ -161,11 +161,29 @@ func listFiles(ctx context.Context, reg *workspace.Registry, req *server.Request
 		Revision: sha, Path: dir, Entries: make([]FileEntry, 0, len(page.Entries)),
 		Total: page.Total, Truncated: page.Truncated, Omitted: page.Omitted, Invalid: page.Invalid,
 	}
-	for _, e := range page.Entries {
+	next, size := page.Next, 0
+	for i, e := range page.Entries {
+		// Each entry appears twice (structured and text), with its JSON
+		// punctuation: stop the page before the result outgrows its bound.
+		size += 2*(len(e.Path)+len(e.Target)) + entryOverhead
+		if size > listBudget && i > 0 {
+			out.Truncated, next = true, page.Entries[i-1].Cursor()
+			break
+		}
 		out.Entries = append(out.Entries, FileEntry{Path: e.Path, Type: string(e.Type), Size: max(e.Size, 0), Mode: fmt.Sprintf("%06o", e.Mode), Target: e.Target})
 	}
-	if page.Truncated {
-		out.NextCursor = cursor{Revision: sha, Path: dir, Pattern: in.Pattern, Recursive: in.Recursive, After: page.Next}.encode()
+	if out.Truncated {
+		out.NextCursor = cursor{Revision: sha, Path: dir, Pattern: in.Pattern, Recursive: in.Recursive, After: next}.encode()
 	}
 	return out, nil
 }
+
+const (
+	// listResultBytes bounds a list_files result; listBudget is the share
+	// entries may take, leaving room for the rest.
+	listResultBytes = 4 << 20
+	listBudget      = listResultBytes * 3 / 4
+	// entryOverhead is an entry's size in a result besides its path and
+	// target: the JSON keys, type, size and mode, and the text line.
+	entryOverhead = 100
+)

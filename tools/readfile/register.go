@@ -32,9 +32,10 @@ func Register(s *server.Server, reg *workspace.Registry) error {
 		Description: "List the entries of a directory of a repository at a revision (default HEAD): path, type (file, dir, " +
 			"symlink, submodule), size and mode. Recursive on request, filtered by a glob such as **/*.go, paged with a cursor. " +
 			"Entries hidden by policy are left out and counted.",
-		Effect:   server.ReadOnly,
-		Action:   string(workspace.ActionRead),
-		Comments: comments,
+		Effect:         server.ReadOnly,
+		Action:         string(workspace.ActionRead),
+		MaxResultBytes: listResultBytes,
+		Comments:       comments,
 	}, func(ctx context.Context, req *server.Request, in ListFilesIn) (ListFilesOut, error) {
 		return listFiles(ctx, reg, req, in)
 	})

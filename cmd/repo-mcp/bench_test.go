@@ -1,0 +1,211 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/repo-mcp/repo-mcp/client"
+	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
+)
+
+// The benchmarks run the repo-mcp binary over stdio on the Go standard
+// library's source committed into a repository (gitfixture.GoSource; set
+// REPO_MCP_BENCH_REPO to reuse one), side by side with git on the same
+// repository. bench/readtools.sh prints the ratios.
+
+var benchRepo struct {
+	once  sync.Once
+	temp  string // removed by TestMain
+	dir   string
+	paths []string
+}
+
+func corpus(b *testing.B) (string, []string) {
+	benchRepo.once.Do(func() {
+		dir := os.Getenv("REPO_MCP_BENCH_REPO")
+		if dir == "" {
+			temp, err := os.MkdirTemp("", "repo-mcp-bench-")
+			if err != nil {
+				b.Fatal(err)
+			}
+			benchRepo.temp = temp
+			dir = filepath.Join(temp, "src")
+			gitfixture.GoSource(b, dir)
+		}
+		benchRepo.dir = dir
+		benchRepo.paths = spread(gitfixture.Git(b, dir, "ls-tree", "-r", "--name-only", "HEAD"), 1000)
+	})
+	return benchRepo.dir, benchRepo.paths
+}
+
+// spread picks n of the listed paths, evenly over the tree.
+func spread(listing string, n int) []string {
+	all := strings.Fields(listing)
+	step := max(len(all)/n, 1)
+	var out []string
+	for i := 0; i < len(all) && len(out) < n; i += step {
+		out = append(out, all[i])
+	}
+	return out
+}
+
+func startServer(b *testing.B, dir string) *client.Conn {
+	args := []string{"serve", "--workspace", "go=" + dir, "--audit-log", os.DevNull}
+	if prof := os.Getenv("REPO_MCP_BENCH_CPUPROFILE"); prof != "" {
+		args = append(args, "--cpuprofile", prof) // the server's profile, for diagnosis
+	}
+	c, err := client.Start(context.Background(), client.Command{Path: repoMCP(b), Args: args}, client.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.Close() })
+	return c
+}
+
+func readFile(c *client.Conn, path string) (*client.Result, error) {
+	return c.Call(context.Background(), "read_file", map[string]any{"workspace_id": "go", "path": path, "max_bytes": 1 << 20})
+}
+
+// BenchmarkReadFile: one op reads one file (cycling through 1000 files,
+// after a warm-up pass), through read_file over stdio, or through one
+// long-running git cat-file --batch.
+func BenchmarkReadFile(b *testing.B) {
+	dir, paths := corpus(b)
+	b.Run("ours", func(b *testing.B) {
+		c := startServer(b, dir)
+		var readable []string
+		for _, p := range paths { // warm-up; the deny list hides a few (keys, certificates)
+			if res, err := readFile(c, p); err == nil && !res.IsError {
+				readable = append(readable, p)
+			}
+		}
+		measure(b, func(i int) error {
+			res, err := readFile(c, readable[i%len(readable)])
+			if err == nil && res.IsError {
+				err = fmt.Errorf("%s", res.Text())
+			}
+			return err
+		})
+	})
+	b.Run("git", func(b *testing.B) {
+		cmd := exec.Command("git", "cat-file", "--batch")
+		cmd.Dir = dir
+		in, _ := cmd.StdinPipe()
+		outPipe, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		defer func() { in.Close(); cmd.Wait() }()
+		out := bufio.NewReader(outPipe)
+		read := func(p string) error {
+			fmt.Fprintf(in, "HEAD:%s\n", p)
+			header, err := out.ReadString('\n')
+			if err != nil {
+				return err
+			}
+			f := strings.Fields(header)
+			if len(f) != 3 {
+				return fmt.Errorf("cat-file: %q", header)
+			}
+			size, _ := strconv.Atoi(f[2])
+			_, err = io.CopyN(io.Discard, out, int64(size)+1)
+			return err
+		}
+		for _, p := range paths {
+			if err := read(p); err != nil {
+				b.Fatal(err)
+			}
+		}
+		measure(b, func(i int) error { return read(paths[i%len(paths)]) })
+	})
+}
+
+// BenchmarkListFiles: one op lists the whole tree: list_files recursive,
+// paged by 10 000, or one git ls-tree -r process.
+func BenchmarkListFiles(b *testing.B) {
+	dir, _ := corpus(b)
+	b.Run("ours", func(b *testing.B) {
+		c := startServer(b, dir)
+		list := func(int) error {
+			args := map[string]any{"workspace_id": "go", "recursive": true, "limit": 10000}
+			for {
+				res, err := c.Call(context.Background(), "list_files", args)
+				if err != nil || res.IsError {
+					return fmt.Errorf("list_files: %v %v", err, res)
+				}
+				var page struct {
+					NextCursor string `json:"next_cursor"`
+				}
+				if err := jsonUnmarshal(res.StructuredContent, &page); err != nil {
+					return err
+				}
+				if page.NextCursor == "" {
+					return nil
+				}
+				args["cursor"] = page.NextCursor
+			}
+		}
+		list(0) // warm-up
+		measure(b, list)
+	})
+	b.Run("git", func(b *testing.B) {
+		measure(b, func(int) error {
+			cmd := exec.Command("git", "ls-tree", "-r", "HEAD")
+			cmd.Dir = dir
+			cmd.Stdout = io.Discard
+			return cmd.Run()
+		})
+	})
+}
+
+// BenchmarkColdStart: one op starts repo-mcp, completes the handshake and
+// gets the first read_file answered.
+func BenchmarkColdStart(b *testing.B) {
+	dir, paths := corpus(b)
+	bin := repoMCP(b)
+	b.Run("ours", func(b *testing.B) {
+		measure(b, func(int) error {
+			c, err := client.Start(context.Background(), client.Command{
+				Path: bin, Args: []string{"serve", "--workspace", "go=" + dir, "--audit-log", os.DevNull},
+			}, client.Options{})
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			_, err = readFile(c, paths[0])
+			return err
+		})
+	})
+}
+
+// measure runs op b.N times and reports ops per second and the median.
+func measure(b *testing.B, op func(i int) error) {
+	b.Helper()
+	var lat []time.Duration
+	i := 0
+	for b.Loop() {
+		start := time.Now()
+		if err := op(i); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(start))
+		i++
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(len(lat))/b.Elapsed().Seconds(), "calls/s")
+	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "p50-µs")
+}
+
+func jsonUnmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }
