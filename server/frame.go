@@ -344,7 +344,7 @@ func (c *frameConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			resp.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: resp.Error.Error()}
 		}
 	}
-	data, err := jsonrpc.EncodeMessage(msg)
+	data, err := encodeMessage(msg)
 	if err != nil {
 		return err
 	}
@@ -357,6 +357,27 @@ func (c *frameConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		c.finish(resp.ID)
 	}
 	return nil
+}
+
+// encodeMessage encodes msg for the wire. A successful response is
+// assembled around its result, which go-sdk has already marshalled:
+// encoding it again would re-validate and re-compact every byte of it (a
+// whole file's content, for read_file).
+func encodeMessage(msg jsonrpc.Message) ([]byte, error) {
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok || resp.Error != nil || len(resp.Result) == 0 || !resp.ID.IsValid() || bytes.IndexByte(resp.Result, '\n') >= 0 {
+		return jsonrpc.EncodeMessage(msg)
+	}
+	id, err := json.Marshal(resp.ID.Raw())
+	if err != nil {
+		return nil, err
+	}
+	data := make([]byte, 0, len(resp.Result)+len(id)+32)
+	data = append(data, `{"jsonrpc":"2.0","id":`...)
+	data = append(data, id...)
+	data = append(data, `,"result":`...)
+	data = append(data, resp.Result...)
+	return append(data, '}'), nil
 }
 
 // finish forgets a request once answered; wmu must be held.
