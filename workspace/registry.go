@@ -70,6 +70,7 @@ type Workspace struct {
 	deny     *denyList
 	repo     *repo
 	rootFS   *os.Root // nil unless worktree reads are allowed
+	layout   gitLayout
 }
 
 // ID returns the workspace id.
@@ -136,7 +137,7 @@ func openWorkspace(wc WorkspaceConfig, opts Options) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	ws := &Workspace{id: wc.ID, root: root, bare: layout.bare, readOnly: wc.ReadOnly, deny: deny, repo: r}
+	ws := &Workspace{id: wc.ID, root: root, bare: layout.bare, readOnly: wc.ReadOnly, deny: deny, repo: r, layout: layout}
 	for _, dir := range []string{layout.commonDir, layout.gitDir, root} {
 		if dir != "" {
 			ws.private = append(ws.private, dir)

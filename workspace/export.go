@@ -1,0 +1,148 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"github.com/repo-mcp/repo-mcp/server"
+)
+
+// ExportStats counts what an export wrote and left out.
+type ExportStats struct {
+	Files int
+	Bytes int64
+	// Omitted counts entries withheld by the secret patterns or the
+	// caller's policies: code run on the export never sees them.
+	Omitted int
+	// Links and Submodules count symlinks and gitlinks, which are not
+	// exported (a link could name a host path; a submodule's files are
+	// not in this repository).
+	Links, Submodules int
+	// Invalid counts entries whose names cannot be written.
+	Invalid int
+}
+
+// Export writes the snapshot's commit tree into dest, an existing empty
+// directory, as regular files and directories only: no .git, no symlinks,
+// no submodules, nothing the caller may not read. It is `git archive | tar
+// -x` with the workspace's policies applied.
+func (s *Snapshot) Export(ctx context.Context, dest string) (ExportStats, error) {
+	cs, ok := s.src.(*commitSource)
+	if !ok {
+		return ExportStats{}, server.Errorf(server.InvalidInput, "only a commit can be exported, not the working tree")
+	}
+	root, err := os.OpenRoot(dest)
+	if err != nil {
+		return ExportStats{}, err
+	}
+	defer root.Close()
+	e := &exporter{s: s, root: root, jobs: make(chan exportJob, 64)}
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Go(e.write)
+	}
+	err = e.walk(ctx, cs.tree, "")
+	close(e.jobs)
+	wg.Wait()
+	if err == nil {
+		err = e.firstErr()
+	}
+	return e.stats, err
+}
+
+type exportJob struct {
+	path string
+	data []byte
+	mode filemode.FileMode
+}
+
+type exporter struct {
+	s     *Snapshot
+	root  *os.Root
+	jobs  chan exportJob
+	stats ExportStats
+
+	mu  sync.Mutex
+	err error
+}
+
+func (e *exporter) walk(ctx context.Context, tree plumbing.Hash, dir string) error {
+	r := e.s.grant.ws.repo
+	r.mu.Lock()
+	entries, err := r.treeLocked(tree)
+	r.mu.Unlock()
+	if err != nil {
+		return e.s.grant.ws.internalError("reading a tree", err)
+	}
+	for _, te := range entries {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if e.firstErr() != nil {
+			return nil
+		}
+		p := joinPath(dir, te.name)
+		if !validEntryName(te.name) {
+			e.stats.Invalid++
+			continue
+		}
+		if e.s.grant.hidesEntry(p, te.mode == filemode.Dir) {
+			e.stats.Omitted++
+			continue
+		}
+		switch te.mode {
+		case filemode.Dir:
+			if err := e.root.Mkdir(filepath.FromSlash(p), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+				return err
+			}
+			if err := e.walk(ctx, te.hash, p); err != nil {
+				return err
+			}
+		case filemode.Symlink:
+			e.stats.Links++
+		case filemode.Submodule:
+			e.stats.Submodules++
+		default:
+			r.mu.Lock()
+			data, _, err := r.readBlobLocked(te.hash, 0, 1<<62)
+			r.mu.Unlock()
+			if err != nil {
+				return e.s.grant.ws.internalError("reading a blob", err)
+			}
+			e.stats.Files++
+			e.stats.Bytes += int64(len(data))
+			e.jobs <- exportJob{path: p, data: data, mode: te.mode}
+		}
+	}
+	return nil
+}
+
+func (e *exporter) write() {
+	for job := range e.jobs {
+		if e.firstErr() != nil {
+			continue
+		}
+		perm := fs.FileMode(0o644)
+		if job.mode == filemode.Executable {
+			perm = 0o755
+		}
+		if err := e.root.WriteFile(filepath.FromSlash(job.path), job.data, perm); err != nil {
+			e.mu.Lock()
+			e.err = errors.Join(e.err, err)
+			e.mu.Unlock()
+		}
+	}
+}
+
+func (e *exporter) firstErr() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.err
+}

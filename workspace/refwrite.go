@@ -1,0 +1,161 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/repo-mcp/repo-mcp/server"
+)
+
+// RefConflict is the error of an UpdateRef whose compare failed: the ref
+// no longer holds the value the caller expected.
+type RefConflict struct {
+	Name    string
+	Current string // "" when the ref does not exist
+}
+
+func (e *RefConflict) Error() string {
+	if e.Current == "" {
+		return fmt.Sprintf("ref %s does not exist", e.Name)
+	}
+	return fmt.Sprintf("ref %s is at %s", e.Name, e.Current)
+}
+
+// ErrRefLocked is returned by UpdateRef when another writer (a git
+// command, another replica) holds the ref's lock file.
+var ErrRefLocked = errors.New("ref is locked by another writer")
+
+// CheckRefName reports whether name is a full ref name the patch tools may
+// write: under refs/, in git's check-ref-format rules, with no character
+// git or a shell would read specially.
+func CheckRefName(name string) error {
+	rest, ok := strings.CutPrefix(name, "refs/")
+	if !ok || rest == "" || len(name) > MaxRevisionBytes || !validRefName(name) ||
+		strings.Contains(name, "..") || strings.Contains(name, "@{") || strings.Contains(name, "//") ||
+		strings.ContainsAny(name, " ~^:?*[\\\x7f") || hasControl(name) || strings.HasPrefix(rest, "-") {
+		return server.Errorf(server.InvalidInput, "ref name %s is not allowed", quoteInput(name))
+	}
+	return nil
+}
+
+// ReadRef returns the commit SHA a ref names directly, or "" when the ref
+// does not exist.
+func (w *Workspace) ReadRef(name string) (string, error) {
+	if err := CheckRefName(name); err != nil {
+		return "", err
+	}
+	r := w.repo
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return w.readRefLocked(name)
+}
+
+func (w *Workspace) readRefLocked(name string) (string, error) {
+	ref, err := w.repo.storage.Reference(plumbing.ReferenceName(name))
+	switch {
+	case errors.Is(err, plumbing.ErrReferenceNotFound):
+		return "", nil
+	case err != nil:
+		return "", w.internalError("reading a ref", err)
+	case ref.Type() != plumbing.HashReference:
+		return "", server.Errorf(server.PreconditionFailed, "ref %s is symbolic", quoteInput(name))
+	}
+	return ref.Hash().String(), nil
+}
+
+// UpdateRef points ref name at newSHA if, and only if, it is now at oldSHA
+// ("" meaning: it must not exist). It follows git's own protocol, a
+// name.lock file created exclusively then renamed over the ref, so it is
+// atomic against git commands and against other processes serving the same
+// repository. A failed compare is a *RefConflict; a held lock is
+// ErrRefLocked.
+func (w *Workspace) UpdateRef(name, newSHA, oldSHA string) error {
+	if err := CheckRefName(name); err != nil {
+		return err
+	}
+	refsDir := w.layout.gitDir
+	if w.layout.commonDir != "" {
+		refsDir = w.layout.commonDir
+	}
+	file := filepath.Join(refsDir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return w.internalError("creating a ref directory", err)
+	}
+	lock, err := os.OpenFile(file+".lock", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return ErrRefLocked
+	}
+	if err != nil {
+		return w.internalError("locking a ref", err)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			lock.Close()
+			os.Remove(lock.Name())
+		}
+	}()
+	r := w.repo
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	cur, err := w.readRefLocked(name)
+	if err != nil {
+		return err
+	}
+	if cur != oldSHA {
+		return &RefConflict{Name: name, Current: cur}
+	}
+	if _, err := lock.WriteString(newSHA + "\n"); err != nil {
+		return w.internalError("writing a ref", err)
+	}
+	if err := lock.Sync(); err != nil {
+		return w.internalError("writing a ref", err)
+	}
+	if err := lock.Close(); err != nil {
+		return w.internalError("writing a ref", err)
+	}
+	if err := os.Rename(lock.Name(), file); err != nil {
+		return w.internalError("writing a ref", err)
+	}
+	committed = true
+	return nil
+}
+
+// Refs lists the refs under prefix (a full ref prefix ending in "/") and
+// the commits they name, at most limit of them.
+func (w *Workspace) RefsWithPrefix(prefix string, limit int) (map[string]string, error) {
+	r := w.repo
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	iter, err := r.storage.IterReferences()
+	if err != nil {
+		return nil, w.internalError("listing refs", err)
+	}
+	out := map[string]string{}
+	err = iter.ForEach(func(ref *plumbing.Reference) error {
+		if ref.Type() == plumbing.HashReference && strings.HasPrefix(ref.Name().String(), prefix) && len(out) < limit {
+			out[ref.Name().String()] = ref.Hash().String()
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, w.internalError("listing refs", err)
+	}
+	return out, nil
+}
+
+// AuthorizeRef checks a full ref name against the refs the caller's
+// policies for the snapshot's action allow (PolicyConfig.Refs): a tool that
+// writes a branch checks it as a read of that branch would be checked.
+func (s *Snapshot) AuthorizeRef(name string) error {
+	if err := CheckRefName(name); err != nil {
+		return err
+	}
+	return s.grant.checkRef(name, name)
+}

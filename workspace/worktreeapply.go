@@ -1,0 +1,521 @@
+package workspace
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+
+	"github.com/repo-mcp/repo-mcp/server"
+)
+
+// A worktree apply writes a patch's files into the working tree, all or
+// nothing. Before anything is written, a journal naming every file (with
+// the blob it held at the base and the blob it will hold) is written to
+// the git directory. New contents are staged in temporary files beside
+// their targets, then renamed over them one by one; removing the journal
+// is the commit point. A crash before that leaves the journal behind, and
+// the next start (or the next apply) rolls the files back to their base
+// blobs, which the object store still holds.
+
+// WorktreeFile is one file of a worktree apply.
+type WorktreeFile struct {
+	Path     string // clean path
+	BaseSHA  string // the blob the file holds at the base; "" if it does not exist there
+	BaseMode uint32
+	NewSHA   string // the blob to write; "" to delete the file
+	NewMode  uint32
+}
+
+// WorktreeApply is a set of files to write into the working tree.
+type WorktreeApply struct {
+	// ID names the apply (the patch id); it is recorded in the journal.
+	ID string
+	// Base is the commit HEAD must point at.
+	Base  string
+	Files []WorktreeFile
+	// AfterFile, when set, runs after the i-th file is in place. Tests use
+	// it to stop a process in the middle of an apply.
+	AfterFile func(i int)
+}
+
+// Conflict says why one file of the working tree no longer matches the
+// base a patch was made on.
+type Conflict struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// StaleError is a precondition_failed apply: HEAD moved, or files differ
+// from their base blobs. It is wrapped in a *server.Error.
+type StaleError struct {
+	Head      string
+	Conflicts []Conflict
+}
+
+func (e *StaleError) Error() string { return fmt.Sprintf("%d conflicts", len(e.Conflicts)) }
+
+// journal is what the git directory holds while an apply is in flight.
+type journal struct {
+	ID          string         `json:"id"`
+	Base        string         `json:"base"`
+	Files       []WorktreeFile `json:"files"`
+	Temps       []string       `json:"temps"`        // staged files, by index of Files ("" for deletions)
+	CreatedDirs []string       `json:"created_dirs"` // directories the apply creates, parents first
+}
+
+// Recovery reports a partial apply found and rolled back.
+type Recovery struct {
+	Workspace string
+	ID        string   // the patch id of the interrupted apply
+	Restored  []string // files put back to their base content
+	Kept      []string // files changed by someone else since; left as they are
+}
+
+const (
+	journalName = "repo-mcp-apply.json"
+	lockName    = "repo-mcp-apply.lock"
+)
+
+// CheckWorktree compares the working tree with what an apply expects:
+// HEAD at base, each file holding its base blob (or absent). It returns
+// the conflicts and HEAD's commit.
+func (s *Snapshot) CheckWorktree(ctx context.Context, base string, files []WorktreeFile) ([]Conflict, string, error) {
+	ws := s.grant.ws
+	if err := ws.checkWorktreeWritable(); err != nil {
+		return nil, "", err
+	}
+	head, err := s.Head()
+	if err != nil {
+		return nil, "", err
+	}
+	var conflicts []Conflict
+	if head.SHA != base {
+		conflicts = append(conflicts, Conflict{Path: "", Reason: fmt.Sprintf("HEAD is at %s, not at the base %s", head.SHA, base)})
+	}
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return nil, "", err
+		}
+		if _, err := s.Authorize(f.Path, false); err != nil {
+			return nil, "", err
+		}
+		if reason := ws.fileState(f.Path, f.BaseSHA); reason != "" {
+			conflicts = append(conflicts, Conflict{Path: f.Path, Reason: reason})
+		}
+	}
+	return conflicts, head.SHA, nil
+}
+
+func (w *Workspace) checkWorktreeWritable() error {
+	switch {
+	case w.bare:
+		return server.Errorf(server.InvalidInput, "workspace %q is a bare repository: it has no working tree", w.id)
+	case w.rootFS == nil:
+		return server.Errorf(server.PermissionDenied, "workspace %q does not allow working tree access", w.id).
+			WithHint("apply to a branch instead, or ask the operator to set worktree: true")
+	}
+	return nil
+}
+
+// fileState returns "" when the working tree file at p holds blob want
+// ("" meaning: absent), else why not.
+func (w *Workspace) fileState(p, want string) string {
+	got, err := w.worktreeBlob(p)
+	switch {
+	case err != nil:
+		return err.Error()
+	case got == want:
+		return ""
+	case want == "":
+		return "the file exists in the working tree but not at the base"
+	case got == "":
+		return "the file is missing from the working tree"
+	}
+	return "the file differs from its base content"
+}
+
+// worktreeBlob hashes the regular file at p ("" when absent). Symlinks and
+// anything else that is not a regular file are errors.
+func (w *Workspace) worktreeBlob(p string) (string, error) {
+	if err := w.checkParents(p); err != nil {
+		return "", err
+	}
+	src := &worktreeSource{ws: w}
+	dir, err := src.openDir(path.Dir(p))
+	if err != nil {
+		if server.ClassOf(err) == server.NotFound {
+			return "", nil
+		}
+		return "", err
+	}
+	defer src.closeDir(dir)
+	fi, err := dir.Lstat(path.Base(p))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", nil
+	case err != nil:
+		return "", fmt.Errorf("the file cannot be read")
+	case !fi.Mode().IsRegular():
+		return "", fmt.Errorf("the path is not a regular file in the working tree")
+	}
+	data, err := dir.ReadFile(path.Base(p))
+	if err != nil {
+		return "", fmt.Errorf("the file cannot be read")
+	}
+	return blobSHA(data), nil
+}
+
+// ApplyWorktree writes the files of a into the working tree, all or
+// nothing, if HEAD is still a.Base and every file still holds its base
+// blob. Another apply in flight on the same working tree (in this process
+// or another) makes it precondition_failed; so does a stale file, with a
+// *StaleError as the cause.
+func (s *Snapshot) ApplyWorktree(ctx context.Context, a WorktreeApply) error {
+	ws := s.grant.ws
+	if err := ws.checkWorktreeWritable(); err != nil {
+		return err
+	}
+	unlock, err := ws.lockApply()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if _, err := ws.recoverLocked(); err != nil {
+		return err
+	}
+	conflicts, head, err := s.CheckWorktree(ctx, a.Base, a.Files)
+	if err != nil {
+		return err
+	}
+	if len(conflicts) > 0 {
+		return server.Errorf(server.PreconditionFailed, "the working tree no longer matches the base: %s", conflicts[0].Reason).
+			Wrap(&StaleError{Head: head, Conflicts: conflicts})
+	}
+	j, contents, err := ws.planJournal(a)
+	if err != nil {
+		return err
+	}
+	if err := ws.writeJournal(j); err != nil {
+		return err
+	}
+	if err := ws.applyJournal(j, contents, a.AfterFile); err != nil {
+		if _, rerr := ws.rollback(j); rerr != nil {
+			return ws.internalError("rolling back a failed apply", errors.Join(err, rerr))
+		}
+		ws.removeJournal()
+		return ws.internalError("writing the working tree", err)
+	}
+	return ws.removeJournal()
+}
+
+// planJournal reads the new contents and decides the staging names and the
+// directories to create.
+func (w *Workspace) planJournal(a WorktreeApply) (*journal, [][]byte, error) {
+	j := &journal{ID: a.ID, Base: a.Base, Files: a.Files, Temps: make([]string, len(a.Files))}
+	contents := make([][]byte, len(a.Files))
+	created := map[string]bool{}
+	for i, f := range a.Files {
+		if f.NewSHA == "" {
+			continue
+		}
+		data, err := w.ReadBlob(f.NewSHA, 1<<30)
+		if err != nil {
+			return nil, nil, err
+		}
+		contents[i] = data
+		dir, name := splitParent(f.Path)
+		j.Temps[i] = joinPath(dir, fmt.Sprintf(".%s.repo-mcp-%.12s-%d.tmp", name, a.ID, i))
+		for d := dir; d != "" && !created[d]; d, _ = splitParent(d) {
+			if _, err := w.rootFS.Lstat(filepath.FromSlash(d)); err == nil {
+				break
+			}
+			created[d] = true
+		}
+	}
+	for d := range created {
+		j.CreatedDirs = append(j.CreatedDirs, d)
+	}
+	slices.Sort(j.CreatedDirs) // parents before children
+	return j, contents, nil
+}
+
+// applyJournal stages every new file, then renames each into place.
+func (w *Workspace) applyJournal(j *journal, contents [][]byte, after func(int)) error {
+	for _, d := range j.CreatedDirs {
+		err := w.inDir(d, func(dir *os.Root, name string) error { return dir.Mkdir(name, 0o755) })
+		if err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+	}
+	for i, f := range j.Files {
+		if f.NewSHA == "" {
+			continue
+		}
+		if err := w.stage(j.Temps[i], contents[i], f.NewMode); err != nil {
+			return err
+		}
+	}
+	for i, f := range j.Files {
+		tmp := path.Base(j.Temps[i])
+		err := w.inDir(f.Path, func(dir *os.Root, name string) error {
+			if f.NewSHA == "" {
+				return dir.Remove(name)
+			}
+			return dir.Rename(tmp, name)
+		})
+		if err != nil {
+			return err
+		}
+		if after != nil {
+			after(i)
+		}
+	}
+	return w.syncDirs(j)
+}
+
+// stage writes data to a new file at p and flushes it.
+func (w *Workspace) stage(p string, data []byte, mode uint32) error {
+	perm := fs.FileMode(0o644)
+	if mode == ModeExecutable {
+		perm = 0o755
+	}
+	return w.inDir(p, func(dir *os.Root, name string) error { return writeStaged(dir, name, data, perm) })
+}
+
+func writeStaged(dir *os.Root, name string, data []byte, perm fs.FileMode) error {
+	f, err := dir.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|openNoFollow, perm)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(perm); err != nil { // the umask may have narrowed it
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func (w *Workspace) syncDirs(j *journal) error {
+	dirs := map[string]bool{}
+	for _, f := range j.Files {
+		d, _ := splitParent(f.Path)
+		dirs[d] = true
+	}
+	for d := range dirs {
+		name := "."
+		if d != "" {
+			name = filepath.FromSlash(d)
+		}
+		f, err := w.rootFS.Open(name)
+		if err != nil {
+			continue // removed meanwhile; nothing to flush
+		}
+		f.Sync()
+		f.Close()
+	}
+	return nil
+}
+
+// inDir runs fn on the directory holding the clean path p, opened one
+// component at a time without following symlinks (see worktreeSource), and
+// the base name of p.
+func (w *Workspace) inDir(p string, fn func(dir *os.Root, name string) error) error {
+	src := &worktreeSource{ws: w}
+	dir, err := src.openDir(path.Dir(p))
+	if err != nil {
+		return err
+	}
+	defer src.closeDir(dir)
+	return fn(dir, path.Base(p))
+}
+
+// checkParents refuses a path whose existing ancestors are not all real
+// directories (a symlink there would redirect a write, even into .git).
+func (w *Workspace) checkParents(p string) error {
+	for i := 0; i < len(p); i++ {
+		if p[i] != '/' {
+			continue
+		}
+		fi, err := w.rootFS.Lstat(filepath.FromSlash(p[:i]))
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil || !fi.IsDir() {
+			return fmt.Errorf("%s is not a directory in the working tree", p[:i])
+		}
+	}
+	return nil
+}
+
+func (w *Workspace) journalPath() string { return filepath.Join(w.layout.gitDir, journalName) }
+
+func (w *Workspace) writeJournal(j *journal) error {
+	data, err := json.Marshal(j)
+	if err != nil {
+		return w.internalError("encoding the apply journal", err)
+	}
+	tmp := w.journalPath() + ".tmp"
+	if err := writeFileSync(tmp, data); err != nil {
+		return w.internalError("writing the apply journal", err)
+	}
+	if err := os.Rename(tmp, w.journalPath()); err != nil {
+		return w.internalError("writing the apply journal", err)
+	}
+	return syncDir(w.layout.gitDir)
+}
+
+func (w *Workspace) removeJournal() error {
+	if err := os.Remove(w.journalPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return w.internalError("removing the apply journal", err)
+	}
+	if err := syncDir(w.layout.gitDir); err != nil {
+		return w.internalError("removing the apply journal", err)
+	}
+	return nil
+}
+
+// RecoverWorktree rolls back an apply that a crash interrupted, if the
+// git directory holds its journal. It returns nil when there was none.
+func (w *Workspace) RecoverWorktree() (*Recovery, error) {
+	if w.bare || w.rootFS == nil {
+		return nil, nil
+	}
+	unlock, err := w.lockApply()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	return w.recoverLocked()
+}
+
+// RecoverWorktrees runs RecoverWorktree in every workspace. Call it once
+// at start, before serving.
+func (r *Registry) RecoverWorktrees() ([]Recovery, error) {
+	var out []Recovery
+	var errs []error
+	for _, ws := range r.workspaces {
+		rec, err := ws.RecoverWorktree()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("workspace %q: %w", ws.id, err))
+		}
+		if rec != nil {
+			out = append(out, *rec)
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+func (w *Workspace) recoverLocked() (*Recovery, error) {
+	data, err := os.ReadFile(w.journalPath())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, w.internalError("reading the apply journal", err)
+	}
+	var j journal
+	if err := json.Unmarshal(data, &j); err != nil {
+		return nil, w.internalError("decoding the apply journal", err)
+	}
+	rec, err := w.rollback(&j)
+	if err != nil {
+		return nil, w.internalError("rolling back an interrupted apply", err)
+	}
+	return rec, w.removeJournal()
+}
+
+// rollback puts every file of j that holds its new content back to its
+// base content, and removes staged files and created directories. A file
+// that holds neither is someone else's change: it is kept and reported.
+func (w *Workspace) rollback(j *journal) (*Recovery, error) {
+	rec := &Recovery{Workspace: w.id, ID: j.ID}
+	for i, f := range j.Files {
+		if j.Temps[i] != "" {
+			w.inDir(j.Temps[i], func(dir *os.Root, name string) error { return dir.Remove(name) })
+		}
+		cur, err := w.worktreeBlob(f.Path)
+		switch {
+		case err != nil:
+			rec.Kept = append(rec.Kept, f.Path)
+			continue
+		case cur == f.BaseSHA:
+			continue
+		case cur != f.NewSHA:
+			rec.Kept = append(rec.Kept, f.Path)
+			continue
+		}
+		if err := w.restore(f, fmt.Sprintf(".%s.repo-mcp-restore-%d.tmp", path.Base(f.Path), i)); err != nil {
+			return nil, err
+		}
+		rec.Restored = append(rec.Restored, f.Path)
+	}
+	for _, d := range slices.Backward(j.CreatedDirs) {
+		w.inDir(d, func(dir *os.Root, name string) error { return dir.Remove(name) }) // only if empty
+	}
+	return rec, w.syncDirs(j)
+}
+
+// restore puts a file back to its base blob (or removes it, when it did
+// not exist at the base).
+func (w *Workspace) restore(f WorktreeFile, tmpName string) error {
+	if f.BaseSHA == "" {
+		return w.inDir(f.Path, func(dir *os.Root, name string) error { return dir.Remove(name) })
+	}
+	data, err := w.ReadBlob(f.BaseSHA, 1<<30)
+	if err != nil {
+		return err
+	}
+	dir, _ := splitParent(f.Path)
+	if err := w.checkParents(f.Path); err != nil {
+		return err
+	}
+	if dir != "" {
+		if err := w.rootFS.MkdirAll(filepath.FromSlash(dir), 0o755); err != nil {
+			return err
+		}
+	}
+	tmp := joinPath(dir, tmpName)
+	w.inDir(tmp, func(d *os.Root, name string) error { return d.Remove(name) }) // a leftover of an earlier crash
+	if err := w.stage(tmp, data, f.BaseMode); err != nil {
+		return err
+	}
+	return w.inDir(f.Path, func(d *os.Root, name string) error { return d.Rename(path.Base(tmp), name) })
+}
+
+func writeFileSync(name string, data []byte) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}
