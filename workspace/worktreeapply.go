@@ -194,8 +194,9 @@ func (s *Snapshot) ApplyWorktree(ctx context.Context, a WorktreeApply) error {
 		return err
 	}
 	if len(conflicts) > 0 {
-		return server.Errorf(server.PreconditionFailed, "the working tree no longer matches the base: %s", conflicts[0].Reason).
-			Wrap(&StaleError{Head: head, Conflicts: conflicts})
+		e := server.Errorf(server.PreconditionFailed, "the working tree no longer matches the base: %s %s", conflicts[0].Path, conflicts[0].Reason)
+		e.Details = conflicts
+		return e.Wrap(&StaleError{Head: head, Conflicts: conflicts})
 	}
 	j, contents, err := ws.planJournal(a)
 	if err != nil {

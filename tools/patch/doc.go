@@ -1,0 +1,45 @@
+// Package patch provides the reviewed write path of repo-mcp: four tools
+// that split a change into steps a person (or a harness) can check, each
+// bound to the one before it.
+//
+//  1. generate_patch (action propose) builds a proposal from edits or a
+//     unified diff on a base commit. Nothing anyone sees changes: the
+//     proposal is a commit whose parent is the base, kept under
+//     refs/repo-mcp/patches/<patch_id>, so it survives restarts and every
+//     replica serving the repository shares it. Its id is that commit's
+//     SHA.
+//  2. preview_diff (read-only, action propose) renders the diff, says
+//     whether it applies to a branch or the working tree right now, and
+//     returns the approval {patch_id, base, diff_sha256}.
+//  3. apply_patch (destructive, action apply) needs the approval's exact
+//     diff_sha256: the SHA-256 of the canonical diff (every file, three
+//     lines of context). It moves a branch with a compare-and-swap, or
+//     writes the working tree all or nothing with a journal that the next
+//     start rolls back after a crash. It records each apply under
+//     refs/repo-mcp/applied/ and answers a repeat with that record.
+//  4. verify_patch (write, action verify) exports the patch's tree, without
+//     .git and without what policy hides, and runs the operator's
+//     allowlisted checks on it in a sandbox (see package verify).
+//
+// Register adds all four:
+//
+//	reg, _ := workspace.Open(cfg, workspace.Options{})
+//	s := server.New(info, server.Options{Authorize: toolkit.Authorizer(reg)})
+//	err := patch.Register(s, reg, patch.Options{Verify: verify.Options{SelfHelper: true}})
+//
+// Every path goes through the workspace layer's normalization, secret
+// patterns and the caller's policy, for the tool's action; apply_patch
+// checks every path again with the apply action. Paths matching
+// Options.Protected (CI workflows by default) need the apply action even
+// to be proposed.
+//
+// # Confirmation by a person
+//
+// Options.Confirm runs after every check and before anything is written.
+// Until the server framework can ask the client's user (an input_required
+// result, or elicitation for older sessions), the digest in the arguments
+// is the confirmation, and the host's own approval of the tool call is the
+// review.
+package patch
+
+//go:generate go run github.com/repo-mcp/repo-mcp/internal/gencomments

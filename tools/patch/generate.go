@@ -1,0 +1,192 @@
+package patch
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/tools/toolkit"
+	"github.com/repo-mcp/repo-mcp/workspace"
+)
+
+// GeneratePatchIn is what generate_patch takes: a base and either edits or
+// a diff.
+type GeneratePatchIn struct {
+	toolkit.Target
+	// Edits are the changes, applied in order. Give edits or diff, not both.
+	Edits []Edit `json:"edits,omitempty" jsonschema:"maxItems=1000"`
+	// Diff is a unified diff (git diff or diff -u format) that applies exactly to the base revision.
+	Diff string `json:"diff,omitempty" jsonschema:"maxLength=8388608"`
+	// Summary is a one-line description of the change, kept with the proposal.
+	Summary string `json:"summary,omitempty" jsonschema:"maxLength=200"`
+}
+
+// FileStat is one file of a patch.
+type FileStat struct {
+	// Path is the file's path after the patch (before it, for a deletion).
+	Path string `json:"path"`
+	// OldPath is the path before a rename.
+	OldPath string `json:"old_path,omitempty"`
+	// Status is "added", "modified", "deleted" or "renamed".
+	Status string `json:"status"`
+	// Additions counts added lines.
+	Additions int `json:"additions"`
+	// Deletions counts deleted lines.
+	Deletions int `json:"deletions"`
+}
+
+// PatchView is a patch as generate_patch and preview_diff show it.
+type PatchView struct {
+	// PatchID names the proposal in this workspace.
+	PatchID string `json:"patch_id"`
+	// Base is the full SHA of the commit the patch was made on.
+	Base string `json:"base"`
+	// Summary is the proposal's one-line description.
+	Summary string `json:"summary,omitempty"`
+	// Files lists the files the patch changes.
+	Files []FileStat `json:"files"`
+	// Additions counts added lines, over all files.
+	Additions int `json:"additions"`
+	// Deletions counts deleted lines, over all files.
+	Deletions int `json:"deletions"`
+	// Diff is the unified diff, cut at the result bound when truncated is set.
+	Diff string `json:"diff"`
+	// DiffBytes is the size of the whole diff.
+	DiffBytes int `json:"diff_bytes"`
+	// Truncated says diff was cut; preview_diff with a path filter shows the rest.
+	Truncated bool `json:"truncated"`
+	// DiffSHA256 is the SHA-256 of the canonical diff (all files, 3 lines of context); apply_patch needs it.
+	DiffSHA256 string `json:"diff_sha256"`
+}
+
+// GeneratePatchOut is what generate_patch returns.
+type GeneratePatchOut struct {
+	PatchView
+}
+
+// Text renders the patch for a reader.
+func (o GeneratePatchOut) Text() string {
+	return o.PatchView.text("Proposed patch " + o.PatchID)
+}
+
+func (v PatchView) text(title string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s on base %s: %d files, +%d -%d, diff_sha256 %s\n", title, v.Base, len(v.Files), v.Additions, v.Deletions, v.DiffSHA256)
+	for _, f := range v.Files {
+		name := f.Path
+		if f.OldPath != "" {
+			name = f.OldPath + " -> " + f.Path
+		}
+		fmt.Fprintf(&b, "  %-8s %s (+%d -%d)\n", f.Status, name, f.Additions, f.Deletions)
+	}
+	header := "Diff"
+	if v.Truncated {
+		header = fmt.Sprintf("Diff (cut at %d of %d bytes; preview_diff with paths shows the rest)", len(v.Diff), v.DiffBytes)
+	}
+	return toolkit.Fence(b.String()+header+":", v.Diff)
+}
+
+func (t *tools) generate(ctx context.Context, req *server.Request, in GeneratePatchIn) (GeneratePatchOut, error) {
+	switch {
+	case len(in.Edits) == 0 && in.Diff == "":
+		return GeneratePatchOut{}, server.Errorf(server.InvalidInput, "give edits or a diff")
+	case len(in.Edits) > 0 && in.Diff != "":
+		return GeneratePatchOut{}, server.Errorf(server.InvalidInput, "give edits or a diff, not both")
+	case strings.ContainsAny(in.Summary, "\r\n"):
+		return GeneratePatchOut{}, server.Errorf(server.InvalidInput, "summary must be one line")
+	}
+	snap, err := t.reg.Snapshot(ctx, toolkit.Access(req), in.WorkspaceID, in.Revision)
+	if err != nil {
+		return GeneratePatchOut{}, err
+	}
+	if snap.Revision().SHA == workspace.WorktreeRevision {
+		return GeneratePatchOut{}, server.Errorf(server.InvalidInput, "the base must be a commit, not the working tree")
+	}
+	o := newOverlay(snap, t.opts)
+	if in.Diff != "" {
+		err = o.applyUnified(ctx, in.Diff)
+	}
+	for i, e := range in.Edits {
+		if err != nil {
+			break
+		}
+		err = o.apply(ctx, i, e)
+	}
+	if err != nil {
+		return GeneratePatchOut{}, err
+	}
+	changes, err := o.changes()
+	if err != nil {
+		return GeneratePatchOut{}, err
+	}
+	if err := t.checkProtected(req, in.WorkspaceID, changes); err != nil {
+		return GeneratePatchOut{}, err
+	}
+	id, err := t.store(snap, changes, in.Summary, req.Caller)
+	if err != nil {
+		return GeneratePatchOut{}, err
+	}
+	p, err := loadProposal(snap.Workspace(), id, t.opts)
+	if err != nil {
+		return GeneratePatchOut{}, err
+	}
+	return GeneratePatchOut{PatchView: t.view(p, p.diff)}, nil
+}
+
+// checkProtected requires the apply action on protected paths.
+func (t *tools) checkProtected(req *server.Request, workspaceID string, changes []workspace.Change) error {
+	for _, c := range changes {
+		for _, g := range t.protected {
+			if !g.Match(c.Path) {
+				continue
+			}
+			if err := t.reg.Authorize(req.Caller, workspaceID, workspace.ActionApply, c.Path); err != nil {
+				return server.Errorf(server.PermissionDenied, "path %q is protected (%s): proposing a change to it needs the apply action on it", c.Path, g).Wrap(err)
+			}
+		}
+	}
+	return nil
+}
+
+// store writes the proposal commit and its ref, and returns the patch id.
+func (t *tools) store(snap *workspace.Snapshot, changes []workspace.Change, summary, caller string) (string, error) {
+	ws := snap.Workspace()
+	base := snap.Revision().SHA
+	tree, err := snap.WriteTree(changes)
+	if err != nil {
+		return "", err
+	}
+	bc, err := ws.ReadCommit(base)
+	if err != nil {
+		return "", err
+	}
+	id, err := ws.WriteCommit(workspace.CommitObject{
+		Tree: tree, Parents: []string{base}, Author: t.opts.Author, Email: t.opts.Email,
+		Time: bc.Time, Message: commitMessage(summary, caller),
+	})
+	if err != nil {
+		return "", err
+	}
+	switch err := ws.UpdateRef(patchRefPrefix+id, id, ""); err.(type) {
+	case nil:
+	case *workspace.RefConflict: // proposed before: the same id, the same content
+	default:
+		return "", err
+	}
+	return id, nil
+}
+
+// view bounds a proposal's diff for a result.
+func (t *tools) view(p *proposal, diff string) PatchView {
+	v := PatchView{PatchID: p.id, Base: p.base, Summary: p.summary, Files: p.stats, DiffSHA256: p.digest, DiffBytes: len(diff), Diff: diff}
+	for _, f := range p.stats {
+		v.Additions += f.Additions
+		v.Deletions += f.Deletions
+	}
+	if len(diff) > t.opts.MaxDiffBytes {
+		cut := strings.LastIndexByte(diff[:t.opts.MaxDiffBytes], '\n') + 1
+		v.Diff, v.Truncated = diff[:cut], true
+	}
+	return v
+}
