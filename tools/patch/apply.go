@@ -121,7 +121,7 @@ func (t *tools) apply(ctx context.Context, req *server.Request, in ApplyPatchIn)
 			return out, err
 		}
 	}
-	rec := &Record{PatchID: p.id, DiffSHA256: p.digest, Base: p.base, Target: in.Target, Caller: req.Caller, RequestID: req.ID, Outcome: "applied"}
+	rec := &Record{PatchID: p.id, DiffSHA256: p.digest, Base: p.base, Target: in.Target, Caller: req.Caller, ApplyRequestID: req.ID, Outcome: "applied"}
 	switch in.Target {
 	case targetBranch:
 		err = t.applyBranch(ws, p, st, rec)

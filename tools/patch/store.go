@@ -152,8 +152,8 @@ type Record struct {
 	Commit string `json:"commit,omitempty"`
 	// Caller is the identity that applied the patch.
 	Caller string `json:"caller"`
-	// RequestID is the request_id of the call that applied it.
-	RequestID string `json:"request_id"`
+	// ApplyRequestID is the request_id of the call that applied the patch (the first one, for a repeat).
+	ApplyRequestID string `json:"apply_request_id"`
 	// Outcome is "applied".
 	Outcome string `json:"outcome"`
 	// Time is when the patch was applied (RFC 3339, UTC).
