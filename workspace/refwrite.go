@@ -38,7 +38,8 @@ func CheckRefName(name string) error {
 	rest, ok := strings.CutPrefix(name, "refs/")
 	if !ok || rest == "" || len(name) > MaxRevisionBytes || !validRefName(name) ||
 		strings.Contains(name, "..") || strings.Contains(name, "@{") || strings.Contains(name, "//") ||
-		strings.ContainsAny(name, " ~^:?*[\\\x7f") || hasControl(name) || strings.HasPrefix(rest, "-") {
+		strings.ContainsAny(name, " ~^:?*[\\\x7f") || hasControl(name) || strings.HasPrefix(rest, "-") ||
+		strings.Contains(name, "/-") {
 		return server.Errorf(server.InvalidInput, "ref name %s is not allowed", quoteInput(name))
 	}
 	return nil
