@@ -163,6 +163,10 @@ func (t *tools) verify(ctx context.Context, req *server.Request, in VerifyPatchI
 	if err != nil {
 		return VerifyPatchOut{}, err
 	}
+	if err := verify.CheckModules(dir); err != nil {
+		return VerifyPatchOut{}, server.Errorf(server.InvalidInput, "%v", err).
+			WithHint("a replace directive may only name a directory inside the repository")
+	}
 	out := VerifyPatchOut{Revision: snap.Revision().SHA, PatchID: in.PatchID, Export: ExportInfo{
 		Files: stats.Files, Bytes: stats.Bytes, Omitted: stats.Omitted, Skipped: stats.Links + stats.Submodules,
 		DurationMS: time.Since(start).Milliseconds(),

@@ -10,10 +10,10 @@ import (
 	"golang.org/x/mod/modfile"
 )
 
-// checkModules refuses go.mod files whose replace directives name a
-// directory outside the tree, and go.work files (GOWORK is off, but a
-// workspace file is a sign the tree expects what it does not hold).
-func checkModules(root string) error {
+// CheckModules refuses go.mod files whose replace directives name a
+// directory outside the tree root. (go.work files are ignored: the checks
+// run with GOWORK=off.)
+func CheckModules(root string) error {
 	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -26,7 +26,7 @@ func checkModules(root string) error {
 			return err
 		}
 		rel, _ := filepath.Rel(root, p)
-		f, err := modfile.ParseLax(rel, data, nil)
+		f, err := modfile.Parse(rel, data, nil)
 		if err != nil {
 			return fmt.Errorf("%s does not parse: %v", filepath.ToSlash(rel), err)
 		}

@@ -121,7 +121,7 @@ func (c *Checker) command1(ctx context.Context, re *runEnv, dir string, argv []s
 		self, err := os.Executable()
 		if err == nil {
 			path, args = self, append([]string{self}, argv...)
-			env = append(env[:len(env):len(env)], helperEnv+"=1", helperWriteEnv+"="+re.write+":"+dir)
+			env = append(env[:len(env):len(env)], helperEnv+"=1", helperWriteEnv+"="+strings.Join(append(re.write, dir), ":"))
 		}
 	}
 	cmd := exec.CommandContext(ctx, path)

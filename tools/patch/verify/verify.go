@@ -51,6 +51,14 @@ type Options struct {
 	ModCache string
 	// TempDir is where exports are made. Default os.TempDir().
 	TempDir string
+	// BuildCache is the go build cache (GOCACHE) the checks share, so that
+	// the standard library is not compiled again for every run. Checks
+	// can write it, so one check could plant entries a later one trusts;
+	// set FreshBuildCache to give every run an empty cache instead.
+	// Default: repo-mcp/verify-gocache in the user's cache directory.
+	BuildCache string
+	// FreshBuildCache gives every run its own empty build cache.
+	FreshBuildCache bool
 	// SelfHelper says the server's binary calls RunHelper at start, so
 	// checks can be confined with Landlock by re-executing it.
 	SelfHelper bool
@@ -120,6 +128,18 @@ func New(opts Options) (*Checker, error) {
 	}
 	if opts.TempDir == "" {
 		opts.TempDir = os.TempDir()
+	}
+	if opts.BuildCache == "" && !opts.FreshBuildCache {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			dir = opts.TempDir
+		}
+		opts.BuildCache = filepath.Join(dir, "repo-mcp", "verify-gocache")
+	}
+	if !opts.FreshBuildCache {
+		if err := os.MkdirAll(opts.BuildCache, 0o700); err != nil {
+			return nil, fmt.Errorf("verify: build cache: %w", err)
+		}
 	}
 	c := &Checker{opts: opts, allowed: map[string]bool{}}
 	for _, name := range opts.Checks {
@@ -207,7 +227,7 @@ func (c *Checker) Run(ctx context.Context, dir string, specs []Spec) Report {
 type runEnv struct {
 	Isolation
 	env   []string
-	write string // the only directory checks may write
+	write []string // the directories checks may write, besides the tree
 }
 
 // prepare makes the run's home, caches and environment, and refuses
@@ -227,12 +247,17 @@ func (c *Checker) prepare(dir string) (*runEnv, func(), error) {
 			return re, cleanup, err
 		}
 	}
-	re.write = scratch
+	re.write = []string{scratch}
+	gocache := filepath.Join(scratch, "gocache")
+	if !c.opts.FreshBuildCache {
+		gocache = c.opts.BuildCache
+		re.write = append(re.write, gocache)
+	}
 	re.env = []string{
 		"PATH=" + filepath.Dir(c.goBin) + ":/usr/bin:/bin",
 		"HOME=" + filepath.Join(scratch, "home"),
 		"TMPDIR=" + filepath.Join(scratch, "tmp"),
-		"GOCACHE=" + filepath.Join(scratch, "gocache"),
+		"GOCACHE=" + gocache,
 		"GOMODCACHE=" + c.opts.ModCache,
 		"GOFLAGS=-mod=readonly -buildvcs=false",
 		"GOTOOLCHAIN=local",
@@ -246,7 +271,7 @@ func (c *Checker) prepare(dir string) (*runEnv, func(), error) {
 	if c.goRoot != "" {
 		re.env = append(re.env, "GOROOT="+c.goRoot)
 	}
-	if err := checkModules(dir); err != nil {
+	if err := CheckModules(dir); err != nil {
 		return re, cleanup, err
 	}
 	return re, cleanup, nil

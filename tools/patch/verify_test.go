@@ -1,0 +1,188 @@
+package patch_test
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
+	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/tools/patch"
+	"github.com/repo-mcp/repo-mcp/tools/patch/verify"
+)
+
+type verified struct {
+	Revision string `json:"revision"`
+	Passed   bool   `json:"passed"`
+	Checks   []struct {
+		Name     string `json:"name"`
+		Passed   bool   `json:"passed"`
+		ExitCode int    `json:"exit_code"`
+		TimedOut bool   `json:"timed_out"`
+		Output   string `json:"output"`
+		Error    string `json:"error"`
+	} `json:"checks"`
+	Isolation struct {
+		Network    bool     `json:"network"`
+		Filesystem bool     `json:"filesystem"`
+		Notes      []string `json:"notes"`
+	} `json:"isolation"`
+	Export struct {
+		Files   int `json:"files"`
+		Omitted int `json:"omitted"`
+		Skipped int `json:"skipped"`
+	} `json:"export"`
+}
+
+// buildCache is shared by the verify tests of one test binary, so the
+// standard library is compiled once.
+var buildCache = filepath.Join(os.TempDir(), fmt.Sprintf("repo-mcp-patch-test-gocache-%d", os.Getuid()))
+
+func verifyFixture(t *testing.T, timeout time.Duration) *fixture {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	return newFixture(t, fixtureOptions{opts: patch.Options{Verify: verify.Options{Timeout: timeout, BuildCache: buildCache}}})
+}
+
+func TestVerifyPassingAndFailing(t *testing.T) {
+	f := verifyFixture(t, 5*time.Minute)
+	v := ok[verified](t, f, "verify_patch", map[string]any{})
+	if !v.Passed || len(v.Checks) != 4 || v.Revision != f.head {
+		t.Fatalf("verify HEAD: %+v", v)
+	}
+	if !v.Isolation.Network || !v.Isolation.Filesystem {
+		t.Errorf("isolation: %+v", v.Isolation)
+	}
+	if v.Export.Omitted != 1 || v.Export.Skipped != 2 { // .env; link and sub
+		t.Errorf("export: %+v", v.Export)
+	}
+	g := generate(t, f, edit("replace", "greet.go", "old_text", `"hello"`, "new_text", `"bye"`))
+	v = ok[verified](t, f, "verify_patch", map[string]any{"patch_id": g.PatchID, "checks": []any{
+		map[string]any{"name": "go_build"}, map[string]any{"name": "go_test", "packages": []string{"./..."}},
+	}})
+	if v.Passed || !v.Checks[0].Passed || v.Checks[1].Passed || v.Checks[1].ExitCode != 1 || !strings.Contains(v.Checks[1].Output, "bye") {
+		t.Errorf("verify a failing patch: %+v", v)
+	}
+	g = generate(t, f, edit("write", "greet.go", "content", "package main\nfunc greeting() string {return \"hello\"}\n"))
+	v = ok[verified](t, f, "verify_patch", map[string]any{"patch_id": g.PatchID, "checks": []any{map[string]any{"name": "gofmt"}}})
+	if v.Passed || !strings.Contains(v.Checks[0].Output, "greet.go") {
+		t.Errorf("gofmt of unformatted code: %+v", v)
+	}
+}
+
+func TestVerifyRefuses(t *testing.T) {
+	f := newFixture(t, fixtureOptions{opts: patch.Options{Verify: verify.Options{Checks: []string{"go_build"}, BuildCache: buildCache}}})
+	fails(t, f, "verify_patch", map[string]any{"checks": []any{map[string]any{"name": "go_test"}}}, server.PermissionDenied)
+	for _, pkg := range []string{"../x", "./../x", "-exec=sh", "./a/../../b", "/abs", "./x;rm", "std"} {
+		fails(t, f, "verify_patch", map[string]any{"checks": []any{map[string]any{"name": "go_build", "packages": []string{pkg}}}}, server.InvalidInput)
+	}
+	fails(t, f, "verify_patch", map[string]any{"revision": "worktree"}, server.InvalidInput)
+	g := generate(t, f, edit("write", "go.mod", "content", "module example.com/fx\n\ngo 1.22\n\nreplace example.com/y => ../../outside\n"))
+	text := fails(t, f, "verify_patch", map[string]any{"patch_id": g.PatchID}, server.InvalidInput)
+	if !strings.Contains(text, "outside the export") {
+		t.Errorf("replace: %s", text)
+	}
+}
+
+// TestVerifyHostileTests runs test code that misbehaves: it loops forever,
+// dials the host, writes outside its directory. The repository's own
+// .git/config asks git to run a command (core.fsmonitor): nothing may run it.
+func TestVerifyHostileTests(t *testing.T) {
+	f := verifyFixture(t, 20*time.Second)
+	ok[verified](t, f, "verify_patch", map[string]any{"checks": []any{map[string]any{"name": "go_test"}}}) // warm the cache
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var dialed atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			dialed.Add(1)
+			c.Close()
+		}
+	}()
+	outside := filepath.Join(t.TempDir(), "outside.txt")
+	marker := filepath.Join(t.TempDir(), "fsmonitor-ran")
+	gitfixture.Git(t, f.dir, "config", "core.fsmonitor", "touch "+marker)
+	gitfixture.Git(t, f.dir, "config", "core.hooksPath", "/nonexistent")
+
+	hostile := fmt.Sprintf(`package main
+
+import (
+	"net"
+	"os"
+	"testing"
+)
+
+func TestNetwork(t *testing.T) {
+	c, err := net.Dial("tcp", %q)
+	if err == nil {
+		c.Close()
+		t.Fatal("dialed the host")
+	}
+	t.Log("dial refused:", err)
+}
+
+func TestWriteOutside(t *testing.T) {
+	err := os.WriteFile(%q, []byte("escaped"), 0o644)
+	if err == nil {
+		t.Fatal("wrote outside")
+	}
+	t.Log("write refused:", err)
+}
+`, ln.Addr().String(), outside)
+	g := generate(t, f, edit("write", "hostile_test.go", "content", hostile))
+	v := ok[verified](t, f, "verify_patch", map[string]any{"patch_id": g.PatchID, "checks": []any{map[string]any{"name": "go_test"}}})
+	if !v.Passed {
+		t.Errorf("the hostile tests were not contained: %+v", v)
+	}
+	if dialed.Load() != 0 {
+		t.Errorf("a check reached the host network")
+	}
+	if _, err := os.Stat(outside); err == nil {
+		t.Errorf("a check wrote outside its directory")
+	}
+
+	loop := "package main\n\nimport \"testing\"\n\nfunc TestLoop(t *testing.T) {\n\tfor {\n\t}\n}\n"
+	g = generate(t, f, edit("write", "loop_test.go", "content", loop))
+	start := time.Now()
+	v = ok[verified](t, f, "verify_patch", map[string]any{"patch_id": g.PatchID, "checks": []any{map[string]any{"name": "go_test"}}})
+	if v.Passed || !v.Checks[0].TimedOut || v.Checks[0].ExitCode != -1 {
+		t.Errorf("a looping test: %+v", v)
+	}
+	t.Logf("the looping test was stopped after %s", time.Since(start))
+	if live := liveProcesses(t, "fx.test"); len(live) > 0 {
+		t.Errorf("processes of the killed check survive: %v", live)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("verify ran the repository's core.fsmonitor")
+	}
+}
+
+// liveProcesses lists the running (not zombie) processes whose command
+// line holds name.
+func liveProcesses(t *testing.T, name string) []string {
+	out, _ := exec.Command("pgrep", "-f", name).Output()
+	var live []string
+	for _, pid := range strings.Fields(string(out)) {
+		status, err := os.ReadFile("/proc/" + pid + "/status")
+		if err == nil && !strings.Contains(string(status), "State:\tZ") {
+			live = append(live, pid)
+		}
+	}
+	return live
+}
