@@ -27,17 +27,17 @@ func TestMain(m *testing.M) {
 
 // baseFiles is the fixture repository's first commit.
 var baseFiles = map[string]gitfixture.File{
-	"go.mod":                      gitfixture.Text("module example.com/fx\n\ngo 1.22\n"),
-	"main.go":                     gitfixture.Text("package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(greeting())\n}\n"),
-	"greet.go":                    gitfixture.Text("package main\n\nfunc greeting() string {\n\treturn \"hello\"\n}\n"),
-	"greet_test.go":               gitfixture.Text("package main\n\nimport \"testing\"\n\nfunc TestGreeting(t *testing.T) {\n\tif greeting() != \"hello\" {\n\t\tt.Fatal(greeting())\n\t}\n}\n"),
-	"README.md":                   gitfixture.Text("# fx\n\nx = 1\ny = 2\nx = 1\n"),
-	"docs/a.txt":                  gitfixture.Text("alpha\nbeta\ngamma\n"),
-	".github/workflows/ci.yml":    gitfixture.Text("on: push\n"),
-	"link":                        gitfixture.Link("README.md"),
-	"sub":                         gitfixture.Gitlink("0123456789abcdef0123456789abcdef01234567"),
-	".env":                        gitfixture.Text("TOKEN=hunter2\n"),
-	"bin.dat":                     gitfixture.Text("\x00\x01binary"),
+	"go.mod":                   gitfixture.Text("module example.com/fx\n\ngo 1.22\n"),
+	"main.go":                  gitfixture.Text("package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(greeting())\n}\n"),
+	"greet.go":                 gitfixture.Text("package main\n\nfunc greeting() string {\n\treturn \"hello\"\n}\n"),
+	"greet_test.go":            gitfixture.Text("package main\n\nimport \"testing\"\n\nfunc TestGreeting(t *testing.T) {\n\tif greeting() != \"hello\" {\n\t\tt.Fatal(greeting())\n\t}\n}\n"),
+	"README.md":                gitfixture.Text("# fx\n\nx = 1\ny = 2\nx = 1\n"),
+	"docs/a.txt":               gitfixture.Text("alpha\nbeta\ngamma\n"),
+	".github/workflows/ci.yml": gitfixture.Text("on: push\n"),
+	"link":                     gitfixture.Link("README.md"),
+	"sub":                      gitfixture.Gitlink("0123456789abcdef0123456789abcdef01234567"),
+	".env":                     gitfixture.Text("TOKEN=hunter2\n"),
+	"bin.dat":                  gitfixture.Text("\x00\x01binary"),
 }
 
 // fixture is a repository served by the patch tools.

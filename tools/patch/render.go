@@ -152,14 +152,14 @@ type file struct {
 	hash string
 }
 
-func (f file) Hash() plumbing.Hash      { return plumbing.NewHash(f.hash) }
+func (f file) Hash() plumbing.Hash     { return plumbing.NewHash(f.hash) }
 func (f file) Mode() filemode.FileMode { return filemode.FileMode(f.mode) }
-func (f file) Path() string             { return f.path }
+func (f file) Path() string            { return f.path }
 
 type chunk struct {
 	text string
 	op   fdiff.Operation
 }
 
-func (c chunk) Content() string         { return c.text }
+func (c chunk) Content() string       { return c.text }
 func (c chunk) Type() fdiff.Operation { return c.op }
