@@ -39,8 +39,9 @@ type WorktreeApply struct {
 	// Base is the commit HEAD must point at.
 	Base  string
 	Files []WorktreeFile
-	// AfterFile, when set, runs after the i-th file is in place. Tests use
-	// it to stop a process in the middle of an apply.
+	// AfterFile, when set, runs with -1 once every new content is staged,
+	// then with i after the i-th file is in place. Tests use it to stop a
+	// process in the middle of an apply.
 	AfterFile func(i int)
 }
 
@@ -261,6 +262,9 @@ func (w *Workspace) applyJournal(j *journal, contents [][]byte, after func(int))
 		if err := w.stage(j.Temps[i], contents[i], f.NewMode); err != nil {
 			return err
 		}
+	}
+	if after != nil {
+		after(-1) // every new content is staged; nothing is in place yet
 	}
 	for i, f := range j.Files {
 		tmp := path.Base(j.Temps[i])

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
+	"github.com/repo-mcp/repo-mcp/internal/testbin"
 	"github.com/repo-mcp/repo-mcp/server"
 	"github.com/repo-mcp/repo-mcp/server/servertest"
 	"github.com/repo-mcp/repo-mcp/tools/patch"
@@ -20,9 +21,11 @@ import (
 	"github.com/repo-mcp/repo-mcp/workspace"
 )
 
+var bins = testbin.New()
+
 func TestMain(m *testing.M) {
 	verify.RunHelper() // the verify sandbox re-executes this test binary
-	os.Exit(m.Run())
+	os.Exit(bins.Run(m))
 }
 
 // baseFiles is the fixture repository's first commit.
