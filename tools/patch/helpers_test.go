@@ -25,7 +25,11 @@ var bins = testbin.New()
 
 func TestMain(m *testing.M) {
 	verify.RunHelper() // the verify sandbox re-executes this test binary
-	os.Exit(bins.Run(m))
+	code := bins.Run(m)
+	if benchCorpus.temp != "" {
+		os.RemoveAll(benchCorpus.temp)
+	}
+	os.Exit(code)
 }
 
 // baseFiles is the fixture repository's first commit.
