@@ -3,7 +3,6 @@ package workspace
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -143,18 +142,6 @@ func (w *Workspace) objectError(sha string, err error) error {
 		return server.Errorf(server.NotFound, "object %s does not exist in workspace %q", sha, w.id).Wrap(err)
 	}
 	return w.internalError("reading an object", err)
-}
-
-// readAllLimited reads r to the end, refusing more than max bytes.
-func readAllLimited(r io.Reader, max int64) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("more than %d bytes", max)
-	}
-	return data, nil
 }
 
 // splitParent splits a clean path into its directory and base name.

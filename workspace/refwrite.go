@@ -128,29 +128,6 @@ func (w *Workspace) UpdateRef(name, newSHA, oldSHA string) error {
 	return nil
 }
 
-// Refs lists the refs under prefix (a full ref prefix ending in "/") and
-// the commits they name, at most limit of them.
-func (w *Workspace) RefsWithPrefix(prefix string, limit int) (map[string]string, error) {
-	r := w.repo
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	iter, err := r.storage.IterReferences()
-	if err != nil {
-		return nil, w.internalError("listing refs", err)
-	}
-	out := map[string]string{}
-	err = iter.ForEach(func(ref *plumbing.Reference) error {
-		if ref.Type() == plumbing.HashReference && strings.HasPrefix(ref.Name().String(), prefix) && len(out) < limit {
-			out[ref.Name().String()] = ref.Hash().String()
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, w.internalError("listing refs", err)
-	}
-	return out, nil
-}
-
 // AuthorizeRef checks a full ref name against the refs the caller's
 // policies for the snapshot's action allow (PolicyConfig.Refs): a tool that
 // writes a branch checks it as a read of that branch would be checked.

@@ -1,6 +1,7 @@
 package patch_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
 	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/tools/patch"
 )
 
 func TestFlowBranch(t *testing.T) {
@@ -140,4 +142,27 @@ func TestUnifiedDiffInput(t *testing.T) {
 	if out := gitfixture.Git(t, f.dir, "diff", f.head, g.PatchID, "--stat"); !strings.Contains(out, "2 files changed") {
 		t.Errorf("git diff --stat: %s", out)
 	}
+}
+
+func TestConfirmHook(t *testing.T) {
+	var got patch.Confirmation
+	refuse := true
+	f := newFixture(t, fixtureOptions{opts: patch.Options{Confirm: func(_ context.Context, _ *server.Request, c patch.Confirmation) error {
+		got = c
+		if refuse {
+			return server.Errorf(server.PermissionDenied, "the person declined")
+		}
+		return nil
+	}}})
+	g := generate(t, f, edit("write", "docs/a.txt", "content", "x\n"))
+	before := f.state(t)
+	fails(t, f, "apply_patch", map[string]any{"patch_id": g.PatchID, "diff_sha256": g.DiffSHA256}, server.PermissionDenied)
+	if f.state(t) != before {
+		t.Errorf("a declined apply wrote something")
+	}
+	if got.DiffSHA256 != g.DiffSHA256 || got.PatchID != g.PatchID || len(got.Files) != 1 || got.Files[0].Additions != 1 {
+		t.Errorf("confirmation: %+v", got)
+	}
+	refuse = false
+	ok[applied](t, f, "apply_patch", map[string]any{"patch_id": g.PatchID, "diff_sha256": g.DiffSHA256})
 }

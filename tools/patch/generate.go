@@ -2,6 +2,7 @@ package patch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -172,6 +173,9 @@ func (t *tools) store(snap *workspace.Snapshot, changes []workspace.Change, summ
 	case nil:
 	case *workspace.RefConflict: // proposed before: the same id, the same content
 	default:
+		if errors.Is(err, workspace.ErrRefLocked) {
+			return "", server.Errorf(server.Transient, "the same patch is being stored by another call; retry")
+		}
 		return "", err
 	}
 	return id, nil
