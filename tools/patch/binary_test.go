@@ -145,8 +145,8 @@ func TestCrashMidApply(t *testing.T) {
 				time.Sleep(10 * time.Millisecond) // a poll, not a deadline
 			}
 			b.cmd.Process.Signal(syscall.SIGKILL)
-			<-done
-			b.cmd.Wait()
+			<-done // the call ends when the connection is lost
+			b.session.Close()
 			if _, err := os.Stat(filepath.Join(dir, ".git", "repo-mcp-apply.json")); err != nil {
 				t.Fatalf("no journal after the crash: %v", err)
 			}
