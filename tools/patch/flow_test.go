@@ -166,3 +166,20 @@ func TestConfirmHook(t *testing.T) {
 	refuse = false
 	ok[applied](t, f, "apply_patch", map[string]any{"patch_id": g.PatchID, "diff_sha256": g.DiffSHA256})
 }
+
+func TestDiffBound(t *testing.T) {
+	f := newFixture(t, fixtureOptions{opts: patch.Options{MaxDiffBytes: 2000}})
+	big := strings.Repeat("a line of \"quoted\"\ttext\n", 200)
+	g := generate(t, f, edit("write", "a.txt", "content", big), edit("write", "b.txt", "content", "small\n"))
+	if !g.Truncated || len(g.Diff) > 2000 || !strings.HasSuffix(g.Diff, "\n") {
+		t.Fatalf("truncated %v, %d bytes", g.Truncated, len(g.Diff))
+	}
+	p := ok[generated](t, f, "preview_diff", map[string]any{"patch_id": g.PatchID, "paths": []string{"b.txt"}})
+	if p.Truncated || !strings.Contains(p.Diff, "+small") || p.DiffSHA256 != g.DiffSHA256 {
+		t.Errorf("the rest by path: %+v", p)
+	}
+	res := f.call(t, "generate_patch", map[string]any{"edits": []any{edit("write", "a.txt", "content", big)}})
+	if !strings.Contains(res.Text, "cut at") {
+		t.Errorf("the text does not say the diff was cut:\n%s", res.Text)
+	}
+}

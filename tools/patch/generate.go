@@ -2,6 +2,7 @@ package patch
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -188,9 +189,22 @@ func (t *tools) view(p *proposal, diff string) PatchView {
 		v.Additions += f.Additions
 		v.Deletions += f.Deletions
 	}
-	if len(diff) > t.opts.MaxDiffBytes {
-		cut := strings.LastIndexByte(diff[:t.opts.MaxDiffBytes], '\n') + 1
-		v.Diff, v.Truncated = diff[:cut], true
-	}
+	v.Diff, v.Truncated = cutDiff(diff, t.opts.MaxDiffBytes)
 	return v
+}
+
+// cutDiff cuts a diff at a line boundary so that it is at most max bytes
+// both as text and as a JSON string (where escapes may make it longer).
+func cutDiff(diff string, max int) (string, bool) {
+	cut := false
+	for {
+		if len(diff) > max {
+			diff, cut = diff[:strings.LastIndexByte(diff[:max], '\n')+1], true
+		}
+		enc, _ := json.Marshal(diff)
+		if len(enc) <= max || diff == "" {
+			return diff, cut
+		}
+		max = max * 9 / 10
+	}
 }

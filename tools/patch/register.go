@@ -127,7 +127,7 @@ func Register(s *server.Server, reg *workspace.Registry, opts Options) error {
 		Effect:         server.Write,
 		Idempotent:     true,
 		Action:         string(workspace.ActionPropose),
-		MaxResultBytes: opts.MaxDiffBytes + 128<<10,
+		MaxResultBytes: 2*opts.MaxDiffBytes + 128<<10, // the diff, as text and in the structured result
 		Comments:       comments,
 	}, t.generate); err != nil {
 		return err
@@ -140,7 +140,7 @@ func Register(s *server.Server, reg *workspace.Registry, opts Options) error {
 			"{patch_id, base, diff_sha256} that apply_patch must echo.",
 		Effect:         server.ReadOnly,
 		Action:         string(workspace.ActionPropose),
-		MaxResultBytes: opts.MaxDiffBytes + 128<<10,
+		MaxResultBytes: 2*opts.MaxDiffBytes + 128<<10, // the diff, as text and in the structured result
 		Comments:       comments,
 	}, t.preview); err != nil {
 		return err
