@@ -67,7 +67,7 @@ func (t *tools) apply(ctx context.Context, req *server.Request, in ApplyPatchIn)
 	if err != nil {
 		return out, err
 	}
-	p, err := loadProposal(ws, in.PatchID, t.opts)
+	p, err := t.proposal(ws, in.PatchID)
 	if err != nil {
 		return out, err
 	}

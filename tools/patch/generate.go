@@ -129,7 +129,7 @@ func (t *tools) generate(ctx context.Context, req *server.Request, in GeneratePa
 	if err != nil {
 		return GeneratePatchOut{}, err
 	}
-	p, err := loadProposal(snap.Workspace(), id, t.opts)
+	p, err := t.proposal(snap.Workspace(), id)
 	if err != nil {
 		return GeneratePatchOut{}, err
 	}

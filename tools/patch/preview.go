@@ -83,7 +83,7 @@ func (t *tools) preview(ctx context.Context, req *server.Request, in PreviewDiff
 	if err != nil {
 		return PreviewDiffOut{}, err
 	}
-	p, err := loadProposal(ws, in.PatchID, t.opts)
+	p, err := t.proposal(ws, in.PatchID)
 	if err != nil {
 		return PreviewDiffOut{}, err
 	}

@@ -85,7 +85,8 @@ type tools struct {
 	checker   *verify.Checker
 
 	mu       sync.Mutex
-	applying map[string]bool // workspace ids with an apply in flight
+	applying map[string]bool      // workspace ids with an apply in flight
+	cache    map[string]*proposal // rendered proposals by workspace id/patch id
 }
 
 // Register adds generate_patch, preview_diff, apply_patch and verify_patch
@@ -93,7 +94,7 @@ type tools struct {
 // crash interrupted, and logs each one it finds.
 func Register(s *server.Server, reg *workspace.Registry, opts Options) error {
 	opts = opts.withDefaults()
-	t := &tools{reg: reg, opts: opts, applying: map[string]bool{}}
+	t := &tools{reg: reg, opts: opts, applying: map[string]bool{}, cache: map[string]*proposal{}}
 	for _, p := range opts.Protected {
 		g, err := workspace.ParseGlob(p)
 		if err != nil {

@@ -46,9 +46,10 @@ func commitMessage(summary, caller string) string {
 	return fmt.Sprintf("repo-mcp patch: %s\n\nProposed-By: %s\n", summary, caller)
 }
 
-// loadProposal reads patch id from ws, checks that it is a proposal, and
-// renders its canonical diff.
-func loadProposal(ws *workspace.Workspace, id string, opts Options) (*proposal, error) {
+// proposal returns patch id of ws: it must be under the proposals' refs
+// now; its rendering comes from a cache (a proposal is immutable: its id is
+// its commit's hash).
+func (t *tools) proposal(ws *workspace.Workspace, id string) (*proposal, error) {
 	if !isSHA(id) {
 		return nil, server.Errorf(server.InvalidInput, "patch_id must be 40 lowercase hex digits")
 	}
@@ -60,6 +61,29 @@ func loadProposal(ws *workspace.Workspace, id string, opts Options) (*proposal, 
 		return nil, server.Errorf(server.NotFound, "no patch %s in workspace %q", id, ws.ID()).
 			WithHint("patch ids belong to the workspace they were generated in; call generate_patch there")
 	}
+	key := ws.ID() + "/" + id
+	t.mu.Lock()
+	p, ok := t.cache[key]
+	t.mu.Unlock()
+	if ok {
+		return p, nil
+	}
+	if p, err = loadProposal(ws, id, t.opts); err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	if len(t.cache) >= maxCachedProposals {
+		clear(t.cache)
+	}
+	t.cache[key] = p
+	t.mu.Unlock()
+	return p, nil
+}
+
+const maxCachedProposals = 64
+
+// loadProposal reads proposal commit id and renders its canonical diff.
+func loadProposal(ws *workspace.Workspace, id string, opts Options) (*proposal, error) {
 	c, err := ws.ReadCommit(id)
 	if err != nil {
 		return nil, err

@@ -144,7 +144,7 @@ func (t *tools) verify(ctx context.Context, req *server.Request, in VerifyPatchI
 		if err != nil {
 			return VerifyPatchOut{}, err
 		}
-		if _, err := loadProposal(ws, in.PatchID, t.opts); err != nil {
+		if _, err := t.proposal(ws, in.PatchID); err != nil {
 			return VerifyPatchOut{}, err
 		}
 		rev = in.PatchID
