@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -82,8 +83,20 @@ func renderDiff(changes []*fileChange, ctx int) (string, []FileStat, error) {
 		stats = append(stats, st)
 	}
 	var b bytes.Buffer
-	if err := fdiff.NewUnifiedEncoder(&b, ctx).Encode(p); err != nil {
-		return "", nil, err
+	for k, fp := range p.files {
+		var one bytes.Buffer
+		if err := fdiff.NewUnifiedEncoder(&one, ctx).Encode(&patchView{files: []fdiff.FilePatch{fp}}); err != nil {
+			return "", nil, err
+		}
+		out := one.Bytes()
+		if c := changes[k]; c.status() == statusRenamed && c.OldSHA == c.NewSHA {
+			// As git writes a pure rename, so that parsers that expect
+			// its four header lines (go-diff among them) read it.
+			if i := bytes.Index(out, []byte("\nrename from ")); i >= 0 {
+				out = slices.Concat(out[:i+1], []byte("similarity index 100%\n"), out[i+1:])
+			}
+		}
+		b.Write(out)
 	}
 	return b.String(), stats, nil
 }
