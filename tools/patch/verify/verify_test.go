@@ -1,0 +1,75 @@
+package verify
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestCheckSpec(t *testing.T) {
+	c, err := New(Options{Checks: []string{"go_build", "go_test"}, FreshBuildCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		spec Spec
+		ok   bool
+	}{
+		{Spec{Name: "go_build"}, true},
+		{Spec{Name: "go_test", Packages: []string{"./...", "./cmd/x", "./internal/...", "./a.b/c_d/..."}}, true},
+		{Spec{Name: "gofmt"}, false}, // not allowlisted here
+		{Spec{Name: "sh"}, false},
+		{Spec{Name: "go_test", Packages: []string{"../x"}}, false},
+		{Spec{Name: "go_test", Packages: []string{"./x/../../y"}}, false},
+		{Spec{Name: "go_test", Packages: []string{"-exec=/bin/sh"}}, false},
+		{Spec{Name: "go_test", Packages: []string{"./-x"}}, false},
+		{Spec{Name: "go_test", Packages: []string{"std"}}, false},
+		{Spec{Name: "go_test", Packages: []string{"/abs"}}, false},
+		{Spec{Name: "go_test", Packages: []string{"./x y"}}, false},
+	} {
+		if err := c.CheckSpec(tt.spec); (err == nil) != tt.ok {
+			t.Errorf("%+v: %v", tt.spec, err)
+		}
+	}
+	if _, err := New(Options{Checks: []string{"rm"}}); err == nil {
+		t.Error("an unknown check in the allowlist was accepted")
+	}
+}
+
+func TestCheckModules(t *testing.T) {
+	for _, tt := range []struct {
+		gomod string
+		ok    bool
+	}{
+		{"module m\n", true},
+		{"module m\nreplace a/b => ./vendor/b\n", true},
+		{"module m\nreplace a/b => example.com/fork v1.0.0\n", true},
+		{"module m\nreplace a/b => ../../outside\n", false},
+		{"module m\nreplace (\n\ta/b => ./ok\n\tc/d => /abs/path\n)\n", false},
+		{"module m\nreplace a/b => sub/../../x\n", false}, // go refuses it too
+		{"module m\nreplace a/b => ./sub/../../x\n", false},
+	} {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "go.mod"), []byte(tt.gomod), 0o644)
+		if err := CheckModules(dir); (err == nil) != tt.ok {
+			t.Errorf("%q: %v", tt.gomod, err)
+		}
+	}
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "nested"), 0o755)
+	os.WriteFile(filepath.Join(dir, "nested", "go.mod"), []byte("module n\nreplace a => ../../x\n"), 0o644)
+	if err := CheckModules(dir); err == nil || !strings.Contains(err.Error(), "nested/go.mod") {
+		t.Errorf("nested module: %v", err)
+	}
+}
+
+func TestTail(t *testing.T) {
+	tl := newTail(10)
+	for i := range 100 {
+		tl.Write([]byte{byte('0' + i%10)})
+	}
+	if got := tl.String(); got != "0123456789" || tl.total != 100 || !tl.truncated() {
+		t.Errorf("tail %q, total %d", got, tl.total)
+	}
+}

@@ -1,0 +1,194 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
+	"github.com/repo-mcp/repo-mcp/server"
+)
+
+func TestWriteTreeAndDiff(t *testing.T) {
+	repo, commits := basicRepo(t)
+	reg := openOne(t, repo.Dir, nil)
+	s, err := reg.Snapshot(context.Background(), Access{Identity: "local", Action: ActionPropose}, "ws", commits[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := s.Workspace()
+	blob, err := ws.WriteBlob([]byte("new\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := s.WriteTree([]Change{
+		{Path: "a/b/y.go", Delete: true}, // a/b becomes empty and goes
+		{Path: "new/deep/f.txt", Mode: ModeFile, SHA: blob},
+		{Path: "README.md", Mode: ModeExecutable, SHA: blob},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := gitfixture.Git(t, repo.Dir, "ls-tree", "-r", "--name-only", tree)
+	if strings.Contains(got, "a/b/") || !strings.Contains(got, "new/deep/f.txt") || !strings.Contains(got, "a/x.go") {
+		t.Errorf("tree:\n%s", got)
+	}
+	gitfixture.Git(t, repo.Dir, "fsck", "--strict", "--no-dangling") // every object git would write
+	c, err := ws.WriteCommit(CommitObject{Tree: tree, Parents: []string{commits[1]}, Author: "a", Email: "a@a", Message: "m\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes, err := ws.DiffCommits(commits[1], c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, ch := range changes {
+		paths = append(paths, ch.Path)
+	}
+	if d := diffStrings([]string{"README.md", "a/b/y.go", "new/deep/f.txt"}, paths); d != "" {
+		t.Error(d)
+	}
+
+	for _, tc := range []struct {
+		c    Change
+		want server.Class
+	}{
+		{Change{Path: "docs/link", Mode: ModeFile, SHA: blob}, server.InvalidInput},   // a symlink
+		{Change{Path: "docs/link/x", Mode: ModeFile, SHA: blob}, server.InvalidInput}, // through a symlink
+		{Change{Path: "vendor/mod", Delete: true}, server.InvalidInput},               // a submodule
+		{Change{Path: "a", Mode: ModeFile, SHA: blob}, server.InvalidInput},           // a directory
+		{Change{Path: "readme.md", Mode: ModeFile, SHA: blob}, server.InvalidInput},   // case collision
+		{Change{Path: ".env", Mode: ModeFile, SHA: blob}, server.PermissionDenied},    // a secret
+		{Change{Path: ".git/config", Mode: ModeFile, SHA: blob}, server.InvalidInput}, // metadata
+		{Change{Path: "x", Mode: ModeSymlink, SHA: blob}, server.InvalidInput},        // a symlink mode
+		{Change{Path: "missing", Delete: true}, server.InvalidInput},                  // nothing to delete
+	} {
+		_, err := s.WriteTree([]Change{tc.c})
+		wantClass(t, err, tc.want, repo.Dir)
+	}
+}
+
+func TestUpdateRef(t *testing.T) {
+	repo, commits := basicRepo(t)
+	reg := openOne(t, repo.Dir, nil)
+	ws, err := reg.Workspace(Access{Identity: "local", Action: ActionApply}, "ws")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const ref = "refs/heads/feature/x"
+	if err := ws.UpdateRef(ref, commits[0], ""); err != nil {
+		t.Fatal(err)
+	}
+	var conflict *RefConflict
+	if err := ws.UpdateRef(ref, commits[1], ""); !errors.As(err, &conflict) || conflict.Current != commits[0] {
+		t.Errorf("create over an existing ref: %v", err)
+	}
+	if err := ws.UpdateRef(ref, commits[1], commits[0]); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(gitfixture.Git(t, repo.Dir, "rev-parse", ref)); got != commits[1] {
+		t.Errorf("ref at %s", got)
+	}
+	// A packed ref is read and replaced like a loose one.
+	gitfixture.Git(t, repo.Dir, "pack-refs", "--all")
+	if err := ws.UpdateRef(ref, commits[0], commits[1]); err != nil {
+		t.Fatal(err)
+	}
+	// git's own lock file holds us off.
+	lock := filepath.Join(repo.Dir, ".git", "refs", "heads", "dev.lock")
+	os.WriteFile(lock, nil, 0o644)
+	if err := ws.UpdateRef("refs/heads/dev", commits[1], commits[0]); !errors.Is(err, ErrRefLocked) {
+		t.Errorf("with git's lock held: %v", err)
+	}
+	os.Remove(lock)
+	for _, bad := range []string{"HEAD", "refs/heads/a..b", "refs/heads/-x", "refs/heads/x.lock", "refs/heads/a b", "refs/../config", "refs/heads/x/", "heads/x"} {
+		wantClass(t, ws.UpdateRef(bad, commits[0], ""), server.InvalidInput)
+	}
+}
+
+func TestExport(t *testing.T) {
+	repo, commits := basicRepo(t)
+	reg := openOne(t, repo.Dir, func(c *Config) {
+		c.Policies = []PolicyConfig{{Identity: "local", Workspaces: []string{"*"}, Actions: []Action{ActionVerify}, Deny: []string{"a/b/**"}}}
+	})
+	s, err := reg.Snapshot(context.Background(), Access{Identity: "local", Action: ActionVerify}, "ws", commits[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	stats, err := s.Export(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Links != 3 || stats.Submodules != 1 || stats.Omitted != 3 { // .env, prod.pem, a/b
+		t.Errorf("stats %+v", stats)
+	}
+	for p, want := range map[string]bool{"README.md": true, "a/x.go": true, "bin/run": true, ".env": false, "a/b/y.go": false, "docs/link": false, ".git": false} {
+		_, err := os.Lstat(filepath.Join(dir, p))
+		if (err == nil) != want {
+			t.Errorf("%s exported: %v, want %v", p, err == nil, want)
+		}
+	}
+	if fi, _ := os.Stat(filepath.Join(dir, "bin/run")); fi == nil || fi.Mode()&0o111 == 0 {
+		t.Errorf("bin/run lost its executable bit")
+	}
+}
+
+// TestApplyWorktreeRollback stops an apply midway (as a crash would) and
+// recovers it: the files go back to their base content, a file someone
+// changed meanwhile is kept and reported.
+func TestApplyWorktreeRollback(t *testing.T) {
+	repo, commits := basicRepo(t)
+	gitfixture.Git(t, repo.Dir, "reset", "-q", "--hard", commits[1])
+	reg := openOne(t, repo.Dir, func(c *Config) { c.Workspaces[0].Worktree = true })
+	s, err := reg.Snapshot(context.Background(), Access{Identity: "local", Action: ActionApply}, "ws", commits[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := s.Workspace()
+	newBlob, _ := ws.WriteBlob([]byte("patched\n"))
+	readme, _ := s.Stat(context.Background(), "README.md")
+	ac, _ := s.Stat(context.Background(), "a.c")
+	files := []WorktreeFile{
+		{Path: "README.md", BaseSHA: readme.SHA, BaseMode: ModeFile, NewSHA: newBlob, NewMode: ModeFile},
+		{Path: "a.c", BaseSHA: ac.SHA, BaseMode: ModeFile, NewSHA: newBlob, NewMode: ModeFile},
+		{Path: "n/new.txt", NewSHA: newBlob, NewMode: ModeFile},
+	}
+	stop := errors.New("crash")
+	func() {
+		defer func() {
+			if r := recover(); r != stop {
+				panic(r)
+			}
+		}()
+		s.ApplyWorktree(context.Background(), WorktreeApply{ID: "p1", Base: commits[1], Files: files, AfterFile: func(i int) {
+			if i == 1 {
+				panic(stop) // README.md and a.c are in place, n/new.txt is staged
+			}
+		}})
+	}()
+	os.WriteFile(filepath.Join(repo.Dir, "a.c"), []byte("changed by a person\n"), 0o644)
+	rec, err := ws.RecoverWorktree()
+	if err != nil || rec == nil {
+		t.Fatalf("recover: %v %v", rec, err)
+	}
+	if d := diffStrings([]string{"README.md"}, rec.Restored); d != "" {
+		t.Errorf("restored: %s", d)
+	}
+	if d := diffStrings([]string{"a.c"}, rec.Kept); d != "" {
+		t.Errorf("kept: %s", d)
+	}
+	if data, _ := os.ReadFile(filepath.Join(repo.Dir, "README.md")); string(data) != "hello again\n" {
+		t.Errorf("README.md: %q", data)
+	}
+	if _, err := os.Stat(filepath.Join(repo.Dir, "n")); err == nil {
+		t.Errorf("the directory the apply created is still there")
+	}
+	if rec, err := ws.RecoverWorktree(); rec != nil || err != nil {
+		t.Errorf("a second recovery: %v %v", rec, err)
+	}
+}
