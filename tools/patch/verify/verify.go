@@ -136,11 +136,6 @@ func New(opts Options) (*Checker, error) {
 		}
 		opts.BuildCache = filepath.Join(dir, "repo-mcp", "verify-gocache")
 	}
-	if !opts.FreshBuildCache {
-		if err := os.MkdirAll(opts.BuildCache, 0o700); err != nil {
-			return nil, fmt.Errorf("verify: build cache: %w", err)
-		}
-	}
 	c := &Checker{opts: opts, allowed: map[string]bool{}}
 	for _, name := range opts.Checks {
 		if !slices.Contains(DefaultChecks, name) {
@@ -239,17 +234,20 @@ func (c *Checker) prepare(dir string) (*runEnv, func(), error) {
 	}
 	scratch, err := os.MkdirTemp(c.opts.TempDir, "repo-mcp-verify-home-")
 	if err != nil {
-		return re, func() {}, err
+		return re, func() {}, errors.New("the run's temporary directory cannot be created")
 	}
 	cleanup := func() { RemoveAll(scratch) }
 	for _, d := range []string{"home", "tmp", "gocache"} {
 		if err := os.Mkdir(filepath.Join(scratch, d), 0o700); err != nil {
-			return re, cleanup, err
+			return re, cleanup, errors.New("the run's temporary directory cannot be prepared")
 		}
 	}
 	re.write = []string{scratch}
 	gocache := filepath.Join(scratch, "gocache")
 	if !c.opts.FreshBuildCache {
+		if err := os.MkdirAll(c.opts.BuildCache, 0o700); err != nil {
+			return re, cleanup, errors.New("the build cache cannot be created; see the server's verify configuration")
+		}
 		gocache = c.opts.BuildCache
 		re.write = append(re.write, gocache)
 	}
