@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -16,14 +17,14 @@ import (
 func CheckModules(root string) error {
 	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return err
+			return errors.New("the export cannot be read")
 		}
 		if d.IsDir() || d.Name() != "go.mod" {
 			return nil
 		}
 		data, err := os.ReadFile(p)
 		if err != nil {
-			return err
+			return errors.New("the export cannot be read")
 		}
 		rel, _ := filepath.Rel(root, p)
 		f, err := modfile.Parse(rel, data, nil)
