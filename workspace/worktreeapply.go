@@ -211,6 +211,12 @@ func (s *Snapshot) ApplyWorktree(ctx context.Context, a WorktreeApply) error {
 			return ws.internalError("rolling back a failed apply", errors.Join(err, rerr))
 		}
 		ws.removeJournal()
+		if stale, ok := err.(*StaleError); ok {
+			e := server.Errorf(server.PreconditionFailed, "%s changed during the apply (%s); nothing was applied",
+				stale.Conflicts[0].Path, stale.Conflicts[0].Reason)
+			e.Details = stale.Conflicts
+			return e.Wrap(stale)
+		}
 		return ws.internalError("writing the working tree", err)
 	}
 	return ws.removeJournal()
@@ -267,6 +273,12 @@ func (w *Workspace) applyJournal(j *journal, contents [][]byte, after func(int))
 		after(-1) // every new content is staged; nothing is in place yet
 	}
 	for i, f := range j.Files {
+		// Checked again just before the file is replaced: a person's edit
+		// made since the first check stops the apply (which then rolls
+		// back) instead of being overwritten.
+		if reason := w.fileState(f.Path, f.BaseSHA); reason != "" {
+			return &StaleError{Conflicts: []Conflict{{Path: f.Path, Reason: reason}}}
+		}
 		tmp := path.Base(j.Temps[i])
 		err := w.inDir(f.Path, func(dir *os.Root, name string) error {
 			if f.NewSHA == "" {

@@ -192,3 +192,40 @@ func TestApplyWorktreeRollback(t *testing.T) {
 		t.Errorf("a second recovery: %v %v", rec, err)
 	}
 }
+
+// TestApplyWorktreeEditDuringApply changes a file between the apply's
+// check and its rename: the apply stops, rolls back what it had put in
+// place, and leaves the person's edit alone.
+func TestApplyWorktreeEditDuringApply(t *testing.T) {
+	repo, commits := basicRepo(t)
+	gitfixture.Git(t, repo.Dir, "reset", "-q", "--hard", commits[1])
+	reg := openOne(t, repo.Dir, func(c *Config) { c.Workspaces[0].Worktree = true })
+	s, err := reg.Snapshot(context.Background(), Access{Identity: "local", Action: ActionApply}, "ws", commits[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	newBlob, _ := s.Workspace().WriteBlob([]byte("patched\n"))
+	readme, _ := s.Stat(context.Background(), "README.md")
+	ac, _ := s.Stat(context.Background(), "a.c")
+	err = s.ApplyWorktree(context.Background(), WorktreeApply{ID: "p2", Base: commits[1], Files: []WorktreeFile{
+		{Path: "README.md", BaseSHA: readme.SHA, BaseMode: ModeFile, NewSHA: newBlob, NewMode: ModeFile},
+		{Path: "a.c", BaseSHA: ac.SHA, BaseMode: ModeFile, NewSHA: newBlob, NewMode: ModeFile},
+	}, AfterFile: func(i int) {
+		if i == 0 {
+			os.WriteFile(filepath.Join(repo.Dir, "a.c"), []byte("a person's edit\n"), 0o644)
+		}
+	}})
+	wantClass(t, err, server.PreconditionFailed, repo.Dir)
+	if data, _ := os.ReadFile(filepath.Join(repo.Dir, "README.md")); string(data) != "hello again\n" {
+		t.Errorf("README.md not rolled back: %q", data)
+	}
+	if data, _ := os.ReadFile(filepath.Join(repo.Dir, "a.c")); string(data) != "a person's edit\n" {
+		t.Errorf("a.c: %q", data)
+	}
+	if _, err := os.Stat(filepath.Join(repo.Dir, ".git", journalName)); err == nil {
+		t.Errorf("the journal is left behind")
+	}
+	if out := gitfixture.Git(t, repo.Dir, "status", "--porcelain"); strings.TrimSpace(out) != "M a.c" {
+		t.Errorf("status:\n%s", out)
+	}
+}
