@@ -268,6 +268,7 @@ func (c *Checker) prepare(dir string) (*runEnv, func(), error) {
 	}
 	if c.goRoot != "" {
 		re.env = append(re.env, "GOROOT="+c.goRoot)
+		re.env[0] = "PATH=" + filepath.Join(c.goRoot, "bin") + ":" + strings.TrimPrefix(re.env[0], "PATH=") // gofmt, for go fmt
 	}
 	if err := CheckModules(dir); err != nil {
 		return re, cleanup, err
@@ -283,11 +284,10 @@ func (c *Checker) command(s Spec) []string {
 	}
 	switch s.Name {
 	case "gofmt":
-		gofmt := filepath.Join(filepath.Dir(c.goBin), "gofmt")
-		if c.goRoot != "" {
-			gofmt = filepath.Join(c.goRoot, "bin", "gofmt")
-		}
-		return []string{gofmt, "-l", "."}
+		// go fmt runs gofmt -l -w on the packages' files (not testdata,
+		// not other modules) and names each file it had to change; the
+		// changes land in the export only.
+		return append([]string{c.goBin, "fmt"}, pkgs...)
 	case "go_vet":
 		return append([]string{c.goBin, "vet"}, pkgs...)
 	case "go_build":
@@ -300,7 +300,7 @@ func (c *Checker) command(s Spec) []string {
 
 func (c *Checker) runOne(ctx context.Context, re *runEnv, dir string, s Spec) Result {
 	r := Result{Name: s.Name, Packages: s.Packages, ExitCode: -1}
-	if len(r.Packages) == 0 && s.Name != "gofmt" {
+	if len(r.Packages) == 0 {
 		r.Packages = []string{"./..."}
 	}
 	if err := c.CheckSpec(s); err != nil {
@@ -319,7 +319,7 @@ func (c *Checker) runOne(ctx context.Context, re *runEnv, dir string, s Spec) Re
 	case timedOut:
 		r.Error = fmt.Sprintf("killed after %s", c.opts.Timeout)
 	case s.Name == "gofmt":
-		r.Passed = code == 0 && out.total == 0 // gofmt -l lists unformatted files
+		r.Passed = code == 0 && out.total == 0 // go fmt lists the files it had to change
 	default:
 		r.Passed = code == 0
 	}
