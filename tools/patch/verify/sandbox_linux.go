@@ -118,11 +118,8 @@ func (c *Checker) command1(ctx context.Context, re *runEnv, dir string, argv []s
 	env := re.env
 	path, args := argv[0], argv
 	if re.Filesystem {
-		self, err := os.Executable()
-		if err == nil {
-			path, args = self, append([]string{self}, argv...)
-			env = append(env[:len(env):len(env)], helperEnv+"=1", helperWriteEnv+"="+strings.Join(append(re.write, dir), ":"))
-		}
+		path, args = c.self, append([]string{c.self}, argv...)
+		env = append(env[:len(env):len(env)], helperEnv+"=1", helperWriteEnv+"="+strings.Join(append(re.write, dir), ":"))
 	}
 	cmd := exec.CommandContext(ctx, path)
 	cmd.Args, cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = args, dir, env, out, out

@@ -110,6 +110,7 @@ type Checker struct {
 	goRoot  string
 	allowed map[string]bool
 	sb      sandbox
+	self    string // this binary, re-executed as the sandbox helper
 }
 
 // New checks the options and finds the go command.
@@ -137,6 +138,13 @@ func New(opts Options) (*Checker, error) {
 		opts.BuildCache = filepath.Join(dir, "repo-mcp", "verify-gocache")
 	}
 	c := &Checker{opts: opts, allowed: map[string]bool{}}
+	if opts.SelfHelper {
+		self, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("verify: the sandbox helper needs this binary's path: %w", err)
+		}
+		c.self = self
+	}
 	for _, name := range opts.Checks {
 		if !slices.Contains(DefaultChecks, name) {
 			return nil, fmt.Errorf("verify: unknown check %q (known: %s)", name, strings.Join(DefaultChecks, ", "))
