@@ -1,0 +1,139 @@
+package goindex
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// tier is how well a name matches a query; lower is better.
+type tier uint8
+
+const (
+	tierExact     tier = iota // the name, case and all
+	tierFoldExact             // the name, ignoring case
+	tierPrefix                // a prefix of the name, ignoring case
+	tierCamel                 // a prefix of the initials of its camel-case words: NR for NewReader
+	tierSubstring             // a substring, ignoring case
+	tierFuzzy                 // the query's characters in order, ignoring case
+	tierRegexp                // matched by the regular expression
+	noMatch
+)
+
+var tierNames = [...]string{"exact", "exact_fold", "prefix", "initials", "substring", "fuzzy", "regexp"}
+
+func (t tier) String() string { return tierNames[t] }
+
+// charMask returns a bit per character class in s (which is lower case):
+// one per letter and digit, one for '_', one for any other byte. A name can
+// match a query (in any tier but regexp) only if it has every bit the
+// query has.
+func charMask(s string) uint64 {
+	var m uint64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z':
+			m |= 1 << (c - 'a')
+		case '0' <= c && c <= '9':
+			m |= 1 << (26 + c - '0')
+		case c == '_':
+			m |= 1 << 36
+		default:
+			m |= 1 << 37
+		}
+	}
+	return m
+}
+
+// wordStart reports whether name[i] begins a camel-case word: the first
+// letter, an upper-case letter after a lower-case one or a digit, the last
+// upper-case letter of an acronym followed by a lower-case letter (the S of
+// HTTPServer), or anything after an underscore.
+func wordStart(name string, i int) bool {
+	if i == 0 {
+		return true
+	}
+	c, prev := name[i], name[i-1]
+	switch {
+	case prev == '_':
+		return c != '_'
+	case isUpper(c):
+		return !isUpper(prev) || i+1 < len(name) && isLower(name[i+1])
+	case isDigit(c):
+		return !isDigit(prev)
+	}
+	return false
+}
+
+func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }
+func isLower(c byte) bool { return 'a' <= c && c <= 'z' }
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// initials returns the lower-cased first letters of name's camel-case words.
+func initials(name string) string {
+	var b []byte
+	for i := 0; i < len(name); i++ {
+		if wordStart(name, i) && name[i] != '_' {
+			c := name[i]
+			if isUpper(c) {
+				c += 'a' - 'A'
+			}
+			b = append(b, c)
+		}
+	}
+	return string(b)
+}
+
+// fuzzyScore matches the characters of q (lower case) in order within name,
+// greedily, preferring the starts of camel-case words. It returns a score in
+// [0, 1000], higher for matches on word starts, in runs, and covering
+// more of the name, and false if q is not a subsequence of name.
+func fuzzyScore(name, lower, q string) (int, bool) {
+	if !utf8.ValidString(q) {
+		return 0, false
+	}
+	score, pos, prev := 0, 0, -2
+	for k := 0; k < len(q); k++ {
+		c := q[k]
+		// Prefer the next word start holding c, if the rest of q still fits
+		// after it; else the next c.
+		i := strings.IndexByte(lower[pos:], c)
+		if i < 0 {
+			return 0, false
+		}
+		i += pos
+		if !wordStart(name, i) && i != prev+1 {
+			for j := i + 1; j < len(lower); j++ {
+				if lower[j] == c && wordStart(name, j) && isSubsequence(lower[j+1:], q[k+1:]) {
+					i = j
+					break
+				}
+			}
+		}
+		score++
+		if wordStart(name, i) {
+			score += 2
+		}
+		if i == prev+1 {
+			score += 2
+		}
+		prev, pos = i, i+1
+	}
+	// Weigh the quality of the match (word starts, runs) and how much of
+	// the name it covers: "srvr" is a better match for Server than for
+	// storeRcvr.
+	quality := score * 600 / (5 * len(q))
+	coverage := len(q) * 400 / len(name)
+	return min(quality+coverage, 1023), true
+}
+
+func isSubsequence(s, q string) bool {
+	for k := 0; k < len(q); k++ {
+		i := strings.IndexByte(s, q[k])
+		if i < 0 {
+			return false
+		}
+		s = s[i+1:]
+	}
+	return true
+}

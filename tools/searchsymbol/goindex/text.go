@@ -1,0 +1,122 @@
+package goindex
+
+import (
+	"go/ast"
+	"strings"
+	"unicode/utf8"
+)
+
+const (
+	maxSignature = 240 // bytes of a signature line
+	maxDoc       = 240 // bytes of a doc sentence
+)
+
+// collapseSpace returns b with each run of white space replaced by one space
+// and outer space trimmed, cut to at most max bytes (on a rune boundary,
+// marked with "…").
+func collapseSpace(b []byte, max int) string {
+	var sb strings.Builder
+	sb.Grow(min(len(b), max))
+	space := false
+	for _, c := range b {
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+			space = sb.Len() > 0
+			continue
+		}
+		if space {
+			sb.WriteByte(' ')
+			space = false
+		}
+		sb.WriteByte(c)
+		if sb.Len() > max {
+			break
+		}
+	}
+	return truncate(sb.String(), max)
+}
+
+func truncate(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// firstSentence returns the first sentence of a doc comment: its text up to
+// the first period followed by white space or the end, or the first
+// paragraph when there is no such period. Directives (//go:generate, ...)
+// are skipped.
+func firstSentence(g *ast.CommentGroup) string {
+	if g == nil {
+		return ""
+	}
+	var text []byte
+	for _, c := range g.List {
+		line := c.Text
+		switch {
+		case strings.HasPrefix(line, "//"):
+			line = line[2:]
+			if isDirective(line) {
+				continue
+			}
+		case strings.HasPrefix(line, "/*"):
+			line = strings.TrimSuffix(line[2:], "*/")
+		}
+		for l := range strings.Lines(line) {
+			l = strings.TrimSpace(l)
+			if l == "" {
+				if len(text) > 0 {
+					return sentence(text)
+				}
+				continue
+			}
+			if len(text) > 0 {
+				text = append(text, ' ')
+			}
+			text = append(text, l...)
+			if end := sentenceEnd(text); end > 0 || len(text) > 4*maxDoc {
+				return sentence(text)
+			}
+		}
+	}
+	return sentence(text)
+}
+
+func sentence(text []byte) string {
+	if end := sentenceEnd(text); end > 0 {
+		text = text[:end]
+	}
+	return truncate(string(text), maxDoc)
+}
+
+// sentenceEnd returns the length of the first sentence of text, or 0.
+func sentenceEnd(text []byte) int {
+	for i, c := range text {
+		if (c == '.' || c == '!' || c == '?') && (i+1 == len(text) || text[i+1] == ' ') {
+			if i+1 == len(text) {
+				return 0 // may continue on the next line ("e.g." or a version number)
+			}
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// isDirective reports whether a line comment's text (after "//") is a
+// directive such as "go:generate" or "lint:ignore".
+func isDirective(s string) bool {
+	i := strings.IndexByte(s, ':')
+	if i <= 0 || i+1 >= len(s) || s[i+1] == ' ' {
+		return false
+	}
+	for _, c := range s[:i] {
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
