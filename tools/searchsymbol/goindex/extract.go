@@ -1,6 +1,7 @@
 package goindex
 
 import (
+	"bytes"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -256,7 +257,15 @@ func (x *extractor) text(from, to token.Pos) string {
 	if start < 0 || end > len(x.src) || start >= end {
 		return ""
 	}
-	return collapseSpace(x.src[start:end], maxSignature)
+	b := x.src[start:end]
+	if x.out.parseErr {
+		// Around a syntax error, a node may run on far past its
+		// declaration: keep its first line only.
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			b = b[:i]
+		}
+	}
+	return collapseSpace(b, maxSignature)
 }
 
 // buildConstraint returns the expression of the file's //go:build line.

@@ -151,7 +151,7 @@ func packageFile(files []indexedFile, name string) int {
 
 func (x *Index) add(file, sym int32, kind Kind, name string, depth uint64) {
 	var rank uint64
-	if !token.IsExported(name) {
+	if kind != KindPackage && !token.IsExported(name) {
 		rank |= 1 << 47
 	}
 	if x.files[file].test() {

@@ -1,6 +1,9 @@
 package goindex
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // Entry is one declaration found by a search.
 type Entry struct {
@@ -98,6 +101,9 @@ func (x *Index) entry(key uint64) Entry {
 	}
 	if ref.sym < 0 {
 		e.Name, e.QualifiedName = pf.pkgName, f.importPath
+		if e.Test && strings.HasSuffix(pf.pkgName, "_test") {
+			e.QualifiedName += "_test" // an external test package
+		}
 		e.Line, e.Column = int(pf.pkgLine), int(pf.pkgCol)
 		e.Signature, e.Doc = "package "+pf.pkgName, pf.pkgDoc
 		return e

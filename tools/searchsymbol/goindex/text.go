@@ -15,24 +15,33 @@ const (
 // and outer space trimmed, cut to at most max bytes (on a rune boundary,
 // marked with "…").
 func collapseSpace(b []byte, max int) string {
-	var sb strings.Builder
-	sb.Grow(min(len(b), max))
+	out := make([]byte, 0, min(len(b), max+1))
 	space := false
 	for _, c := range b {
 		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
-			space = sb.Len() > 0
+			space = len(out) > 0
 			continue
 		}
-		if space {
-			sb.WriteByte(' ')
-			space = false
+		last := byte(0)
+		if len(out) > 0 {
+			last = out[len(out)-1]
 		}
-		sb.WriteByte(c)
-		if sb.Len() > max {
+		switch {
+		case c == ')' || c == ']':
+			// "(\n\ta int,\n)" reads as "(a int)".
+			if space && last == ',' {
+				out = out[:len(out)-1]
+			}
+		case space && last != '(' && last != '[':
+			out = append(out, ' ')
+		}
+		space = false
+		out = append(out, c)
+		if len(out) > max {
 			break
 		}
 	}
-	return truncate(sb.String(), max)
+	return truncate(string(out), max)
 }
 
 func truncate(s string, max int) string {
