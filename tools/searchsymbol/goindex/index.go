@@ -16,9 +16,11 @@ type Index struct {
 	opts     Options
 	id       [16]byte // digest of the snapshot's paths and blob ids; binds cursors
 	files    []indexedFile
-	entries  []entryRef // in stable order: import path, file path, source order
-	names    []nameInfo // the distinct names
-	byName   []int32    // entry numbers grouped by name (see nameInfo.first)
+	entries  []entryRef       // in stable order: import path, file path, source order
+	names    []nameInfo       // the distinct names
+	byName   []int32          // entry numbers grouped by name (see nameInfo.first)
+	nameIDs  map[string]int32 // name -> its index in names
+	masks    []uint64         // names[i].mask, scanned without touching names
 	facts    Facts
 }
 
@@ -44,12 +46,24 @@ type entryRef struct {
 	rank uint64
 }
 
+// The layout of a ranking key, most significant first: the match tier (3
+// bits), the fuzzy score inverted (10 bits), then the entry's rank:
+// unexported, test, package depth (6 bits), name length (8 bits), and the
+// entry's number (32 bits), which makes every key distinct.
+const (
+	tierShift      = 58
+	scoreShift     = 48
+	rankUnexported = 1 << 47
+	rankTest       = 1 << 46
+)
+
 // nameInfo is one distinct declared name and what matching needs of it.
 type nameInfo struct {
 	name     string
 	lower    string
 	initials string // lower-case initials of its camel-case words
 	mask     uint64 // the characters it contains (see charMask)
+	starts   uint64 // which of its first 64 bytes begin camel-case words
 	first    int32  // its entries are byName[first : first+count]
 	count    int32
 }
@@ -152,10 +166,10 @@ func packageFile(files []indexedFile, name string) int {
 func (x *Index) add(file, sym int32, kind Kind, name string, depth uint64) {
 	var rank uint64
 	if kind != KindPackage && !token.IsExported(name) {
-		rank |= 1 << 47
+		rank |= rankUnexported
 	}
 	if x.files[file].test() {
-		rank |= 1 << 46
+		rank |= rankTest
 	}
 	rank |= min(depth, 63)<<40 | uint64(min(len(name), 255))<<32 | uint64(len(x.entries))
 	x.entries = append(x.entries, entryRef{file: file, sym: sym, kind: kind, rank: rank})
@@ -173,6 +187,7 @@ func (x *Index) name(e *entryRef) string {
 // groupNames fills names and byName.
 func (x *Index) groupNames() {
 	ids := make(map[string]int32, len(x.entries)/2)
+	x.nameIDs = ids
 	nameOf := make([]int32, len(x.entries))
 	for i := range x.entries {
 		n := x.name(&x.entries[i])
@@ -181,13 +196,15 @@ func (x *Index) groupNames() {
 			id = int32(len(x.names))
 			ids[n] = id
 			lower := strings.ToLower(n)
-			x.names = append(x.names, nameInfo{name: n, lower: lower, initials: initials(n), mask: charMask(lower)})
+			x.names = append(x.names, nameInfo{name: n, lower: lower, initials: initials(n), mask: charMask(lower), starts: wordStarts(n)})
 		}
 		x.names[id].count++
 		nameOf[i] = id
 	}
+	x.masks = make([]uint64, len(x.names))
 	var next int32
 	for i := range x.names {
+		x.masks[i] = x.names[i].mask
 		x.names[i].first = next
 		next += x.names[i].count
 	}

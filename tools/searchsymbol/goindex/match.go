@@ -1,8 +1,8 @@
 package goindex
 
 import (
+	"math/bits"
 	"strings"
-	"unicode/utf8"
 )
 
 // tier is how well a name matches a query; lower is better.
@@ -84,34 +84,46 @@ func initials(name string) string {
 	return string(b)
 }
 
-// fuzzyScore matches the characters of q (lower case) in order within name,
-// greedily, preferring the starts of camel-case words. It returns a score in
-// [0, 1000], higher for matches on word starts, in runs, and covering
-// more of the name, and false if q is not a subsequence of name.
-func fuzzyScore(name, lower, q string) (int, bool) {
-	if !utf8.ValidString(q) {
-		return 0, false
+// wordStarts returns a bit per byte of name (up to 64) that begins a
+// camel-case word.
+func wordStarts(name string) uint64 {
+	var m uint64
+	for i := range min(len(name), 64) {
+		if wordStart(name, i) {
+			m |= 1 << i
+		}
 	}
+	return m
+}
+
+// fuzzyScore matches the characters of q (lower case) in order within
+// n.lower, greedily, preferring the starts of camel-case words. It returns a
+// score in [0, 1000], higher for matches on word starts, in runs, and
+// covering more of the name, and false if q is not a subsequence of it.
+func fuzzyScore(n *nameInfo, q string) (int, bool) {
+	lower, starts := n.lower, n.starts
+	isStart := func(i int) bool { return i < 64 && starts&(1<<i) != 0 }
 	score, pos, prev := 0, 0, -2
 	for k := 0; k < len(q); k++ {
 		c := q[k]
-		// Prefer the next word start holding c, if the rest of q still fits
-		// after it; else the next c.
 		i := strings.IndexByte(lower[pos:], c)
 		if i < 0 {
 			return 0, false
 		}
 		i += pos
-		if !wordStart(name, i) && i != prev+1 {
-			for j := i + 1; j < len(lower); j++ {
-				if lower[j] == c && wordStart(name, j) && isSubsequence(lower[j+1:], q[k+1:]) {
+		// Prefer a later word start holding c, if the rest of q still fits
+		// after it.
+		if !isStart(i) && i != prev+1 {
+			for rest := starts &^ (1<<(i+1) - 1); rest != 0 && i < 63; rest &= rest - 1 {
+				j := bits.TrailingZeros64(rest)
+				if j < len(lower) && lower[j] == c && isSubsequence(lower[j+1:], q[k+1:]) {
 					i = j
 					break
 				}
 			}
 		}
 		score++
-		if wordStart(name, i) {
+		if isStart(i) {
 			score += 2
 		}
 		if i == prev+1 {
@@ -123,7 +135,7 @@ func fuzzyScore(name, lower, q string) (int, bool) {
 	// the name it covers: "srvr" is a better match for Server than for
 	// storeRcvr.
 	quality := score * 600 / (5 * len(q))
-	coverage := len(q) * 400 / len(name)
+	coverage := len(q) * 400 / len(lower)
 	return min(quality+coverage, 1023), true
 }
 

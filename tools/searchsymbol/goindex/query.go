@@ -62,7 +62,9 @@ type compiledQuery struct {
 	qualifiers []string // package and/or type qualifiers, outermost first
 	pathPrefix string   // import path before the last '/', with the '/'
 	maxTier    tier     // the worst tier the mode admits
+	minFuzzy   int      // the shortest name part matched fuzzily
 	re         *regexp.Regexp
+	reLiteral  string // every match of re begins with it
 	kinds      kindSet
 	pkg        string
 	glob       []string // split on '/'
@@ -103,7 +105,11 @@ func compileQuery(q Query) (*compiledQuery, error) {
 	}
 
 	switch m := Match(strings.ToLower(string(q.Match))); m {
-	case "", MatchAuto, MatchFuzzy:
+	case "", MatchAuto:
+		// Fuzzy matches of one or two characters are mostly noise; the
+		// initials tier serves short queries.
+		c.maxTier, c.minFuzzy = tierFuzzy, 3
+	case MatchFuzzy:
 		c.maxTier = tierFuzzy
 	case MatchExact:
 		c.maxTier = tierExact
@@ -116,6 +122,7 @@ func compileQuery(q Query) (*compiledQuery, error) {
 		if c.re, err = regexp.Compile(text); err != nil {
 			return nil, invalidInput("query is not a valid RE2 regular expression: %v", err)
 		}
+		c.reLiteral, _ = c.re.LiteralPrefix()
 	default:
 		return nil, invalidInput("unknown match mode %q (known: auto, exact, prefix, substring, fuzzy, regexp)", truncate(string(q.Match), 40))
 	}
@@ -164,7 +171,7 @@ func fingerprint(q Query, text string) [8]byte {
 // matches a score (higher is better).
 func (c *compiledQuery) classify(n *nameInfo) (tier, int) {
 	if c.re != nil {
-		if c.re.MatchString(n.name) {
+		if strings.Contains(n.name, c.reLiteral) && c.re.MatchString(n.name) {
 			return tierRegexp, 0
 		}
 		return noMatch, 0
@@ -187,8 +194,8 @@ func (c *compiledQuery) classify(n *nameInfo) (tier, int) {
 		t = tierCamel
 	case strings.Contains(n.lower, c.lower):
 		t = tierSubstring
-	case c.maxTier >= tierFuzzy:
-		if s, ok := fuzzyScore(n.name, n.lower, c.lower); ok {
+	case c.maxTier >= tierFuzzy && len(c.lower) >= c.minFuzzy:
+		if s, ok := fuzzyScore(n, c.lower); ok {
 			return tierFuzzy, s
 		}
 	}
@@ -200,11 +207,7 @@ func (c *compiledQuery) classify(n *nameInfo) (tier, int) {
 
 // admits reports whether the filters and qualifiers let entry e through.
 func (c *compiledQuery) admits(x *Index, e *entryRef, fileOK []bool) bool {
-	f := &x.files[e.file]
-	if !c.kinds.has(e.kind) || !c.tests && f.test() {
-		return false
-	}
-	if c.exported && e.rank&(1<<47) != 0 {
+	if !c.kinds.has(e.kind) || !c.tests && e.rank&rankTest != 0 || c.exported && e.rank&rankUnexported != 0 {
 		return false
 	}
 	if fileOK != nil && !fileOK[e.file] {
@@ -213,6 +216,7 @@ func (c *compiledQuery) admits(x *Index, e *entryRef, fileOK []bool) bool {
 	if len(c.qualifiers) == 0 && c.pathPrefix == "" {
 		return true
 	}
+	f := &x.files[e.file]
 	if e.kind == KindPackage {
 		if len(c.qualifiers) > 0 {
 			return false

@@ -52,13 +52,13 @@ func (x *Index) Search(q Query) (*Result, error) {
 	top := bestKeys{max: offset + c.limit}
 	total := 0
 	fileOK := c.fileFilter(x)
-	for i := range x.names {
+	visit := func(i int) {
 		n := &x.names[i]
 		t, score := c.classify(n)
 		if t == noMatch {
-			continue
+			return
 		}
-		prefix := uint64(t)<<58 | uint64(1023-score)<<48
+		prefix := uint64(t)<<tierShift | uint64(1023-score)<<scoreShift
 		for _, e := range x.byName[n.first : n.first+n.count] {
 			ref := &x.entries[e]
 			if !c.admits(x, ref, fileOK) {
@@ -66,6 +66,24 @@ func (x *Index) Search(q Query) (*Result, error) {
 			}
 			total++
 			top.offer(prefix | ref.rank)
+		}
+	}
+	switch {
+	case c.maxTier == tierExact && c.name != "":
+		if i, ok := x.nameIDs[c.name]; ok {
+			visit(int(i))
+		}
+	case c.re != nil:
+		for i := range x.names {
+			visit(i)
+		}
+	default:
+		// Most names lack a character of the query: skip them on a scan
+		// of the masks alone.
+		for i, m := range x.masks {
+			if c.mask&^m == 0 {
+				visit(i)
+			}
 		}
 	}
 	if offset > total {
@@ -96,8 +114,8 @@ func (x *Index) entry(key uint64) Entry {
 		File:            f.path,
 		Test:            f.test(),
 		BuildConstraint: pf.constraint,
-		Exported:        ref.rank&(1<<47) == 0,
-		Match:           tier(key >> 58).String(),
+		Exported:        ref.rank&rankUnexported == 0,
+		Match:           tier(key >> tierShift).String(),
 	}
 	if ref.sym < 0 {
 		e.Name, e.QualifiedName = pf.pkgName, f.importPath
