@@ -305,3 +305,44 @@ func BenchmarkQueryEach(b *testing.B) {
 		})
 	}
 }
+
+// TestFirstQueryProcess is one process's first query on the benchmark
+// corpus, for bench/searchsymbol.sh to time as a whole process. It runs
+// when GOINDEX_FIRST_QUERY is set: to "cold" (no on-disk cache: build the
+// index) or to an on-disk cache directory (load the index from it, or
+// build and store it on the first run).
+func TestFirstQueryProcess(t *testing.T) {
+	mode := os.Getenv("GOINDEX_FIRST_QUERY")
+	if mode == "" {
+		t.Skip("run by bench/searchsymbol.sh")
+	}
+	var dir string
+	var head plumbing.Hash
+	if dir = os.Getenv("GOINDEX_BENCH_CORPUS"); dir == "" {
+		dir = filepath.Join(os.TempDir(), "goindex-bench-goroot-"+runtime.Version())
+	}
+	out, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	head = plumbing.NewHash(strings.TrimSpace(string(out)))
+	opts := IndexerOptions{}
+	if mode != "cold" {
+		opts.CacheDir = mode
+	}
+	t0 := time.Now()
+	repo, err := OpenRepository(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	src, err := NewGitSource(repo.Repository, head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := NewIndexer(opts).Search(context.Background(), src, benchOptions(), Query{Query: "NewReader"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(os.Stderr, "first-query from=%s total=%d in-process-ms=%.1f\n", res.Facts.From, res.Total, float64(time.Since(t0).Microseconds())/1000)
+}

@@ -19,14 +19,24 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
-// indexObjectCacheSize is the go-git object cache used while indexing: a
-// bulk read of every blob only churns a large cache, which costs memory and
-// buys no speed (see the project's PERF notes).
+// indexObjectCacheSize is the go-git object cache of a repository opened
+// for indexing. It holds trees only: an index reads each blob once, and
+// caching blobs would only churn the cache, hash every blob for its key and
+// hold memory (see the project's PERF notes).
 const indexObjectCacheSize = 8 * cache.MiByte
 
+// treeCache is a go-git object cache that keeps everything but blobs.
+type treeCache struct{ cache.Object }
+
+func (c treeCache) Put(o plumbing.EncodedObject) {
+	if o.Type() != plumbing.BlobObject {
+		c.Object.Put(o)
+	}
+}
+
 // Repository is a git repository opened for indexing: its pack files are
-// kept open between reads (go-git's KeepDescriptors) and its object cache is
-// small. Close it to release the descriptors.
+// kept open between reads (go-git's KeepDescriptors) and its object cache
+// holds trees, not blobs. Close it to release the descriptors.
 type Repository struct {
 	*git.Repository
 	storage *filesystem.Storage
@@ -40,7 +50,7 @@ func OpenRepository(dir string) (*Repository, error) {
 		gitDir = dir // a bare repository
 	}
 	st := filesystem.NewStorageWithOptions(osfs.New(gitDir),
-		cache.NewObjectLRU(indexObjectCacheSize),
+		treeCache{cache.NewObjectLRU(indexObjectCacheSize)},
 		filesystem.Options{KeepDescriptors: true})
 	repo, err := git.Open(st, nil)
 	if err != nil {
