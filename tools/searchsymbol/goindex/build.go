@@ -44,6 +44,7 @@ func (ix *Indexer) build(ctx context.Context, src Source, opts Options) (*Index,
 					}
 				}
 				f.pf = parseFile(j.src)
+				ix.names.internFile(f.pf)
 				ix.blobs.put(f.id, f.pf)
 				mu.Lock()
 				reparsed++
@@ -65,7 +66,7 @@ func (ix *Indexer) build(ctx context.Context, src Source, opts Options) (*Index,
 			kept = append(kept, f)
 		}
 	}
-	idx := assemble(src.Revision(), opts, kept)
+	idx := assemble(src.Revision(), opts, kept, ix.names)
 	idx.facts.Reparsed = reparsed
 	ix.log.Debug("goindex: built", "revision", idx.revision, "files", idx.facts.Files,
 		"reparsed", reparsed, "symbols", idx.facts.Symbols, "parse_failures", idx.facts.ParseFailures)

@@ -19,6 +19,9 @@ type parsedFile struct {
 	constraint string // the //go:build expression, if any
 	parseErr   bool   // the file has syntax errors; syms holds what parsed
 	syms       []symbol
+	// Name ids in the Indexer's nameTable, set before the file is shared.
+	pkgID int32
+	ids   []int32 // of syms
 }
 
 // symbol is one declaration in a parsedFile.

@@ -19,8 +19,8 @@ type Index struct {
 	entries  []entryRef       // in stable order: import path, file path, source order
 	names    []nameInfo       // the distinct names
 	byName   []int32          // entry numbers grouped by name (see nameInfo.first)
-	nameIDs  map[string]int32 // name -> its index in names
-	masks    []uint64         // names[i].mask, scanned without touching names
+	masks    []uint64 // names[i].mask, scanned without touching names
+	table    *nameTable
 	facts    Facts
 }
 
@@ -57,15 +57,12 @@ const (
 	rankTest       = 1 << 46
 )
 
-// nameInfo is one distinct declared name and what matching needs of it.
+// nameInfo is one distinct name declared in an index.
 type nameInfo struct {
-	name     string
-	lower    string
-	initials string // lower-case initials of its camel-case words
-	mask     uint64 // the characters it contains (see charMask)
-	starts   uint64 // which of its first 64 bytes begin camel-case words
-	first    int32  // its entries are byName[first : first+count]
-	count    int32
+	nameData
+	id    int32 // in the nameTable
+	first int32 // its entries are byName[first : first+count]
+	count int32
 }
 
 // From tells where an index came from.
@@ -94,11 +91,12 @@ func (x *Index) Facts() Facts { return x.facts }
 func (x *Index) Revision() string { return x.revision }
 
 // assemble builds an index from parsed files.
-func assemble(rev string, opts Options, files []indexedFile) *Index {
+// Every parsed file must have been interned in table.
+func assemble(rev string, opts Options, files []indexedFile, table *nameTable) *Index {
 	slices.SortFunc(files, func(a, b indexedFile) int {
 		return cmp.Or(strings.Compare(a.importPath, b.importPath), strings.Compare(a.path, b.path))
 	})
-	x := &Index{revision: rev, opts: opts, files: files}
+	x := &Index{revision: rev, opts: opts, files: files, table: table}
 	x.facts = Facts{Revision: rev, Files: len(files), From: FromBuild}
 	h := sha256.New()
 	h.Write([]byte(rev + "\x00" + opts.key() + "\x00"))
@@ -182,38 +180,6 @@ func (x *Index) name(e *entryRef) string {
 		return pf.pkgName
 	}
 	return pf.syms[e.sym].name
-}
-
-// groupNames fills names and byName.
-func (x *Index) groupNames() {
-	ids := make(map[string]int32, len(x.entries)/2)
-	x.nameIDs = ids
-	nameOf := make([]int32, len(x.entries))
-	for i := range x.entries {
-		n := x.name(&x.entries[i])
-		id, ok := ids[n]
-		if !ok {
-			id = int32(len(x.names))
-			ids[n] = id
-			lower := strings.ToLower(n)
-			x.names = append(x.names, nameInfo{name: n, lower: lower, initials: initials(n), mask: charMask(lower), starts: wordStarts(n)})
-		}
-		x.names[id].count++
-		nameOf[i] = id
-	}
-	x.masks = make([]uint64, len(x.names))
-	var next int32
-	for i := range x.names {
-		x.masks[i] = x.names[i].mask
-		x.names[i].first = next
-		next += x.names[i].count
-	}
-	x.byName = make([]int32, len(x.entries))
-	fill := make([]int32, len(x.names))
-	for i, id := range nameOf {
-		x.byName[x.names[id].first+fill[id]] = int32(i)
-		fill[id]++
-	}
 }
 
 // ID returns a digest that identifies the snapshot and options the index

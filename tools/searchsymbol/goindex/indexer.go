@@ -55,6 +55,7 @@ type Indexer struct {
 	opts    IndexerOptions
 	log     *slog.Logger
 	blobs   *blobCache
+	names   *nameTable
 	disk    *diskCache // nil when disabled
 	flights flightGroup
 
@@ -82,6 +83,7 @@ func NewIndexer(opts IndexerOptions) *Indexer {
 		opts:    opts,
 		log:     log,
 		blobs:   newBlobCache(opts.BlobCacheBytes),
+		names:   newNameTable(),
 		lru:     list.New(),
 		indexes: make(map[string]*list.Element),
 	}
@@ -191,9 +193,10 @@ func (ix *Indexer) loadDisk(rev string, opts Options) *Index {
 		return nil
 	}
 	for _, f := range files {
+		ix.names.internFile(f.pf)
 		ix.blobs.put(f.id, f.pf)
 	}
-	return assemble(rev, opts, files)
+	return assemble(rev, opts, files, ix.names)
 }
 
 func (ix *Indexer) storeDisk(idx *Index) {

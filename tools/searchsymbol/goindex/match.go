@@ -100,7 +100,7 @@ func wordStarts(name string) uint64 {
 // n.lower, greedily, preferring the starts of camel-case words. It returns a
 // score in [0, 1000], higher for matches on word starts, in runs, and
 // covering more of the name, and false if q is not a subsequence of it.
-func fuzzyScore(n *nameInfo, q string) (int, bool) {
+func fuzzyScore(n *nameData, q string) (int, bool) {
 	lower, starts := n.lower, n.starts
 	isStart := func(i int) bool { return i < 64 && starts&(1<<i) != 0 }
 	score, pos, prev := 0, 0, -2

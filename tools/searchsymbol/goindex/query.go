@@ -169,7 +169,7 @@ func fingerprint(q Query, text string) [8]byte {
 
 // classify returns how well the distinct name n matches, and for fuzzy
 // matches a score (higher is better).
-func (c *compiledQuery) classify(n *nameInfo) (tier, int) {
+func (c *compiledQuery) classify(n *nameData) (tier, int) {
 	if c.re != nil {
 		if strings.Contains(n.name, c.reLiteral) && c.re.MatchString(n.name) {
 			return tierRegexp, 0

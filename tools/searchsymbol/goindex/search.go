@@ -54,7 +54,7 @@ func (x *Index) Search(q Query) (*Result, error) {
 	fileOK := c.fileFilter(x)
 	visit := func(i int) {
 		n := &x.names[i]
-		t, score := c.classify(n)
+		t, score := c.classify(&n.nameData)
 		if t == noMatch {
 			return
 		}
@@ -70,8 +70,8 @@ func (x *Index) Search(q Query) (*Result, error) {
 	}
 	switch {
 	case c.maxTier == tierExact && c.name != "":
-		if i, ok := x.nameIDs[c.name]; ok {
-			visit(int(i))
+		if i, ok := x.lookupName(c.name); ok {
+			visit(i)
 		}
 	case c.re != nil:
 		for i := range x.names {

@@ -219,7 +219,11 @@ func TestMillionMatches(t *testing.T) {
 		}
 		indexed[i] = indexedFile{path: fmt.Sprintf("p%d/f.go", i), id: fmt.Sprint(i), importPath: fmt.Sprintf("m/p%d", i), pf: pf}
 	}
-	idx := assemble("rev", Options{}, indexed)
+	table := newNameTable()
+	for _, f := range indexed {
+		table.internFile(f.pf)
+	}
+	idx := assemble("rev", Options{}, indexed, table)
 	q := Query{Query: "sym", Match: MatchPrefix, Limit: MaxLimit}
 	res, err := idx.Search(q)
 	if err != nil {
