@@ -16,10 +16,10 @@ type Index struct {
 	opts     Options
 	id       [16]byte // digest of the snapshot's paths and blob ids; binds cursors
 	files    []indexedFile
-	entries  []entryRef       // in stable order: import path, file path, source order
-	names    []nameInfo       // the distinct names
-	byName   []int32          // entry numbers grouped by name (see nameInfo.first)
-	masks    []uint64 // names[i].mask, scanned without touching names
+	entries  []entryRef // in stable order: import path, file path, source order
+	names    []nameInfo // the distinct names
+	byName   []int32    // entry numbers grouped by name (see nameInfo.first)
+	masks    []uint64   // names[i].mask, scanned without touching names
 	table    *nameTable
 	facts    Facts
 }
