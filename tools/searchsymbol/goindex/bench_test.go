@@ -346,3 +346,29 @@ func TestFirstQueryProcess(t *testing.T) {
 	}
 	fmt.Fprintf(os.Stderr, "first-query from=%s total=%d in-process-ms=%.1f\n", res.Facts.From, res.Total, float64(time.Since(t0).Microseconds())/1000)
 }
+
+// BenchmarkWorkTreeQuery is a query on the corpus's working tree (the
+// "worktree" revision) that has not changed since the last query: a walk,
+// stat checks, assembling the index from the blob cache, and the search.
+func BenchmarkWorkTreeQuery(b *testing.B) {
+	dir, _, _ := benchCorpus(b)
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer root.Close()
+	ix := NewIndexer(IndexerOptions{})
+	q := Query{Query: "NewReader"}
+	if _, err := ix.Search(context.Background(), NewDirSource(root), benchOptions(), q); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		res, err := ix.Search(context.Background(), NewDirSource(root), benchOptions(), q)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Facts.Reparsed != 0 {
+			b.Fatalf("%d files parsed again", res.Facts.Reparsed)
+		}
+	}
+}

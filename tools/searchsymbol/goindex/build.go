@@ -8,6 +8,7 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"time"
 )
 
 // build indexes every .go file of src, parsing only those whose blob is not
@@ -15,13 +16,23 @@ import (
 // Workers goroutines hash and parse them. The channel between them is
 // short, so at most a few files' contents are in memory at once.
 func (ix *Indexer) build(ctx context.Context, src Source, opts Options) (*Index, error) {
+	start := time.Now().UnixNano()
 	goFiles, mods, err := ix.list(ctx, src, opts)
 	if err != nil {
 		return nil, err
 	}
+	memoKey := ""
+	if m, ok := src.(memoKeyer); ok {
+		memoKey = m.memoKey()
+	}
+	memo := make(map[string]statEntry)
 	files := make([]indexedFile, len(goFiles))
 	for i, f := range goFiles {
-		files[i] = indexedFile{path: f.Path, id: f.ID, importPath: mods.importPath(parentDir(f.Path))}
+		if e, ok := ix.stats.lookup(memoKey, f); ok && memoKey != "" {
+			goFiles[i].ID = e.id
+			memo[f.Path] = e
+		}
+		files[i] = indexedFile{path: f.Path, id: goFiles[i].ID, importPath: mods.importPath(parentDir(f.Path))}
 	}
 
 	type job struct {
@@ -61,10 +72,17 @@ func (ix *Indexer) build(ctx context.Context, src Source, opts Options) (*Index,
 
 	// Files removed between the walk and the read have no parse result.
 	kept := files[:0]
-	for _, f := range files {
-		if f.pf != nil {
-			kept = append(kept, f)
+	for i, f := range files {
+		if f.pf == nil {
+			continue
 		}
+		kept = append(kept, f)
+		if g := goFiles[i]; memoKey != "" && g.ModTime != 0 && g.ID == "" {
+			memo[f.path] = statEntry{size: g.Size, modTime: g.ModTime, id: f.id, readAt: start}
+		}
+	}
+	if memoKey != "" {
+		ix.stats.replace(memoKey, memo)
 	}
 	idx := assemble(src.Revision(), opts, kept, ix.names)
 	idx.facts.Reparsed = reparsed

@@ -2,11 +2,14 @@ package goindex
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func TestSecondRevisionReparsesChangedFiles(t *testing.T) {
@@ -222,4 +225,94 @@ func TestWorkTreeSeesEdits(t *testing.T) {
 	if res.Total != 1 || res.Facts.Reparsed != 1 || res.Facts.Revision != "" {
 		t.Errorf("after an edit: total %d, facts %+v; want 1 match, 1 file parsed", res.Total, res.Facts)
 	}
+}
+
+// countingDir counts the .go files a DirSource reads (go.mod files are read
+// on every build: they are few and small).
+type countingDir struct {
+	*DirSource
+	reads atomic.Int32
+}
+
+func (s *countingDir) ReadFile(ctx context.Context, f File) ([]byte, error) {
+	if strings.HasSuffix(f.Path, ".go") {
+		s.reads.Add(1)
+	}
+	return s.DirSource.ReadFile(ctx, f)
+}
+
+func TestWorkTreeReadsOnlyChangedFiles(t *testing.T) {
+	r, _ := newFixtureRepo(t, "testdata/fixture.txtar")
+	root, err := os.OpenRoot(r.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	old := time.Now().Add(-time.Hour)
+	ageAll := func() {
+		filepath.WalkDir(r.dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				os.Chtimes(p, old, old)
+			}
+			return err
+		})
+	}
+	ageAll()
+	ix := NewIndexer(IndexerOptions{})
+	ctx := context.Background()
+	index := func(t *testing.T) (*Index, int) {
+		t.Helper()
+		src := &countingDir{DirSource: NewDirSource(root)}
+		idx, err := ix.Index(ctx, src, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return idx, int(src.reads.Load())
+	}
+	first, reads := index(t)
+	if reads == 0 {
+		t.Fatal("the first index read nothing")
+	}
+	if _, reads := index(t); reads != 0 {
+		t.Errorf("unchanged work tree: %d files read, want 0", reads)
+	}
+
+	// Same size, same (old) time stamp, new contents: a write the time
+	// stamp cannot show. The memo cannot see it either, until the stamp
+	// moves; a changed stamp is seen at once.
+	if err := root.WriteFile("sub/reader.go", []byte(strings.Replace(mustRead(t, root, "sub/reader.go"), "NewReader()", "NewRe4der()", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	newer := old.Add(time.Minute)
+	os.Chtimes(filepath.Join(r.dir, "sub", "reader.go"), newer, newer)
+	idx, reads := index(t)
+	if reads != 1 || idx.Facts().Reparsed != 1 {
+		t.Errorf("one edited file: %d read, %d parsed; want 1 and 1", reads, idx.Facts().Reparsed)
+	}
+	if res, _ := idx.Search(Query{Query: "NewRe4der", Match: MatchExact}); res.Total != 1 {
+		t.Errorf("edit not indexed: %d matches", res.Total)
+	}
+	if first.ID() == idx.ID() {
+		t.Error("index ids equal across an edit")
+	}
+
+	// A file written just now is read again on every build until its time
+	// stamp is safely in the past.
+	if err := root.WriteFile("sub/fresh.go", []byte("package sub\n\nfunc Fresh() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, reads := index(t); reads != 1 {
+			t.Errorf("fresh file: %d files read, want 1", reads)
+		}
+	}
+}
+
+func mustRead(t *testing.T, root *os.Root, name string) string {
+	t.Helper()
+	b, err := root.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

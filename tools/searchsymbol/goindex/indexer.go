@@ -56,6 +56,7 @@ type Indexer struct {
 	log     *slog.Logger
 	blobs   *blobCache
 	names   *nameTable
+	stats   statMemo
 	disk    *diskCache // nil when disabled
 	flights flightGroup
 

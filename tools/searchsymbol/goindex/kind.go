@@ -50,6 +50,14 @@ func (k Kind) String() string {
 	return fmt.Sprintf("Kind(%d)", k)
 }
 
+// MarshalText encodes k as its name, so that kinds read as words in JSON.
+func (k Kind) MarshalText() ([]byte, error) {
+	if k == 0 || k >= numKinds {
+		return nil, fmt.Errorf("goindex: invalid kind %d", uint8(k))
+	}
+	return []byte(kindNames[k]), nil
+}
+
 // isType reports whether k is one of the kinds of type declaration.
 func (k Kind) isType() bool {
 	return k == KindStruct || k == KindInterface || k == KindAlias || k == KindType

@@ -1,8 +1,10 @@
 package goindex
 
 import (
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Entry is one declaration found by a search.
@@ -52,12 +54,16 @@ func (x *Index) Search(q Query) (*Result, error) {
 	top := bestKeys{max: offset + c.limit}
 	total := 0
 	fileOK := c.fileFilter(x)
+	var visitEntries func(n *nameInfo, t tier, score int)
 	visit := func(i int) {
 		n := &x.names[i]
 		t, score := c.classify(&n.nameData)
 		if t == noMatch {
 			return
 		}
+		visitEntries(n, t, score)
+	}
+	visitEntries = func(n *nameInfo, t tier, score int) {
 		prefix := uint64(t)<<tierShift | uint64(1023-score)<<scoreShift
 		for _, e := range x.byName[n.first : n.first+n.count] {
 			ref := &x.entries[e]
@@ -74,8 +80,8 @@ func (x *Index) Search(q Query) (*Result, error) {
 			visit(i)
 		}
 	case c.re != nil:
-		for i := range x.names {
-			visit(i)
+		for _, i := range x.matchRegexp(c) {
+			visitEntries(&x.names[i], tierRegexp, 0)
 		}
 	default:
 		// Most names lack a character of the query: skip them on a scan
@@ -181,4 +187,31 @@ func (b *bestKeys) offer(k uint64) {
 func (b *bestKeys) sorted() []uint64 {
 	slices.Sort(b.keys)
 	return b.keys
+}
+
+// regexpChunk is the number of names one goroutine matches against a
+// regular expression: RE2 is linear but not fast, so a large index spreads
+// the work over the cores.
+const regexpChunk = 16 << 10
+
+// matchRegexp returns the numbers of the names c's regular expression
+// matches, in order.
+func (x *Index) matchRegexp(c *compiledQuery) []int32 {
+	chunks := (len(x.names) + regexpChunk - 1) / regexpChunk
+	found := make([][]int32, chunks)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for k := range chunks {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			for i := k * regexpChunk; i < min((k+1)*regexpChunk, len(x.names)); i++ {
+				if t, _ := c.classify(&x.names[i].nameData); t != noMatch {
+					found[k] = append(found[k], int32(i))
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return slices.Concat(found...)
 }

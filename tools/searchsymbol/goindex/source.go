@@ -38,6 +38,9 @@ type File struct {
 	Path string // slash-separated, relative to the snapshot's root
 	Dir  bool
 	Size int64
+	// ModTime is the modification time (Unix nanoseconds) of a file in a
+	// directory; zero in a commit.
+	ModTime int64
 	// ID is the git blob id (hex SHA-1) of the contents when the source
 	// knows it without reading the file; empty otherwise, in which case the
 	// indexer reads the file and computes it with [BlobID].
@@ -95,7 +98,7 @@ func (s *DirSource) Walk(ctx context.Context, fn func(File) error) error {
 			if err != nil {
 				return err
 			}
-			return fn(File{Path: p, Size: info.Size()})
+			return fn(File{Path: p, Size: info.Size(), ModTime: info.ModTime().UnixNano()})
 		default:
 			return nil // symbolic links, devices, sockets
 		}
