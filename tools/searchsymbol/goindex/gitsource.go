@@ -171,4 +171,3 @@ func readAll(r io.Reader, b []byte) ([]byte, error) {
 		}
 	}
 }
-
