@@ -122,7 +122,7 @@ func flip(b []byte, i int) []byte {
 // goroutines, as concurrent processes would.
 func TestDiskCacheConcurrentWriters(t *testing.T) {
 	idx := fixtureIndex(t)
-	d := &diskCache{dir: t.TempDir(), log: NewIndexer(IndexerOptions{}).log}
+	d := &diskCache{dir: t.TempDir(), max: 4, log: NewIndexer(IndexerOptions{}).log}
 	var wg sync.WaitGroup
 	var bad atomic.Int32
 	for range 8 {
@@ -315,4 +315,23 @@ func mustRead(t *testing.T, root *os.Root, name string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+func TestDiskCachePrunesLeastRecentlyUsed(t *testing.T) {
+	idx := fixtureIndex(t)
+	d := &diskCache{dir: t.TempDir(), max: 2, log: NewIndexer(IndexerOptions{}).log}
+	past := time.Now().Add(-time.Hour)
+	revs := []string{"r1", "r2", "r3"}
+	for i, rev := range revs {
+		d.store(rev, idx.opts, idx.files)
+		// Distinct, increasing use times, whatever the clock's resolution.
+		when := past.Add(time.Duration(i) * time.Minute)
+		os.Chtimes(d.path(rev, idx.opts), when, when)
+	}
+	d.store("r4", idx.opts, idx.files) // prunes r1 and r2
+	for rev, want := range map[string]bool{"r1": false, "r2": false, "r3": true, "r4": true} {
+		if _, ok := d.load(rev, idx.opts); ok != want {
+			t.Errorf("%s cached: %v, want %v", rev, ok, want)
+		}
+	}
 }

@@ -12,6 +12,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
+	"time"
 )
 
 // DefaultCacheDir returns the conventional on-disk cache directory,
@@ -35,6 +38,7 @@ func DefaultCacheDir() (string, error) {
 // processes never see a partial file; the last writer wins.
 type diskCache struct {
 	dir string
+	max int // files kept; the least recently used beyond it are removed
 	log *slog.Logger
 }
 
@@ -62,6 +66,8 @@ func (d *diskCache) load(rev string, opts Options) ([]indexedFile, bool) {
 		var files []indexedFile
 		if files, err = decodeSnapshot(data, rev); err == nil {
 			d.log.Debug("goindex: loaded from disk", "revision", rev, "files", len(files))
+			now := time.Now()
+			os.Chtimes(p, now, now) // recently used: pruned last
 			return files, true
 		}
 	}
@@ -74,6 +80,41 @@ func (d *diskCache) store(rev string, opts Options, files []indexedFile) {
 	p := d.path(rev, opts)
 	if err := writeAtomic(p, encodeSnapshot(rev, files)); err != nil {
 		d.log.Warn("goindex: cannot write cache file", "path", p, "err", err)
+		return
+	}
+	d.prune()
+}
+
+// prune removes the least recently used cache files beyond d.max, and
+// temporary files that a crashed writer left an hour or more ago.
+func (d *diskCache) prune() {
+	type entry struct {
+		path string
+		used time.Time
+	}
+	var files []entry
+	filepath.WalkDir(d.dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return nil
+		}
+		info, err := e.Info()
+		if err != nil {
+			return nil
+		}
+		switch {
+		case strings.HasSuffix(p, ".gix"):
+			files = append(files, entry{p, info.ModTime()})
+		case strings.HasPrefix(e.Name(), ".tmp-") && time.Since(info.ModTime()) > time.Hour:
+			os.Remove(p)
+		}
+		return nil
+	})
+	if len(files) <= d.max {
+		return
+	}
+	slices.SortFunc(files, func(a, b entry) int { return b.used.Compare(a.used) })
+	for _, f := range files[d.max:] {
+		os.Remove(f.path)
 	}
 }
 

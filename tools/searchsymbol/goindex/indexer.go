@@ -36,6 +36,9 @@ type IndexerOptions struct {
 	// new process can answer without parsing. [DefaultCacheDir] is the
 	// conventional place.
 	CacheDir string
+	// MaxCacheFiles is how many indexes the on-disk cache keeps (the least
+	// recently used are removed); 0 means 16.
+	MaxCacheFiles int
 	// Workers is the number of parsing goroutines; 0 means GOMAXPROCS.
 	Workers int
 	// BlobCacheBytes bounds the in-memory cache of parsed files (approximate
@@ -89,7 +92,10 @@ func NewIndexer(opts IndexerOptions) *Indexer {
 		indexes: make(map[string]*list.Element),
 	}
 	if opts.CacheDir != "" {
-		ix.disk = &diskCache{dir: opts.CacheDir, log: log}
+		if opts.MaxCacheFiles <= 0 {
+			opts.MaxCacheFiles = 16
+		}
+		ix.disk = &diskCache{dir: opts.CacheDir, max: opts.MaxCacheFiles, log: log}
 	}
 	return ix
 }
