@@ -29,7 +29,7 @@ import (
 // example a Kubernetes checkout prepared the same way).
 
 // benchCorpus returns the corpus directory and its two commits.
-func benchCorpus(b *testing.B) (dir string, head, prev plumbing.Hash) {
+func benchCorpus(b testing.TB) (dir string, head, prev plumbing.Hash) {
 	b.Helper()
 	dir = os.Getenv("GOINDEX_BENCH_CORPUS")
 	if dir == "" {
@@ -41,7 +41,7 @@ func benchCorpus(b *testing.B) (dir string, head, prev plumbing.Hash) {
 	return dir, plumbing.NewHash(gitOut(b, dir, "rev-parse", "HEAD")), plumbing.NewHash(gitOut(b, dir, "rev-parse", "HEAD~1"))
 }
 
-func gitOut(b *testing.B, dir string, args ...string) string {
+func gitOut(b testing.TB, dir string, args ...string) string {
 	b.Helper()
 	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).Output()
 	if err != nil {
@@ -50,7 +50,7 @@ func gitOut(b *testing.B, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-func buildGorootCorpus(b *testing.B, dir string) {
+func buildGorootCorpus(b testing.TB, dir string) {
 	b.Logf("building the GOROOT corpus in %s", dir)
 	os.RemoveAll(dir)
 	run := func(name string, args ...string) {

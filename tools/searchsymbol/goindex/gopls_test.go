@@ -10,8 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // TestAgainstGopls checks the index against a reference nobody here wrote:
@@ -27,7 +25,7 @@ func TestAgainstGopls(t *testing.T) {
 	if gopls == "" {
 		t.Skip("set GOINDEX_GOPLS to a gopls binary to compare with it")
 	}
-	dir, head := goplsCorpus(t)
+	dir, head, _ := benchCorpus(t)
 	repo, err := OpenRepository(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -67,22 +65,6 @@ func TestAgainstGopls(t *testing.T) {
 			t.Logf("%s: gopls reports %d in the corpus, the index %d", name, len(theirs), res.Total)
 		})
 	}
-}
-
-// goplsCorpus returns the benchmark corpus, built if needed.
-func goplsCorpus(t *testing.T) (string, plumbing.Hash) {
-	t.Helper()
-	var dir string
-	var head plumbing.Hash
-	testing.Benchmark(func(b *testing.B) {
-		b.N = 1
-		d, h, _ := benchCorpus(b)
-		dir, head = d, h
-	})
-	if dir == "" {
-		t.Fatal("no corpus")
-	}
-	return dir, head
 }
 
 // goplsExact runs gopls workspace_symbol and returns the corpus-relative
