@@ -45,7 +45,7 @@ func TestAgainstGopls(t *testing.T) {
 	for _, name := range []string{"NewReader", "ReadAll", "Serve", "Errorf", "Marshal", "Buffer",
 		"Context", "Handler", "Mutex", "ParseFile", "Walk", "Builder", "Join", "Open", "Listen"} {
 		t.Run(name, func(t *testing.T) {
-			theirs := goplsExact(t, gopls, dir, cache, name)
+			theirs, complete := goplsExact(t, gopls, dir, cache, name)
 			res, err := idx.Search(Query{Query: name, Match: MatchExact, IncludeTests: true, Limit: MaxLimit})
 			if err != nil {
 				t.Fatal(err)
@@ -54,9 +54,18 @@ func TestAgainstGopls(t *testing.T) {
 			for _, e := range res.Entries {
 				ours[fmt.Sprintf("%s:%d:%d", e.File, e.Line, e.Column)] = true
 			}
+			reported := make(map[string]bool)
 			for _, loc := range theirs {
+				reported[loc] = true
 				if !ours[loc] {
 					t.Errorf("gopls reports %s %s; the index does not", name, loc)
+				}
+			}
+			if complete { // gopls's list was not cut: explain what only we report
+				for _, e := range res.Entries {
+					if loc := fmt.Sprintf("%s:%d:%d", e.File, e.Line, e.Column); !reported[loc] {
+						t.Logf("only in the index: %s %s %s (build %q, test %v)", e.Kind, e.QualifiedName, loc, e.BuildConstraint, e.Test)
+					}
 				}
 			}
 			// gopls returns at most 100 symbols per query, partial matches
@@ -68,8 +77,9 @@ func TestAgainstGopls(t *testing.T) {
 }
 
 // goplsExact runs gopls workspace_symbol and returns the corpus-relative
-// locations (file:line:col) of the symbols named exactly name.
-func goplsExact(t *testing.T, gopls, dir, cache, name string) []string {
+// locations (file:line:col) of the symbols named exactly name, and whether
+// gopls's answer was complete (under its cap of 100 symbols).
+func goplsExact(t *testing.T, gopls, dir, cache, name string) (locs []string, complete bool) {
 	cmd := exec.Command(gopls, "workspace_symbol", "-matcher=casesensitive", name)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOPROXY=off", "GOPLSCACHE="+cache, "GOFLAGS=-mod=mod")
@@ -79,9 +89,10 @@ func goplsExact(t *testing.T, gopls, dir, cache, name string) []string {
 	if err != nil {
 		t.Fatalf("gopls: %v\n%s", err, stderr.Bytes())
 	}
-	var locs []string
+	lines := 0
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
+		lines++
 		// /abs/path/file.go:54:6-15 NewReader Function
 		fields := strings.Fields(sc.Text())
 		if len(fields) < 2 || fields[1] != name {
@@ -97,5 +108,5 @@ func goplsExact(t *testing.T, gopls, dir, cache, name string) []string {
 		}
 		locs = append(locs, filepath.ToSlash(rel))
 	}
-	return locs
+	return locs, lines < 100
 }
