@@ -5,7 +5,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"strings"
 )
 
 // parsedFile is what the indexer keeps of one parsed .go file. It depends
@@ -39,18 +38,19 @@ type symbol struct {
 // errors yields what go/parser recovered.
 func parseFile(src []byte) *parsedFile {
 	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "", src, parser.SkipObjectResolution|parser.ParseComments)
+	f, err := parser.ParseFile(fset, "", src, parser.SkipObjectResolution)
 	pf := &parsedFile{parseErr: err != nil}
 	if f == nil {
 		return pf
 	}
-	x := extractor{fset: fset, src: src, out: pf}
+	x := extractor{fset: fset, tf: fset.File(f.FileStart), src: src, out: pf}
 	x.file(f)
 	return pf
 }
 
 type extractor struct {
 	fset *token.FileSet
+	tf   *token.File
 	src  []byte
 	out  *parsedFile
 }
@@ -59,9 +59,9 @@ func (x *extractor) file(f *ast.File) {
 	if f.Name != nil && f.Name.Name != "_" && f.Name.Name != "" {
 		x.out.pkgName = f.Name.Name
 		x.out.pkgLine, x.out.pkgCol = x.position(f.Name.Pos())
-		x.out.pkgDoc = firstSentence(f.Doc)
+		x.out.pkgDoc = x.docAbove(f.Package)
 	}
-	x.out.constraint = buildConstraint(f)
+	x.out.constraint = x.buildConstraint(f.Package)
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
@@ -93,7 +93,7 @@ func (x *extractor) funcDecl(d *ast.FuncDecl) {
 	if d.Name == nil || d.Type == nil {
 		return
 	}
-	s := symbol{kind: KindFunc, sig: x.text(d.Pos(), d.Type.End()), doc: firstSentence(d.Doc)}
+	s := symbol{kind: KindFunc, sig: x.text(d.Pos(), d.Type.End()), doc: x.docAbove(d.Pos())}
 	if d.Recv != nil {
 		if len(d.Recv.List) == 0 {
 			return
@@ -133,14 +133,14 @@ func (x *extractor) genDecl(d *ast.GenDecl) {
 		// documentation applies to each spec without its own.
 		switch s := spec.(type) {
 		case *ast.TypeSpec:
-			x.typeSpec(d, s, docOf(s.Doc, s.Comment, d.Doc))
+			x.typeSpec(d, s, x.specDoc(d, s))
 		case *ast.ValueSpec:
 			kind := KindVar
 			if d.Tok == token.CONST {
 				kind = KindConst
 			}
 			sig := d.Tok.String() + " " + x.text(s.Pos(), s.End())
-			doc := docOf(s.Doc, s.Comment, d.Doc)
+			doc := x.specDoc(d, s)
 			for _, n := range s.Names {
 				x.add(n, symbol{kind: kind, sig: sig, doc: doc})
 			}
@@ -148,13 +148,25 @@ func (x *extractor) genDecl(d *ast.GenDecl) {
 	}
 }
 
-func docOf(groups ...*ast.CommentGroup) string {
-	for _, g := range groups {
-		if s := firstSentence(g); s != "" {
-			return s
-		}
+// specDoc returns the doc of a type or value spec: its own doc comment,
+// else its line comment, else the doc comment of its declaration.
+func (x *extractor) specDoc(d *ast.GenDecl, s ast.Spec) string {
+	if doc := x.docAbove(s.Pos()); doc != "" {
+		return doc
 	}
-	return ""
+	if doc := x.lineComment(s.End()); doc != "" {
+		return doc
+	}
+	return x.docAbove(d.Pos())
+}
+
+// fieldDoc returns the doc of a struct field or interface method: its doc
+// comment, else its line comment.
+func (x *extractor) fieldDoc(f *ast.Field) string {
+	if doc := x.docAbove(f.Pos()); doc != "" {
+		return doc
+	}
+	return x.lineComment(f.End())
 }
 
 func (x *extractor) typeSpec(d *ast.GenDecl, s *ast.TypeSpec, doc string) {
@@ -197,7 +209,7 @@ func (x *extractor) fields(container string, list *ast.FieldList) {
 		if f.Type == nil {
 			continue
 		}
-		doc := docOf(f.Doc, f.Comment)
+		doc := x.fieldDoc(f)
 		sig := x.text(f.Pos(), f.Type.End())
 		if len(f.Names) == 0 { // embedded field
 			if name := embeddedName(f.Type); name != nil {
@@ -241,7 +253,7 @@ func (x *extractor) interfaceMethods(container string, list *ast.FieldList) {
 		if _, ok := m.Type.(*ast.FuncType); !ok || len(m.Names) == 0 {
 			continue // an embedded interface or a type-set term
 		}
-		doc := docOf(m.Doc, m.Comment)
+		doc := x.fieldDoc(m)
 		for _, n := range m.Names {
 			x.add(n, symbol{kind: KindInterfaceMethod, container: container,
 				sig: x.text(m.Pos(), m.Type.End()), doc: doc})
@@ -269,19 +281,4 @@ func (x *extractor) text(from, to token.Pos) string {
 		}
 	}
 	return collapseSpace(b, maxSignature)
-}
-
-// buildConstraint returns the expression of the file's //go:build line.
-func buildConstraint(f *ast.File) string {
-	for _, g := range f.Comments {
-		if f.Package.IsValid() && g.Pos() >= f.Package {
-			break
-		}
-		for _, c := range g.List {
-			if rest, ok := strings.CutPrefix(c.Text, "//go:build "); ok {
-				return strings.TrimSpace(rest)
-			}
-		}
-	}
-	return ""
 }

@@ -1,7 +1,6 @@
 package goindex
 
 import (
-	"go/ast"
 	"strings"
 	"unicode/utf8"
 )
@@ -55,41 +54,29 @@ func truncate(s string, max int) string {
 	return s[:cut] + "…"
 }
 
-// firstSentence returns the first sentence of a doc comment: its text up to
-// the first period followed by white space or the end, or the first
-// paragraph when there is no such period. Directives (//go:generate, ...)
-// are skipped.
-func firstSentence(g *ast.CommentGroup) string {
-	if g == nil {
-		return ""
-	}
+// sentenceOf returns the first sentence of a comment given as lines of
+// text without their comment markers: its text up to the first period
+// followed by white space, or its first paragraph when there is no such
+// period. Directives (go:generate, ...) are skipped.
+func sentenceOf(lines []string) string {
 	var text []byte
-	for _, c := range g.List {
-		line := c.Text
-		switch {
-		case strings.HasPrefix(line, "//"):
-			line = line[2:]
-			if isDirective(line) {
-				continue
-			}
-		case strings.HasPrefix(line, "/*"):
-			line = strings.TrimSuffix(line[2:], "*/")
+	for _, l := range lines {
+		if isDirective(l) {
+			continue
 		}
-		for l := range strings.Lines(line) {
-			l = strings.TrimSpace(l)
-			if l == "" {
-				if len(text) > 0 {
-					return sentence(text)
-				}
-				continue
-			}
+		l = strings.TrimSpace(l)
+		if l == "" {
 			if len(text) > 0 {
-				text = append(text, ' ')
+				break
 			}
-			text = append(text, l...)
-			if end := sentenceEnd(text); end > 0 || len(text) > 4*maxDoc {
-				return sentence(text)
-			}
+			continue
+		}
+		if len(text) > 0 {
+			text = append(text, ' ')
+		}
+		text = append(text, l...)
+		if sentenceEnd(text) > 0 || len(text) > 4*maxDoc {
+			break
 		}
 	}
 	return sentence(text)
