@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -232,12 +233,19 @@ func TestMillionMatches(t *testing.T) {
 	if res.Total != files*perFile || len(res.Entries) != MaxLimit || !res.Truncated {
 		t.Fatalf("total %d, %d entries, truncated %v", res.Total, len(res.Entries), res.Truncated)
 	}
-	// The last page.
+	// The last page. Ranking a million matches to reach it keeps one
+	// 8-byte key per match, nothing more.
 	c, _ := compileQuery(q)
 	q.Cursor = idx.encodeCursor(c.print, files*perFile-10)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
 	res, err = idx.Search(q)
+	runtime.ReadMemStats(&after)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+		t.Errorf("the last page allocated %d MiB", alloc>>20)
 	}
 	if len(res.Entries) != 10 || res.Truncated || res.NextCursor != "" {
 		t.Errorf("last page: %d entries, truncated %v, cursor %q", len(res.Entries), res.Truncated, res.NextCursor)
