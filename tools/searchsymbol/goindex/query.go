@@ -52,6 +52,12 @@ type Query struct {
 	Match        Match
 	Limit        int    // 0 means DefaultLimit; at most MaxLimit
 	Cursor       string // from a previous result's NextCursor
+	// Allow, when set, admits a file by its path; entries of other files
+	// are left out of the results and the totals. The search_symbol tool
+	// passes the caller's authorization here, so that one index serves
+	// every caller. It is called at most once per file per search, and only
+	// for files holding candidate entries.
+	Allow func(path string) bool
 }
 
 // compiledQuery is a validated Query, ready to run.
@@ -71,6 +77,7 @@ type compiledQuery struct {
 	exported   bool
 	tests      bool
 	limit      int
+	allow      func(string) bool
 	print      [8]byte // fingerprint: binds cursors to the query
 }
 
@@ -85,7 +92,7 @@ func compileQuery(q Query) (*compiledQuery, error) {
 	if len(text) > MaxQueryLength {
 		return nil, invalidInput("query is %d bytes long; the limit is %d", len(text), MaxQueryLength)
 	}
-	c := &compiledQuery{exported: q.ExportedOnly, tests: q.IncludeTests, limit: q.Limit}
+	c := &compiledQuery{exported: q.ExportedOnly, tests: q.IncludeTests, limit: q.Limit, allow: q.Allow}
 	switch {
 	case c.limit == 0:
 		c.limit = DefaultLimit
@@ -206,11 +213,11 @@ func (c *compiledQuery) classify(n *nameData) (tier, int) {
 }
 
 // admits reports whether the filters and qualifiers let entry e through.
-func (c *compiledQuery) admits(x *Index, e *entryRef, fileOK []bool) bool {
+func (c *compiledQuery) admits(x *Index, e *entryRef, files *fileGate) bool {
 	if !c.kinds.has(e.kind) || !c.tests && e.rank&rankTest != 0 || c.exported && e.rank&rankUnexported != 0 {
 		return false
 	}
-	if fileOK != nil && !fileOK[e.file] {
+	if files != nil && !files.admits(e.file) {
 		return false
 	}
 	if len(c.qualifiers) == 0 && c.pathPrefix == "" {
@@ -254,17 +261,34 @@ func hasPathSuffix(p, suffix string) bool {
 	return p == suffix || strings.HasSuffix(p, "/"+suffix)
 }
 
-// fileFilter returns which files pass the package and path filters, or nil
-// when there are none.
-func (c *compiledQuery) fileFilter(x *Index) []bool {
-	if c.pkg == "" && c.glob == nil {
+// fileGate decides which files pass the package, path and Allow filters,
+// each file once and only when one of its entries is a candidate.
+type fileGate struct {
+	c    *compiledQuery
+	x    *Index
+	memo []int8 // 0: not decided yet; 1: admitted; -1: refused
+}
+
+// fileFilter returns the query's file gate, or nil when it has no file
+// filters.
+func (c *compiledQuery) fileFilter(x *Index) *fileGate {
+	if c.pkg == "" && c.glob == nil && c.allow == nil {
 		return nil
 	}
-	ok := make([]bool, len(x.files))
-	for i := range x.files {
-		f := &x.files[i]
-		ok[i] = (c.pkg == "" || f.importPath == c.pkg || strings.HasPrefix(f.importPath, c.pkg+"/")) &&
-			(c.glob == nil || matchGlob(c.glob, f.path))
+	return &fileGate{c: c, x: x, memo: make([]int8, len(x.files))}
+}
+
+func (g *fileGate) admits(file int32) bool {
+	if d := g.memo[file]; d != 0 {
+		return d > 0
+	}
+	f, c := &g.x.files[file], g.c
+	ok := (c.pkg == "" || f.importPath == c.pkg || strings.HasPrefix(f.importPath, c.pkg+"/")) &&
+		(c.glob == nil || matchGlob(c.glob, f.path)) &&
+		(c.allow == nil || c.allow(f.path))
+	g.memo[file] = -1
+	if ok {
+		g.memo[file] = 1
 	}
 	return ok
 }

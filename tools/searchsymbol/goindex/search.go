@@ -53,7 +53,7 @@ func (x *Index) Search(q Query) (*Result, error) {
 	}
 	top := bestKeys{max: offset + c.limit}
 	total := 0
-	fileOK := c.fileFilter(x)
+	files := c.fileFilter(x)
 	var visitEntries func(n *nameInfo, t tier, score int)
 	visit := func(i int) {
 		n := &x.names[i]
@@ -67,7 +67,7 @@ func (x *Index) Search(q Query) (*Result, error) {
 		prefix := uint64(t)<<tierShift | uint64(1023-score)<<scoreShift
 		for _, e := range x.byName[n.first : n.first+n.count] {
 			ref := &x.entries[e]
-			if !c.admits(x, ref, fileOK) {
+			if !c.admits(x, ref, files) {
 				continue
 			}
 			total++
