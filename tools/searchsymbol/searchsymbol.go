@@ -202,4 +202,3 @@ func classify(err error) error {
 	}
 	return fmt.Errorf("search_symbol: %w", err)
 }
-
