@@ -43,8 +43,9 @@ type frameConn struct {
 	done     chan struct{}
 	once     sync.Once
 
-	wmu      sync.Mutex // serializes writes and guards inflight
+	wmu      sync.Mutex // serializes writes and guards inflight and batchOf
 	inflight map[jsonrpc.ID]bool
+	batchOf  map[jsonrpc.ID]*batch // requests of a batch still unanswered
 	drained  chan struct{} // closed when inflight empties after EOF
 	eof      bool
 }
@@ -58,6 +59,7 @@ func newFrameConn(in io.Reader, out io.Writer, maxFrame int, log *slog.Logger) *
 		incoming: make(chan jsonrpc.Message),
 		done:     make(chan struct{}),
 		inflight: make(map[jsonrpc.ID]bool),
+		batchOf:  make(map[jsonrpc.ID]*batch),
 		drained:  make(chan struct{}),
 	}
 	go c.readLoop(in)
@@ -72,7 +74,7 @@ func (c *frameConn) readLoop(in io.Reader) {
 	for {
 		line, oversized, err := readFrame(r, c.maxFrame)
 		if len(line) > 0 || oversized {
-			if msg := c.accept(line, oversized); msg != nil {
+			for _, msg := range c.accept(line, oversized) {
 				select {
 				case c.incoming <- msg:
 				case <-c.done:
@@ -122,14 +124,17 @@ func readFrame(r *bufio.Reader, limit int) (line []byte, oversized bool, err err
 // oversizedPrefix is how much of an oversized frame is kept to find its id.
 const oversizedPrefix = 4096
 
-// accept checks one frame and returns the message for the engine, or nil
-// after answering (or dropping) a frame the engine must not see.
-func (c *frameConn) accept(line []byte, oversized bool) jsonrpc.Message {
+// accept checks one frame and returns the messages for the engine (one,
+// or those of a batch), having answered what the engine must not see.
+func (c *frameConn) accept(line []byte, oversized bool) []jsonrpc.Message {
 	if oversized {
 		id := leadingID(line)
 		c.log.Warn("frame over the size bound", "bound", c.maxFrame, "id", string(id))
 		c.writeError(id, jsonrpc.CodeInvalidRequest, fmt.Sprintf("message exceeds the %d-byte frame bound", c.maxFrame))
 		return nil
+	}
+	if line[0] == '[' {
+		return c.acceptBatch(line)
 	}
 	msg, bad := checkFrame(line)
 	if bad != nil {
@@ -138,11 +143,13 @@ func (c *frameConn) accept(line []byte, oversized bool) jsonrpc.Message {
 	}
 	req, ok := msg.(*jsonrpc.Request)
 	if ok && req.ID.IsValid() && !c.begin(req.ID) {
-		c.writeError(rawID(req.ID), jsonrpc.CodeInvalidRequest, "invalid request: id is already in use by a request in flight")
+		c.writeError(rawID(req.ID), jsonrpc.CodeInvalidRequest, errIDInUse)
 		return nil
 	}
-	return msg
+	return []jsonrpc.Message{msg}
 }
+
+const errIDInUse = "invalid request: id is already in use by a request in flight"
 
 // badFrame is the JSON-RPC error that answers a malformed frame.
 type badFrame struct {
@@ -158,7 +165,7 @@ type badFrame struct {
 // audit log.
 func checkFrame(line []byte) (jsonrpc.Message, *badFrame) {
 	if len(line) > 0 && line[0] == '[' {
-		return nil, &badFrame{nil, jsonrpc.CodeInvalidRequest, "JSON-RPC batches are not supported; send one message at a time"}
+		return nil, &badFrame{nil, jsonrpc.CodeInvalidRequest, "JSON-RPC batches are not accepted here; send one message at a time"}
 	}
 	var env struct {
 		JSONRPC string          `json:"jsonrpc"`
@@ -350,6 +357,13 @@ func (c *frameConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		if b, ok := c.batchOf[resp.ID]; ok {
+			delete(c.batchOf, resp.ID)
+			c.finish(resp.ID)
+			return c.addToBatch(b, data)
+		}
+	}
 	if err := c.writeLine(data); err != nil {
 		return err
 	}
@@ -394,23 +408,25 @@ func (c *frameConn) finish(id jsonrpc.ID) {
 // writeError answers a frame the engine never saw. id is the raw JSON id,
 // or nil for null.
 func (c *frameConn) writeError(id json.RawMessage, code int, message string) {
-	if id == nil {
-		id = json.RawMessage("null")
-	}
-	resp := struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Error   jsonrpc.Error   `json:"error"`
-	}{"2.0", id, jsonrpc.Error{Code: int64(code), Message: message}}
-	data, err := json.Marshal(resp)
-	if err != nil {
-		return
-	}
+	data := errorResponse(id, code, message)
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if err := c.writeLine(data); err != nil {
 		c.log.Error("write error response", "error", err)
 	}
+}
+
+// errorResponse encodes a JSON-RPC error response; id nil means null.
+func errorResponse(id json.RawMessage, code int, message string) []byte {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	data, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   jsonrpc.Error   `json:"error"`
+	}{"2.0", id, jsonrpc.Error{Code: int64(code), Message: message}})
+	return data
 }
 
 // writeLine writes one message and its newline in one call; wmu must be held.

@@ -116,9 +116,18 @@ func replay(t *testing.T, client string) string {
 	return got.String()
 }
 
-// isNotification reports whether line is a well-formed message that gets
-// no reply.
+// isNotification reports whether line is a well-formed message, or a
+// non-empty batch of them, that gets no reply.
 func isNotification(line string) bool {
+	var batch []json.RawMessage
+	if json.Unmarshal([]byte(line), &batch) == nil {
+		for _, m := range batch {
+			if !isNotification(string(m)) {
+				return false
+			}
+		}
+		return len(batch) > 0
+	}
 	var m map[string]json.RawMessage
 	if json.Unmarshal([]byte(line), &m) != nil {
 		return false
