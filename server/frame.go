@@ -46,7 +46,7 @@ type frameConn struct {
 	wmu      sync.Mutex // serializes writes and guards inflight and batchOf
 	inflight map[jsonrpc.ID]bool
 	batchOf  map[jsonrpc.ID]*batch // requests of a batch still unanswered
-	drained  chan struct{} // closed when inflight empties after EOF
+	drained  chan struct{}         // closed when inflight empties after EOF
 	eof      bool
 }
 
