@@ -157,4 +157,3 @@ func withRPCID(params json.RawMessage, id string) json.RawMessage {
 	}
 	return out
 }
-
