@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/repo-mcp/repo-mcp/client"
+	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
 )
 
 // TestOwnServer runs the client against a server built with this project's
@@ -49,5 +50,33 @@ func TestOwnServer(t *testing.T) {
 				t.Fatalf("echo after oversized = %+v, %v", res, err)
 			}
 		})
+	}
+}
+
+// TestRepoMCP runs the client against the product itself, serving a
+// fixture repository, in both eras.
+func TestRepoMCP(t *testing.T) {
+	repo := gitfixture.New(t)
+	repo.Commit(t, "first", map[string]gitfixture.File{
+		"README.md": gitfixture.Text("# Fixture\nsummarize me\n"),
+		".env":      gitfixture.Text("TOKEN=x\n"),
+	})
+	bin := build(t, "github.com/repo-mcp/repo-mcp/cmd/repo-mcp")
+	for _, era := range []client.Era{client.EraAuto, client.EraLegacy} {
+		c, done := startPeer(t, client.Command{Path: bin, Args: []string{"serve", "--workspace", "fx=" + repo.Dir}}, client.Options{Era: era})
+		ctx := context.Background()
+		tools, err := c.Tools(ctx)
+		if err != nil || !strings.Contains(toolNames(tools), "read_file") || !strings.Contains(toolNames(tools), "list_files") {
+			t.Fatalf("%v: Tools() = %s, %v", era, toolNames(tools), err)
+		}
+		res, err := c.Call(ctx, "read_file", map[string]string{"workspace_id": "fx", "path": "README.md"})
+		if err != nil || res.IsError || !strings.Contains(res.Text(), "summarize me") {
+			t.Errorf("%v: read_file = %+v, %v", era, res, err)
+		}
+		res, err = c.Call(ctx, "read_file", map[string]string{"workspace_id": "fx", "path": ".env"})
+		if err != nil || !res.IsError || !strings.HasPrefix(res.Text(), "permission_denied: ") {
+			t.Errorf("%v: a secret = %+v, %v", era, res, err)
+		}
+		done()
 	}
 }

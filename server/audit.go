@@ -17,8 +17,11 @@ func (s *Server) audit(next Handler) Handler {
 	return func(ctx context.Context, req *Request) *Result {
 		res := next(ctx, req)
 		outcome := "ok"
-		if res.Err != nil {
+		switch {
+		case res.Err != nil:
 			outcome = string(res.Err.Class)
+		case res.ask != nil:
+			outcome = "input_required"
 		}
 		attrs := []slog.Attr{
 			slog.String("request_id", req.ID),

@@ -56,6 +56,15 @@
 // -32600, -32700); the stdio frame guard answers malformed and oversized
 // frames itself and keeps serving, and no error with code 0 is ever sent.
 //
+// # Asking the person behind the client
+//
+// A tool that needs a person's confirmation returns [Ask] with its
+// questions; the framework carries them as the session allows (an
+// input_required result in 2026-07-28, an elicitation request in legacy
+// sessions), and the handler runs again with [Request.Answer] and the state
+// it saved ([Request.State], sealed and bound to the call's arguments).
+// [Request.CanAsk] says whether the client declared it can be asked.
+//
 // # Protocol eras
 //
 // The server speaks 2026-07-28 (server/discover, per-request _meta,

@@ -20,7 +20,8 @@ type Middleware func(next Handler) Handler
 //
 //	audit      one line per call, whatever happens inside
 //	recover    a panic becomes an internal error with a trace id
-//	validate   arguments against the input schema: all problems at once
+//	validate   arguments against the input schema, all problems at once,
+//	           and the state of a previous round (see Ask)
 //	authorize  the caller may do this action on this workspace and path
 //	[extra]    the server's own middleware (Options.Middleware)
 //	timeout    the tool's deadline
@@ -59,6 +60,9 @@ func validate(next Handler) Handler {
 	return func(ctx context.Context, req *Request) *Result {
 		if vs := req.tool.validator.validate(req.Arguments, req.parsed, req.parseErr); len(vs) > 0 {
 			return errorResult(violationsError(vs))
+		}
+		if req.roundErr != nil {
+			return errorResult(&Error{Class: InvalidInput, Message: req.roundErr.Error(), Hint: "call again without requestState and inputResponses"})
 		}
 		return next(ctx, req)
 	}
@@ -123,6 +127,12 @@ func (s *Server) bound(next Handler) Handler {
 // *Error keeps its class; anything else is internal, logged with a trace id
 // and reported without its text.
 func (s *Server) failure(req *Request, err error) *Result {
+	if a, ok := errors.AsType[*askError](err); ok {
+		if !req.canAsk {
+			return errorResult(&Error{Class: PreconditionFailed, Message: "the tool needs to ask the person behind the client, and this client cannot be asked"})
+		}
+		return &Result{ask: a}
+	}
 	var e *Error
 	if errors.As(err, &e) && e.Class.Valid() {
 		if e.Class == Internal {

@@ -81,11 +81,12 @@ func TestRegisterRejects(t *testing.T) {
 func TestAnnotationsAlwaysExplicit(t *testing.T) {
 	c := startTest(t, server.Options{})
 	want := map[string][4]bool{ // readOnly, destructive, idempotent, openWorld
-		"echo":  {true, false, true, false},
-		"fail":  {false, false, true, false},
-		"size":  {true, false, true, false},
-		"sleep": {false, true, false, true},
-		"who":   {true, false, true, false},
+		"echo":    {true, false, true, false},
+		"fail":    {false, false, true, false},
+		"size":    {true, false, true, false},
+		"sleep":   {false, true, false, true},
+		"who":     {true, false, true, false},
+		"confirm": {false, true, false, false},
 	}
 	tools := c.Tools()
 	if len(tools) != len(want) {

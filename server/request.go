@@ -40,6 +40,13 @@ type Request struct {
 	// parseErr says why it could not be.
 	parsed   any
 	parseErr error
+
+	// What the client can do, and what a previous round of this call left
+	// (see Ask).
+	canAsk   bool
+	state    string
+	answers  map[string]Answer
+	roundErr error // the previous round's state did not verify
 }
 
 // Effect returns the effect class of the called tool.

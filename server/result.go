@@ -37,6 +37,9 @@ type Result struct {
 	Err *Error
 	// Truncated reports that Text was cut to the result bound.
 	Truncated bool
+	// ask, when set, ends this round of the call with questions for the
+	// person behind the client (see Ask).
+	ask *askError
 }
 
 // size is the number of bytes the result's payload takes.

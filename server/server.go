@@ -60,6 +60,10 @@ type Options struct {
 	// MaxFrameBytes bounds one incoming JSON-RPC message. Default
 	// [DefaultMaxFrameBytes].
 	MaxFrameBytes int
+	// StateKey seals the state a tool saves when it asks the person behind
+	// the client a question (see Ask). Replicas that serve one client must
+	// share it. Default: a random key per process.
+	StateKey []byte
 }
 
 // Info names the server to clients.
@@ -102,6 +106,9 @@ func New(info Info, opts Options) *Server {
 	}
 	if opts.MaxFrameBytes <= 0 {
 		opts.MaxFrameBytes = DefaultMaxFrameBytes
+	}
+	if len(opts.StateKey) == 0 {
+		opts.StateKey = newStateKey()
 	}
 	return &Server{
 		info:     info,
@@ -226,7 +233,14 @@ func (s *Server) callHandler(r *registered) mcp.ToolHandler {
 		if s.opts.Identify != nil && req.Header != nil {
 			req.Caller = s.opts.Identify(req.Header)
 		}
+		if caps := creq.ClientCapabilities(); caps != nil && caps.Elicitation != nil {
+			req.canAsk = true
+		}
+		req.roundErr = s.receiveRound(req, creq.Params)
 		res := r.handle(ctx, req)
+		if res.ask != nil {
+			return s.inputRequired(req, res.ask), nil
+		}
 		return res.wire(req.ID), nil
 	}
 }

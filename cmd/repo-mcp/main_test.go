@@ -79,7 +79,8 @@ func fixtureRepo(t *testing.T) (string, string) {
 	repo := gitfixture.New(t)
 	head := repo.Commit(t, "first", map[string]gitfixture.File{
 		"README.md":   gitfixture.Text("# Fixture\nread by peers\n"),
-		"src/main.go": gitfixture.Text("package main\n"),
+		"go.mod":      gitfixture.Text("module example.com/fx\n"),
+		"src/main.go": gitfixture.Text("package main\n\n// Greet says hello.\nfunc Greet() string { return \"hi\" }\n"),
 		".env":        gitfixture.Text("SECRET=1\n"),
 	})
 	return repo.Dir, head
@@ -97,7 +98,7 @@ func TestGoSDKClient(t *testing.T) {
 		t.Run("version "+tt.want, func(t *testing.T) {
 			ctx := context.Background()
 			client := mcp.NewClient(&mcp.Implementation{Name: "peer-test", Version: "0"}, nil)
-			cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(repoMCP(t), "serve", "--workspace", "fx="+root)},
+			cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(repoMCP(t), "serve", "--index-cache", "off", "--workspace", "fx="+root)},
 				&mcp.ClientSessionOptions{ProtocolVersion: tt.ask})
 			if err != nil {
 				t.Fatal(err)
@@ -108,7 +109,7 @@ func TestGoSDKClient(t *testing.T) {
 				t.Errorf("initialize result: version %s, server %+v, capabilities %+v", init.ProtocolVersion, init.ServerInfo, init.Capabilities)
 			}
 			tools, err := cs.ListTools(ctx, nil)
-			if err != nil || len(tools.Tools) != 3 {
+			if err != nil || len(tools.Tools) != 4 {
 				t.Fatalf("list tools: %v, %d tools", err, len(tools.Tools))
 			}
 			for _, call := range []struct {
@@ -120,6 +121,7 @@ func TestGoSDKClient(t *testing.T) {
 				{"list_files", map[string]any{"workspace_id": "fx", "recursive": true}, "src/main.go"},
 				{"read_file", map[string]any{"workspace_id": "fx", "path": "README.md"}, "read by peers"},
 				{"read_file", map[string]any{"workspace_id": "fx", "path": ".env"}, "permission_denied: "},
+				{"search_symbol", map[string]any{"workspace_id": "fx", "query": "Greet"}, "src/main.go:4:6 func main.Greet"},
 			} {
 				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: call.tool, Arguments: call.args})
 				if err != nil {
@@ -140,7 +142,7 @@ func TestGoSDKClient(t *testing.T) {
 func TestConformance(t *testing.T) {
 	peers.Node(t)
 	root, _ := fixtureRepo(t)
-	url := peers.StartHTTP(t, repoMCP(t), "serve", "--http", "127.0.0.1:0", "--workspace", "fx="+root)
+	url := peers.StartHTTP(t, repoMCP(t), "serve", "--http", "127.0.0.1:0", "--index-cache", "off", "--workspace", "fx="+root)
 	t.Run("active", func(t *testing.T) {
 		peers.Conformance(t, url, "testdata/conformance-active.yml")
 	})
@@ -153,7 +155,7 @@ func TestConformance(t *testing.T) {
 // (the inspector CLI), in both eras.
 func TestInspector(t *testing.T) {
 	root, head := fixtureRepo(t)
-	server := []string{repoMCP(t), "serve", "--workspace", "fx=" + root}
+	server := []string{repoMCP(t), "serve", "--index-cache", "off", "--workspace", "fx=" + root}
 	for _, era := range []string{"legacy", "modern"} {
 		t.Run(era, func(t *testing.T) {
 			ctx := context.Background()
@@ -163,7 +165,7 @@ func TestInspector(t *testing.T) {
 					Tools []struct{ Name string } `json:"tools"`
 				} `json:"result"`
 			}
-			if err := json.Unmarshal(out, &list); err != nil || len(list.Result.Tools) != 3 {
+			if err := json.Unmarshal(out, &list); err != nil || len(list.Result.Tools) != 4 {
 				t.Fatalf("tools/list: %v: %s", err, out)
 			}
 			for _, call := range []struct {
@@ -174,6 +176,7 @@ func TestInspector(t *testing.T) {
 				{"repo_info", []string{"workspace_id=fx"}, head},
 				{"list_files", []string{"workspace_id=fx", "path=src"}, "src/main.go"},
 				{"read_file", []string{"workspace_id=fx", "path=README.md", "start_line=2"}, "read by peers"},
+				{"search_symbol", []string{"workspace_id=fx", "query=greet"}, "Greet says hello"},
 			} {
 				args := append([]string{"--protocol-era", era, "--method", "tools/call", "--tool-name", call.tool, "--tool-arg"}, call.args...)
 				out := peers.Inspector(ctx, t, server, args...)

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/tools/searchsymbol"
 )
 
 // allTools returns a server with every tool registered, for listing and
@@ -19,6 +20,9 @@ import (
 func allTools() (*server.Server, error) {
 	s := newServer(server.Options{})
 	if err := registerTools(s, nil, false); err != nil {
+		return nil, err
+	}
+	if err := searchsymbol.New(nil, searchsymbol.Options{}).Register(s); err != nil {
 		return nil, err
 	}
 	return s, nil

@@ -16,6 +16,8 @@ import (
 	"github.com/repo-mcp/repo-mcp/server"
 	"github.com/repo-mcp/repo-mcp/tools/readfile"
 	"github.com/repo-mcp/repo-mcp/tools/repoinfo"
+	"github.com/repo-mcp/repo-mcp/tools/searchsymbol"
+	"github.com/repo-mcp/repo-mcp/tools/searchsymbol/goindex"
 	"github.com/repo-mcp/repo-mcp/tools/toolkit"
 	"github.com/repo-mcp/repo-mcp/workspace"
 )
@@ -30,6 +32,8 @@ type serveConfig struct {
 	readOnly    bool
 	identity    string
 	cpuProfile  string
+	indexCache  string
+	warm        bool
 }
 
 func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
@@ -49,6 +53,8 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 	fs.StringVar(&c.auditLog, "audit-log", "", "append the audit trail to `file` (default: stderr)")
 	fs.BoolVar(&c.readOnly, "read-only", false, "register no tool that changes anything")
 	fs.StringVar(&c.identity, "identity", server.DefaultCaller, "caller identity of stdio calls")
+	fs.StringVar(&c.indexCache, "index-cache", "default", "keep symbol indexes on disk in `dir` (\"default\": the user cache directory; \"off\": memory only)")
+	fs.BoolVar(&c.warm, "warm", false, "index HEAD of every workspace at start, before the first search")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to `file` (for diagnosis)")
 	if err := fs.Parse(args); err != nil {
 		return nil, errUsage
@@ -102,11 +108,36 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	if err := registerTools(s, reg, c.readOnly); err != nil {
 		return err
 	}
+	symbols := searchsymbol.New(reg, searchsymbol.Options{CacheDir: indexCacheDir(c.indexCache, logger), Logger: logger})
+	defer symbols.Close()
+	if err := symbols.Register(s); err != nil {
+		return err
+	}
+	if c.warm {
+		go symbols.Warm(ctx, c.identity, reg.IDs(c.identity)...)
+	}
 	if c.httpAddr != "" {
 		return serveHTTP(ctx, s, c, logger)
 	}
 	logger.Info("serving MCP on stdio", "version", version(), "tools", len(s.Tools()), "workspaces", len(reg.IDs(c.identity)))
 	return s.Serve(ctx, os.Stdin, protocol)
+}
+
+// indexCacheDir turns the --index-cache flag into a directory ("" for
+// memory only).
+func indexCacheDir(flag string, logger *slog.Logger) string {
+	switch flag {
+	case "off":
+		return ""
+	case "default":
+		dir, err := goindex.DefaultCacheDir()
+		if err != nil {
+			logger.Warn("no user cache directory; symbol indexes stay in memory", "error", err)
+			return ""
+		}
+		return dir
+	}
+	return flag
 }
 
 // openRegistry opens the workspaces named by --config and --workspace.

@@ -62,3 +62,13 @@ func missing(t testing.TB, why string) {
 	}
 	t.Skip(why)
 }
+
+// Gopls returns the path of the pinned gopls among the peers.
+func Gopls(t testing.TB) string {
+	t.Helper()
+	gopls := filepath.Join(Dir(t), "gobin", "gopls")
+	if _, err := os.Stat(gopls); err != nil {
+		missing(t, "gopls is not installed among the peers: "+err.Error())
+	}
+	return gopls
+}

@@ -31,6 +31,10 @@ type Options struct {
 	// ProtocolVersion pins the client's protocol version; empty means the
 	// newest (2026-07-28, with fallback to the legacy handshake).
 	ProtocolVersion string
+	// Answer, when set, makes the client able to ask the person behind it
+	// (the elicitation capability) and answers each question: action is
+	// "accept", "decline" or "cancel".
+	Answer func(message string) (action string, content map[string]any)
 }
 
 // Start serves s on in-memory pipes and connects a client. Everything is
@@ -47,7 +51,14 @@ func Start(t testing.TB, s *server.Server, opts ...Options) *Client {
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ctx, serverIn, serverOut) }()
 
-	client := mcp.NewClient(&mcp.Implementation{Name: "servertest", Version: "0"}, nil)
+	var copts *mcp.ClientOptions
+	if o.Answer != nil {
+		copts = &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			action, content := o.Answer(req.Params.Message)
+			return &mcp.ElicitResult{Action: action, Content: content}, nil
+		}}
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "servertest", Version: "0"}, copts)
 	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: clientIn, Writer: clientOut},
 		&mcp.ClientSessionOptions{ProtocolVersion: o.ProtocolVersion})
 	if err != nil {

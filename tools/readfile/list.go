@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"github.com/repo-mcp/repo-mcp/server"
@@ -94,15 +95,19 @@ func displayDir(p string) string {
 	return p + "/"
 }
 
-// cursor is what next_cursor carries: where the listing stopped, and the
-// commit and arguments it belongs to, so that the next page comes from the
-// same tree or is refused.
+// cursor is what next_cursor carries: where the listing stopped, the
+// commit and arguments it belongs to (so that the next page comes from the
+// same tree or is refused), and the counts of the whole listing, which the
+// first page walked the whole tree for and later pages need not walk again.
 type cursor struct {
 	Revision  string `json:"r"`
 	Path      string `json:"p"`
 	Pattern   string `json:"g,omitempty"`
 	Recursive bool   `json:"d,omitempty"`
 	After     string `json:"a"`
+	Total     int    `json:"t"`
+	Omitted   int    `json:"o,omitempty"`
+	Invalid   int    `json:"i,omitempty"`
 }
 
 func (c cursor) encode() string {
@@ -135,7 +140,7 @@ func listFiles(ctx context.Context, reg *workspace.Registry, req *server.Request
 			return ListFilesOut{}, err
 		}
 	}
-	var after string
+	var cur *cursor
 	if in.Cursor != "" {
 		c, err := decodeCursor(in.Cursor)
 		if err != nil {
@@ -149,11 +154,14 @@ func listFiles(ctx context.Context, reg *workspace.Registry, req *server.Request
 				"the revision moved since the first page: it was %s and is now %s", c.Revision, sha).
 				WithHint("pass revision " + c.Revision + " to finish the listing of that commit, or start again without cursor")
 		}
-		after = c.After
+		cur = &c
 	}
-	page, err := snap.List(ctx, dir, workspace.ListOptions{
-		Recursive: in.Recursive, Pattern: in.Pattern, Sizes: true, After: after, Limit: in.Limit,
-	})
+	var page workspace.Page
+	if cur == nil {
+		page, err = snap.List(ctx, dir, workspace.ListOptions{Recursive: in.Recursive, Pattern: in.Pattern, Sizes: true, Limit: in.Limit})
+	} else {
+		page, err = continuePage(ctx, snap, dir, in, *cur)
+	}
 	if err != nil {
 		return ListFilesOut{}, err
 	}
@@ -173,9 +181,39 @@ func listFiles(ctx context.Context, reg *workspace.Registry, req *server.Request
 		out.Entries = append(out.Entries, FileEntry{Path: e.Path, Type: string(e.Type), Size: max(e.Size, 0), Mode: fmt.Sprintf("%06o", e.Mode), Target: e.Target})
 	}
 	if out.Truncated {
-		out.NextCursor = cursor{Revision: sha, Path: dir, Pattern: in.Pattern, Recursive: in.Recursive, After: next}.encode()
+		out.NextCursor = cursor{
+			Revision: sha, Path: dir, Pattern: in.Pattern, Recursive: in.Recursive, After: next,
+			Total: out.Total, Omitted: out.Omitted, Invalid: out.Invalid,
+		}.encode()
 	}
 	return out, nil
+}
+
+// continuePage lists the page after a cursor: it walks on from where the
+// previous page stopped, only as far as this page reaches, and takes the
+// counts of the whole listing from the cursor.
+func continuePage(ctx context.Context, snap *workspace.Snapshot, dir string, in ListFilesIn, c cursor) (workspace.Page, error) {
+	limit := in.Limit
+	if limit == 0 {
+		limit = workspace.DefaultListLimit
+	}
+	page := workspace.Page{Total: c.Total, WalkStats: workspace.WalkStats{Omitted: c.Omitted, Invalid: c.Invalid}}
+	_, err := snap.Walk(ctx, dir, workspace.WalkOptions{Recursive: in.Recursive, Pattern: in.Pattern, Sizes: true, After: c.After},
+		func(e workspace.Entry) error {
+			if len(page.Entries) == limit {
+				page.Truncated = true
+				return fs.SkipAll
+			}
+			page.Entries = append(page.Entries, e)
+			return nil
+		})
+	if err != nil {
+		return workspace.Page{}, err
+	}
+	if page.Truncated {
+		page.Next = page.Entries[len(page.Entries)-1].Cursor()
+	}
+	return page, nil
 }
 
 const (

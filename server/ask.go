@@ -1,0 +1,154 @@
+package server
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A tool that must hear from the person behind the client (to confirm a
+// change, say) asks with [Ask] and finds the answer on the next round of
+// the same call with [Request.Answer]. The framework carries the question
+// in whichever way the session supports: an input_required result that the
+// client answers by calling again (2026-07-28), or an elicitation request
+// to the client within the call (legacy sessions). Either way the handler
+// runs again from the start, with the answers and the state it saved.
+
+// Question is a form for the person: a message and the fields to fill in,
+// as a flat JSON Schema object of strings, numbers, booleans and enums (nil
+// for none: a plain accept or decline).
+type Question struct {
+	Message string
+	Fields  map[string]any
+}
+
+// Answer is the person's reply to a [Question].
+type Answer struct {
+	// Action is "accept", "decline" or "cancel".
+	Action string
+	// Content holds the fields, when accepted.
+	Content map[string]any
+}
+
+// Accepted reports whether the person accepted.
+func (a Answer) Accepted() bool { return a.Action == "accept" }
+
+// askError ends a round of a call with questions.
+type askError struct {
+	state     string
+	questions map[string]Question
+}
+
+func (e *askError) Error() string { return "the tool asks the person behind the client" }
+
+// Ask returns the error a handler returns to put questions, keyed by
+// names of its choice, to the person behind the client. state is saved
+// with them (integrity-protected and bound to this call's tool and
+// arguments); the handler finds it again with [Request.State]. Ask only
+// when [Request.CanAsk] is true.
+func Ask(state string, questions map[string]Question) error {
+	return &askError{state: state, questions: questions}
+}
+
+// CanAsk reports whether the client declared that it can put questions to
+// the person (the elicitation capability).
+func (r *Request) CanAsk() bool { return r.canAsk }
+
+// Answer returns the answer to the question asked under key in the
+// previous round of this call.
+func (r *Request) Answer(key string) (Answer, bool) {
+	a, ok := r.answers[key]
+	return a, ok
+}
+
+// State returns the state saved by the previous round's [Ask], verified;
+// "" in a first round.
+func (r *Request) State() string { return r.state }
+
+// askLifetime bounds how long an unanswered question stays valid.
+const askLifetime = 10 * time.Minute
+
+// askState is what the requestState of an input_required result holds.
+type askState struct {
+	Tool    string `json:"t"`
+	Digest  string `json:"d"` // of the call's canonical arguments
+	Expires int64  `json:"e"` // Unix seconds
+	State   string `json:"s"`
+}
+
+// signState seals st with the server's key.
+func (s *Server) signState(st askState) string {
+	payload, _ := json.Marshal(st)
+	mac := hmac.New(sha256.New, s.opts.StateKey)
+	mac.Write(payload)
+	return base64.RawURLEncoding.EncodeToString(payload) + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
+}
+
+var errBadState = errors.New("requestState is not one this server issued for this call, or it has expired")
+
+// openState verifies a requestState for the call req.
+func (s *Server) openState(token string, req *Request) (string, error) {
+	enc, sig, ok := strings.Cut(token, ".")
+	payload, err1 := base64.RawURLEncoding.DecodeString(enc)
+	got, err2 := base64.RawURLEncoding.DecodeString(sig)
+	if !ok || err1 != nil || err2 != nil {
+		return "", errBadState
+	}
+	mac := hmac.New(sha256.New, s.opts.StateKey)
+	mac.Write(payload)
+	var st askState
+	if !hmac.Equal(got, mac.Sum(nil)) || json.Unmarshal(payload, &st) != nil ||
+		st.Tool != req.Tool || st.Digest != argumentsDigest(req) || time.Now().Unix() > st.Expires {
+		return "", errBadState
+	}
+	return st.State, nil
+}
+
+// newStateKey returns a random key for sealing request state. Replicas that
+// serve one client must share a key (Options.StateKey).
+func newStateKey() []byte {
+	key := make([]byte, 32)
+	rand.Read(key)
+	return key
+}
+
+// receiveRound fills in what a call's previous round left: the verified
+// state and the answers.
+func (s *Server) receiveRound(req *Request, params *mcp.CallToolParamsRaw) error {
+	if params.RequestState == "" && len(params.InputResponses) == 0 {
+		return nil
+	}
+	state, err := s.openState(params.RequestState, req)
+	if err != nil {
+		return err
+	}
+	req.state = state
+	req.answers = make(map[string]Answer, len(params.InputResponses))
+	for key, resp := range params.InputResponses {
+		if er, ok := resp.(*mcp.ElicitResult); ok {
+			req.answers[key] = Answer{Action: er.Action, Content: er.Content}
+		}
+	}
+	return nil
+}
+
+// inputRequired is the result that carries a handler's questions.
+func (s *Server) inputRequired(req *Request, a *askError) *mcp.CallToolResult {
+	requests := make(mcp.InputRequestMap, len(a.questions))
+	for key, q := range a.questions {
+		schema := map[string]any{"type": "object", "properties": map[string]any{}}
+		if q.Fields != nil {
+			schema = q.Fields
+		}
+		requests[key] = &mcp.ElicitParams{Mode: "form", Message: q.Message, RequestedSchema: schema}
+	}
+	state := s.signState(askState{Tool: req.Tool, Digest: argumentsDigest(req), Expires: time.Now().Add(askLifetime).Unix(), State: a.state})
+	return &mcp.CallToolResult{InputRequests: requests, RequestState: state, Meta: mcp.Meta{MetaRequestID: req.ID}}
+}

@@ -1,0 +1,159 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"regexp"
+	"strconv"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// metaRPCID is a private request _meta key: the frame guard puts the
+// JSON-RPC id of each tools/call there so the audit log can name it (go-sdk
+// does not expose it to handlers). A client's own value is overwritten.
+const metaRPCID = "io.github.repo-mcp/rpc-id"
+
+// badFrame is the JSON-RPC error that answers a malformed frame.
+type badFrame struct {
+	id      json.RawMessage // nil: null
+	code    int
+	message string
+}
+
+// checkFrame decodes one frame into a message go-sdk can take, or says
+// how to refuse it. It builds the message itself from one parse (go-sdk's
+// decoder would parse the frame again, with a large buffer each time). The
+// JSON-RPC id of a tools/call is copied into its params' _meta for the
+// audit log.
+func checkFrame(line []byte) (jsonrpc.Message, *badFrame) {
+	if len(line) > 0 && line[0] == '[' {
+		return nil, &badFrame{nil, jsonrpc.CodeInvalidRequest, "JSON-RPC batches are not accepted here; send one message at a time"}
+	}
+	var env struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Method  json.RawMessage `json:"method"`
+		Params  json.RawMessage `json:"params"`
+		Result  json.RawMessage `json:"result"`
+		Error   *jsonrpc.Error  `json:"error"`
+	}
+	if err := json.Unmarshal(line, &env); err != nil {
+		if _, ok := errors.AsType[*json.SyntaxError](err); ok || len(line) == 0 {
+			return nil, &badFrame{nil, jsonrpc.CodeParseError, "parse error: the message is not JSON"}
+		}
+		return nil, &badFrame{validID(env.ID), jsonrpc.CodeInvalidRequest, "invalid request: not a JSON-RPC message object"}
+	}
+	id := validID(env.ID)
+	switch {
+	case env.JSONRPC != "2.0":
+		return nil, &badFrame{id, jsonrpc.CodeInvalidRequest, `invalid request: "jsonrpc" must be "2.0"`}
+	case env.ID != nil && id == nil:
+		return nil, &badFrame{nil, jsonrpc.CodeInvalidRequest, "invalid request: id must be a string or an integer of at most 53 bits"}
+	}
+	rpcID, err := makeID(id)
+	if err != nil {
+		return nil, &badFrame{nil, jsonrpc.CodeInvalidRequest, "invalid request: " + err.Error()}
+	}
+	if env.Method == nil {
+		if !rpcID.IsValid() || (env.Result == nil) == (env.Error == nil) {
+			return nil, &badFrame{id, jsonrpc.CodeInvalidRequest, "invalid request: neither a request (method) nor a response (id and result or error)"}
+		}
+		resp := &jsonrpc.Response{ID: rpcID, Result: env.Result}
+		if env.Error != nil {
+			resp.Error = env.Error
+		}
+		return resp, nil
+	}
+	var method string
+	if err := json.Unmarshal(env.Method, &method); err != nil {
+		return nil, &badFrame{id, jsonrpc.CodeInvalidRequest, "invalid request: method must be a string"}
+	}
+	req := &jsonrpc.Request{ID: rpcID, Method: method, Params: env.Params}
+	if method == "tools/call" { // a client's own value is always overwritten
+		req.Params = withRPCID(req.Params, string(id))
+	}
+	return req, nil
+}
+
+// makeID converts a valid raw id (or nil) to go-sdk's form.
+func makeID(raw json.RawMessage) (jsonrpc.ID, error) {
+	if raw == nil {
+		return jsonrpc.ID{}, nil
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return jsonrpc.ID{}, err
+	}
+	return jsonrpc.MakeID(v)
+}
+
+// rawID is the JSON form of a valid id.
+func rawID(id jsonrpc.ID) json.RawMessage {
+	data, err := json.Marshal(id.Raw())
+	if err != nil {
+		return nil
+	}
+	return data
+}
+
+// maxExactInt is the largest integer a float64 holds exactly.
+const maxExactInt = 1<<53 - 1
+
+// validID returns raw when it is a JSON string or integer, else nil.
+func validID(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return nil
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return raw
+		}
+		return nil
+	}
+	// go-sdk keeps numeric ids as float64 on the way in: beyond 53 bits
+	// it would echo a different id than it was sent.
+	if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil && n >= -maxExactInt && n <= maxExactInt {
+		return raw
+	}
+	return nil
+}
+
+var idPattern = regexp.MustCompile(`"id"\s*:\s*(-?[0-9]{1,18}|"(?:[^"\\]|\\.){0,256}")`)
+
+// leadingID finds the id of a truncated message, if it appears before the
+// params (so that an "id" inside the params is not mistaken for it).
+func leadingID(prefix []byte) json.RawMessage {
+	loc := idPattern.FindSubmatchIndex(prefix)
+	if loc == nil {
+		return nil
+	}
+	if p := bytes.Index(prefix, []byte(`"params"`)); p >= 0 && p < loc[0] {
+		return nil
+	}
+	return validID(prefix[loc[2]:loc[3]])
+}
+
+// withRPCID returns params with _meta[metaRPCID] set to id.
+func withRPCID(params json.RawMessage, id string) json.RawMessage {
+	var p map[string]json.RawMessage
+	if json.Unmarshal(params, &p) != nil || p == nil {
+		return params // the engine reports malformed params
+	}
+	var meta map[string]json.RawMessage
+	if raw, ok := p["_meta"]; ok && json.Unmarshal(raw, &meta) != nil {
+		return params
+	}
+	if meta == nil {
+		meta = make(map[string]json.RawMessage, 1)
+	}
+	meta[metaRPCID], _ = json.Marshal(id)
+	p["_meta"], _ = json.Marshal(meta)
+	out, err := json.Marshal(p)
+	if err != nil {
+		return params
+	}
+	return out
+}

@@ -1,0 +1,337 @@
+package goindex
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestSecondRevisionReparsesChangedFiles(t *testing.T) {
+	r, c1 := newFixtureRepo(t, "testdata/fixture.txtar")
+	c2 := r.commit(t, map[string]string{
+		"sub/reader.go":   "package sub\n\n// Reader reads.\ntype Reader struct{}\n\nfunc NewReader2() {}\n",
+		"extra/extra.go":  "package extra\n\nfunc Extra() {}\n",
+		"tagged/linux.go": "",
+	}, "second")
+	ix := NewIndexer(IndexerOptions{})
+	ctx := context.Background()
+	first, err := ix.Index(ctx, r.source(t, c1), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := ix.Index(ctx, r.source(t, c2), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := second.Facts(); f.Reparsed != 2 || f.Files != first.Facts().Files {
+		t.Errorf("second revision: %+v; want 2 files parsed of %d", f, first.Facts().Files)
+	}
+	for _, tc := range []struct {
+		idx   *Index
+		query string
+		total int
+	}{
+		{first, "NewReaderSize", 1}, {second, "NewReaderSize", 0},
+		{first, "Extra", 0}, {second, "Extra", 1},
+		{first, "OnLinux", 1}, {second, "OnLinux", 0},
+		{second, "NewReader2", 1},
+	} {
+		res, err := tc.idx.Search(Query{Query: tc.query, Match: MatchExact})
+		if err != nil || res.Total != tc.total {
+			t.Errorf("%s at %s: total %v (err %v), want %d", tc.query, tc.idx.Revision(), res.Total, err, tc.total)
+		}
+	}
+	// The first revision's index is still in memory.
+	res, err := ix.Search(ctx, r.source(t, c1), Options{}, Query{Query: "Extra"})
+	if err != nil || res.Facts.From != FromMemory {
+		t.Errorf("first revision again: from %q, err %v; want memory", res.Facts.From, err)
+	}
+}
+
+func TestDiskCache(t *testing.T) {
+	r, commit := newFixtureRepo(t, "testdata/fixture.txtar")
+	ctx := context.Background()
+	dir := t.TempDir()
+	search := func(t *testing.T, want From) *Result {
+		t.Helper()
+		ix := NewIndexer(IndexerOptions{CacheDir: dir}) // a new process, as far as caches go
+		res, err := ix.Search(ctx, r.source(t, commit), Options{}, Query{Query: "NewReader"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Facts.From != want {
+			t.Fatalf("index came from %q, want %q", res.Facts.From, want)
+		}
+		return res
+	}
+	built := search(t, FromBuild)
+	loaded := search(t, FromDisk)
+	if got, want := summary(loaded.Entries), summary(built.Entries); len(got) == 0 || len(got) != len(want) {
+		t.Errorf("from disk %q, built %q", got, want)
+	}
+
+	// Loaded and built indexes are the same, down to every field.
+	ix := NewIndexer(IndexerOptions{CacheDir: dir})
+	fromDisk, _ := ix.Index(ctx, r.source(t, commit), Options{})
+	fresh, _ := NewIndexer(IndexerOptions{}).Index(ctx, r.source(t, commit), Options{})
+	if d := lineDiff(dump(fresh), dump(fromDisk)); d != "" {
+		t.Errorf("index from disk differs:\n%s", d)
+	}
+	if fromDisk.ID() != fresh.ID() {
+		t.Errorf("index ids differ: %s vs %s", fromDisk.ID(), fresh.ID())
+	}
+
+	files, _ := filepath.Glob(filepath.Join(dir, "*", "*.gix"))
+	if len(files) != 1 {
+		t.Fatalf("cache files: %v", files)
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, corrupt := range map[string][]byte{
+		"flipped byte":  flip(data, len(data)/2),
+		"truncated":     data[:len(data)-5],
+		"header only":   data[:headerSize],
+		"empty":         {},
+		"other version": flip(data, 4),
+	} {
+		t.Run(name, func(t *testing.T) {
+			if err := os.WriteFile(files[0], corrupt, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			search(t, FromBuild) // rebuilt, and rewritten
+			search(t, FromDisk)
+		})
+	}
+}
+
+func flip(b []byte, i int) []byte {
+	c := append([]byte(nil), b...)
+	c[i] ^= 0x40
+	return c
+}
+
+// TestDiskCacheConcurrentWriters stores and loads one entry from many
+// goroutines, as concurrent processes would.
+func TestDiskCacheConcurrentWriters(t *testing.T) {
+	idx := fixtureIndex(t)
+	d := &diskCache{dir: t.TempDir(), max: 4, log: NewIndexer(IndexerOptions{}).log}
+	var wg sync.WaitGroup
+	var bad atomic.Int32
+	for range 8 {
+		wg.Go(func() {
+			for range 10 {
+				d.store(idx.revision, idx.opts, idx.files)
+				if files, ok := d.load(idx.revision, idx.opts); ok && len(files) != len(idx.files) {
+					bad.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if bad.Load() != 0 {
+		t.Errorf("%d loads saw a partial file", bad.Load())
+	}
+	if files, ok := d.load(idx.revision, idx.opts); !ok || len(files) != len(idx.files) {
+		t.Errorf("final load: ok %v, %d files", ok, len(files))
+	}
+	leftovers, _ := filepath.Glob(filepath.Join(d.dir, "*", ".tmp-*"))
+	if len(leftovers) != 0 {
+		t.Errorf("temporary files left: %v", leftovers)
+	}
+}
+
+// countingSource counts walks of a source.
+type countingSource struct {
+	Source
+	walks atomic.Int32
+}
+
+func (s *countingSource) Walk(ctx context.Context, fn func(File) error) error {
+	s.walks.Add(1)
+	return s.Source.Walk(ctx, fn)
+}
+
+func TestConcurrentFirstQueriesBuildOnce(t *testing.T) {
+	r, commit := newFixtureRepo(t, "testdata/fixture.txtar")
+	src := &countingSource{Source: r.source(t, commit)}
+	ix := NewIndexer(IndexerOptions{})
+	var wg sync.WaitGroup
+	var built atomic.Int32
+	for range 8 {
+		wg.Go(func() {
+			res, err := ix.Search(context.Background(), src, Options{}, Query{Query: "NewReader"})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if res.Facts.From == FromBuild {
+				built.Add(1)
+			}
+			if res.Total != 5 {
+				t.Errorf("total %d", res.Total)
+			}
+		})
+	}
+	wg.Wait()
+	if n := src.walks.Load(); n != 1 {
+		t.Errorf("%d builds, want 1", n)
+	}
+	if built.Load() == 0 {
+		t.Error("no caller reported the build")
+	}
+}
+
+func TestCanceledWaiterDoesNotFailTheBuild(t *testing.T) {
+	r, commit := newFixtureRepo(t, "testdata/fixture.txtar")
+	ix := NewIndexer(IndexerOptions{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := ix.Index(ctx, r.source(t, commit), Options{}); err == nil {
+		t.Log("build finished before the canceled caller gave up")
+	}
+	if _, err := ix.Index(context.Background(), r.source(t, commit), Options{}); err != nil {
+		t.Errorf("after a canceled caller: %v", err)
+	}
+}
+
+func TestWorkTreeSeesEdits(t *testing.T) {
+	r, _ := newFixtureRepo(t, "testdata/fixture.txtar")
+	root, err := os.OpenRoot(r.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	ix := NewIndexer(IndexerOptions{})
+	ctx := context.Background()
+	src := NewDirSource(root)
+	if _, err := ix.Index(ctx, src, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := root.WriteFile("sub/edit.go", []byte("package sub\n\nfunc Edited() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := ix.Search(ctx, src, Options{}, Query{Query: "Edited"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Total != 1 || res.Facts.Reparsed != 1 || res.Facts.Revision != "" {
+		t.Errorf("after an edit: total %d, facts %+v; want 1 match, 1 file parsed", res.Total, res.Facts)
+	}
+}
+
+// countingDir counts the .go files a DirSource reads (go.mod files are read
+// on every build: they are few and small).
+type countingDir struct {
+	*DirSource
+	reads atomic.Int32
+}
+
+func (s *countingDir) ReadFile(ctx context.Context, f File) ([]byte, error) {
+	if strings.HasSuffix(f.Path, ".go") {
+		s.reads.Add(1)
+	}
+	return s.DirSource.ReadFile(ctx, f)
+}
+
+func TestWorkTreeReadsOnlyChangedFiles(t *testing.T) {
+	r, _ := newFixtureRepo(t, "testdata/fixture.txtar")
+	root, err := os.OpenRoot(r.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	old := time.Now().Add(-time.Hour)
+	ageAll := func() {
+		filepath.WalkDir(r.dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				os.Chtimes(p, old, old)
+			}
+			return err
+		})
+	}
+	ageAll()
+	ix := NewIndexer(IndexerOptions{})
+	ctx := context.Background()
+	index := func(t *testing.T) (*Index, int) {
+		t.Helper()
+		src := &countingDir{DirSource: NewDirSource(root)}
+		idx, err := ix.Index(ctx, src, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return idx, int(src.reads.Load())
+	}
+	first, reads := index(t)
+	if reads == 0 {
+		t.Fatal("the first index read nothing")
+	}
+	if _, reads := index(t); reads != 0 {
+		t.Errorf("unchanged work tree: %d files read, want 0", reads)
+	}
+
+	// Same size, same (old) time stamp, new contents: a write the time
+	// stamp cannot show. The memo cannot see it either, until the stamp
+	// moves; a changed stamp is seen at once.
+	if err := root.WriteFile("sub/reader.go", []byte(strings.Replace(mustRead(t, root, "sub/reader.go"), "NewReader()", "NewRe4der()", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	newer := old.Add(time.Minute)
+	os.Chtimes(filepath.Join(r.dir, "sub", "reader.go"), newer, newer)
+	idx, reads := index(t)
+	if reads != 1 || idx.Facts().Reparsed != 1 {
+		t.Errorf("one edited file: %d read, %d parsed; want 1 and 1", reads, idx.Facts().Reparsed)
+	}
+	if res, _ := idx.Search(Query{Query: "NewRe4der", Match: MatchExact}); res.Total != 1 {
+		t.Errorf("edit not indexed: %d matches", res.Total)
+	}
+	if first.ID() == idx.ID() {
+		t.Error("index ids equal across an edit")
+	}
+
+	// A file written just now is read again on every build until its time
+	// stamp is safely in the past.
+	if err := root.WriteFile("sub/fresh.go", []byte("package sub\n\nfunc Fresh() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, reads := index(t); reads != 1 {
+			t.Errorf("fresh file: %d files read, want 1", reads)
+		}
+	}
+}
+
+func mustRead(t *testing.T, root *os.Root, name string) string {
+	t.Helper()
+	b, err := root.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestDiskCachePrunesLeastRecentlyUsed(t *testing.T) {
+	idx := fixtureIndex(t)
+	d := &diskCache{dir: t.TempDir(), max: 2, log: NewIndexer(IndexerOptions{}).log}
+	past := time.Now().Add(-time.Hour)
+	revs := []string{"r1", "r2", "r3"}
+	for i, rev := range revs {
+		d.store(rev, idx.opts, idx.files)
+		// Distinct, increasing use times, whatever the clock's resolution.
+		when := past.Add(time.Duration(i) * time.Minute)
+		os.Chtimes(d.path(rev, idx.opts), when, when)
+	}
+	d.store("r4", idx.opts, idx.files) // prunes r1 and r2
+	for rev, want := range map[string]bool{"r1": false, "r2": false, "r3": true, "r4": true} {
+		if _, ok := d.load(rev, idx.opts); ok != want {
+			t.Errorf("%s cached: %v, want %v", rev, ok, want)
+		}
+	}
+}

@@ -1,0 +1,214 @@
+package goindex
+
+import (
+	"container/list"
+	"context"
+	"log/slog"
+	"runtime"
+	"sync"
+)
+
+// Options select what an index covers. Indexes built with different
+// options are different indexes.
+type Options struct {
+	// IncludeVendor indexes vendor directories; their packages get the
+	// import path below vendor/.
+	IncludeVendor bool
+	// IncludeTestdata indexes testdata directories and the other
+	// directories the go command ignores (names beginning with . or _).
+	IncludeTestdata bool
+}
+
+func (o Options) key() string {
+	b := []byte("--")
+	if o.IncludeVendor {
+		b[0] = 'v'
+	}
+	if o.IncludeTestdata {
+		b[1] = 't'
+	}
+	return string(b)
+}
+
+// IndexerOptions configure an [Indexer]. The zero value is usable.
+type IndexerOptions struct {
+	// CacheDir, when set, holds an on-disk cache of built indexes so that a
+	// new process can answer without parsing. [DefaultCacheDir] is the
+	// conventional place.
+	CacheDir string
+	// MaxCacheFiles is how many indexes the on-disk cache keeps (the least
+	// recently used are removed); 0 means 16.
+	MaxCacheFiles int
+	// Workers is the number of parsing goroutines; 0 means GOMAXPROCS.
+	Workers int
+	// BlobCacheBytes bounds the in-memory cache of parsed files (approximate
+	// bytes per generation; two generations are kept); 0 means 256 MiB.
+	BlobCacheBytes int
+	// MaxIndexes is how many built indexes of immutable revisions stay in
+	// memory; 0 means 4.
+	MaxIndexes int
+	// Logger receives debug events (builds, cache hits, cache faults).
+	// nil discards them.
+	Logger *slog.Logger
+}
+
+// An Indexer builds and caches indexes. It is safe for concurrent use, and
+// concurrent requests for the index of the same revision share one build.
+type Indexer struct {
+	opts    IndexerOptions
+	log     *slog.Logger
+	blobs   *blobCache
+	names   *nameTable
+	stats   statMemo
+	disk    *diskCache // nil when disabled
+	flights flightGroup
+
+	mu      sync.Mutex
+	lru     *list.List // of *Index, most recent first
+	indexes map[string]*list.Element
+}
+
+// NewIndexer returns an Indexer.
+func NewIndexer(opts IndexerOptions) *Indexer {
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	if opts.BlobCacheBytes <= 0 {
+		opts.BlobCacheBytes = 256 << 20
+	}
+	if opts.MaxIndexes <= 0 {
+		opts.MaxIndexes = 4
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	ix := &Indexer{
+		opts:    opts,
+		log:     log,
+		blobs:   newBlobCache(opts.BlobCacheBytes),
+		names:   newNameTable(),
+		lru:     list.New(),
+		indexes: make(map[string]*list.Element),
+	}
+	if opts.CacheDir != "" {
+		if opts.MaxCacheFiles <= 0 {
+			opts.MaxCacheFiles = 16
+		}
+		ix.disk = &diskCache{dir: opts.CacheDir, max: opts.MaxCacheFiles, log: log}
+	}
+	return ix
+}
+
+// Index returns the index of src, building it unless an index of the same
+// revision and options is in memory or in the on-disk cache. Sources
+// without a revision (working trees) are indexed afresh on every call, but
+// only files whose contents changed are parsed again.
+func (ix *Indexer) Index(ctx context.Context, src Source, opts Options) (*Index, error) {
+	idx, _, err := ix.index(ctx, src, opts)
+	return idx, err
+}
+
+// Warm builds (or loads) the index of src so that later queries find it
+// ready.
+func (ix *Indexer) Warm(ctx context.Context, src Source, opts Options) error {
+	_, _, err := ix.index(ctx, src, opts)
+	return err
+}
+
+// Search finds declarations in the index of src; see [Index.Search].
+// The result's facts tell whether the index was ready or built by this
+// call.
+func (ix *Indexer) Search(ctx context.Context, src Source, opts Options, q Query) (*Result, error) {
+	// Validate before the expensive part.
+	if _, err := compileQuery(q); err != nil {
+		return nil, err
+	}
+	idx, from, err := ix.index(ctx, src, opts)
+	if err != nil {
+		return nil, err
+	}
+	res, err := idx.Search(q)
+	if err != nil {
+		return nil, err
+	}
+	res.Facts.From = from
+	return res, nil
+}
+
+// index returns the index and where it came from.
+func (ix *Indexer) index(ctx context.Context, src Source, opts Options) (*Index, From, error) {
+	rev := src.Revision()
+	if rev == "" {
+		idx, err := ix.build(ctx, src, opts)
+		return idx, FromBuild, err
+	}
+	key := rev + "\x00" + opts.key()
+	if idx := ix.cached(key); idx != nil {
+		return idx, FromMemory, nil
+	}
+	return ix.flights.do(ctx, key, func(ctx context.Context) (*Index, From, error) {
+		if idx := ix.cached(key); idx != nil {
+			return idx, FromMemory, nil
+		}
+		from := FromDisk
+		idx := ix.loadDisk(rev, opts)
+		if idx == nil {
+			var err error
+			if idx, err = ix.build(ctx, src, opts); err != nil {
+				return nil, "", err
+			}
+			from = FromBuild
+			ix.storeDisk(idx)
+		}
+		ix.remember(key, idx)
+		return idx, from, nil
+	})
+}
+
+func (ix *Indexer) cached(key string) *Index {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if e, ok := ix.indexes[key]; ok {
+		ix.lru.MoveToFront(e)
+		return e.Value.(*Index)
+	}
+	return nil
+}
+
+func (ix *Indexer) remember(key string, idx *Index) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if _, ok := ix.indexes[key]; ok {
+		return
+	}
+	ix.indexes[key] = ix.lru.PushFront(idx)
+	for ix.lru.Len() > ix.opts.MaxIndexes {
+		old := ix.lru.Back()
+		ix.lru.Remove(old)
+		o := old.Value.(*Index)
+		delete(ix.indexes, o.revision+"\x00"+o.opts.key())
+	}
+}
+
+func (ix *Indexer) loadDisk(rev string, opts Options) *Index {
+	if ix.disk == nil {
+		return nil
+	}
+	files, ok := ix.disk.load(rev, opts)
+	if !ok {
+		return nil
+	}
+	for _, f := range files {
+		ix.names.internFile(f.pf)
+		ix.blobs.put(f.id, f.pf)
+	}
+	return assemble(rev, opts, files, ix.names)
+}
+
+func (ix *Indexer) storeDisk(idx *Index) {
+	if ix.disk == nil {
+		return
+	}
+	ix.disk.store(idx.revision, idx.opts, idx.files)
+}
