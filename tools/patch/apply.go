@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/repo-mcp/repo-mcp/server"
 	"github.com/repo-mcp/repo-mcp/tools/toolkit"
@@ -114,9 +115,12 @@ func (t *tools) apply(ctx context.Context, req *server.Request, in ApplyPatchIn)
 			return out, err
 		}
 	}
+	c := Confirmation{Workspace: in.WorkspaceID, PatchID: p.id, Base: p.base, DiffSHA256: p.digest,
+		Target: in.Target, Branch: st.branch, Files: p.stats}
+	if err := askPerson(req, c); err != nil {
+		return out, err
+	}
 	if t.opts.Confirm != nil {
-		c := Confirmation{Workspace: in.WorkspaceID, PatchID: p.id, Base: p.base, DiffSHA256: p.digest,
-			Target: in.Target, Branch: st.branch, Files: p.stats}
 		if err := t.opts.Confirm(ctx, req, c); err != nil {
 			return out, err
 		}
@@ -182,4 +186,47 @@ func (t *tools) logApply(req *server.Request, in ApplyPatchIn, out ApplyPatchOut
 	}
 	t.opts.Logger.Info("patch apply", "request_id", req.ID, "caller", req.Caller, "workspace", in.WorkspaceID,
 		"patch_id", in.PatchID, "diff_sha256", in.DiffSHA256, "target", in.Target, "branch", out.Branch, "outcome", outcome)
+}
+
+// confirmKey names apply_patch's question to the person.
+const confirmKey = "apply"
+
+// askPerson asks the person behind the client, when the client can be
+// asked, to confirm exactly this apply. The question and the saved state
+// name the digest; the framework binds the answer to this call's
+// arguments and lets it expire. When the client cannot be asked, the
+// digest in the arguments is the confirmation.
+func askPerson(req *server.Request, c Confirmation) error {
+	if !req.CanAsk() {
+		return nil
+	}
+	a, ok := req.Answer(confirmKey)
+	if !ok {
+		return server.Ask(c.DiffSHA256, map[string]server.Question{confirmKey: {Message: c.message()}})
+	}
+	switch {
+	case req.State() != c.DiffSHA256:
+		return server.Errorf(server.PermissionDenied, "the confirmation was given for another diff; nothing was applied")
+	case !a.Accepted():
+		return server.Errorf(server.PermissionDenied, "the person did not confirm applying patch %s (%s); nothing was applied", c.PatchID, a.Action)
+	}
+	return nil
+}
+
+// message is the question put to the person.
+func (c Confirmation) message() string {
+	var b strings.Builder
+	where := "the working tree"
+	if c.Target == targetBranch {
+		where = "branch " + c.Branch
+	}
+	fmt.Fprintf(&b, "Apply patch %s to %s of workspace %s?\nBase %s, diff_sha256 %s\n", c.PatchID, where, c.Workspace, c.Base, c.DiffSHA256)
+	for _, f := range c.Files {
+		name := f.Path
+		if f.OldPath != "" {
+			name = f.OldPath + " -> " + f.Path
+		}
+		fmt.Fprintf(&b, "  %s %s (+%d -%d)\n", f.Status, name, f.Additions, f.Deletions)
+	}
+	return b.String()
 }

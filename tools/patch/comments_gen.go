@@ -68,7 +68,7 @@ func goComments() map[string]string {
 		"github.com/repo-mcp/repo-mcp/tools/patch.Options":                       "Options configure the patch tools.",
 		"github.com/repo-mcp/repo-mcp/tools/patch.Options.AfterWorktreeFile":     "Called after each file a worktree apply puts in place. It exists for crash tests; leave it nil.",
 		"github.com/repo-mcp/repo-mcp/tools/patch.Options.Author":                "Author and Email sign proposal commits. Default \"repo-mcp\", \"repo-mcp@localhost\".",
-		"github.com/repo-mcp/repo-mcp/tools/patch.Options.Confirm":               "Confirm, when set, runs in apply_patch after every check and before anything is written, with what is about to be applied. An error refuses the apply (return a PermissionDenied *server.Error). It is the hook for asking a person (see the package documentation).",
+		"github.com/repo-mcp/repo-mcp/tools/patch.Options.Confirm":               "Confirm, when set, runs in apply_patch after every check (and after the person confirmed, when the client could ask) and before anything is written, with what is about to be applied. An error refuses the apply (return a PermissionDenied *server.Error).",
 		"github.com/repo-mcp/repo-mcp/tools/patch.Options.Email":                 "Author and Email sign proposal commits. Default \"repo-mcp\", \"repo-mcp@localhost\".",
 		"github.com/repo-mcp/repo-mcp/tools/patch.Options.Logger":                "Logger receives one line per apply (request_id, caller, patch_id, digest, target, outcome) and recoveries found at start. Default: discard.",
 		"github.com/repo-mcp/repo-mcp/tools/patch.Options.MaxBytes":              "MaxBytes bounds the bytes one patch writes (the new contents of its files, together). Default 8 MiB.",

@@ -35,11 +35,15 @@
 //
 // # Confirmation by a person
 //
-// Options.Confirm runs after every check and before anything is written.
-// Until the server framework can ask the client's user (an input_required
-// result, or elicitation for older sessions), the digest in the arguments
-// is the confirmation, and the host's own approval of the tool call is the
-// review.
+// When the client declares that it can ask its user (the elicitation
+// capability), apply_patch asks before writing anything, after every other
+// check: the question names the patch, the target, each file with its +/-
+// counts, and the digest (server.Ask: an input_required result in
+// 2026-07-28 sessions, an elicitation request in older ones). The answer
+// is bound to the call's arguments, and so to the digest, and expires with
+// the question. A client that cannot ask confirms with the digest in its
+// arguments, and the host's own approval of the tool call is the review.
+// Options.Confirm adds an operator's check of its own after the person's.
 package patch
 
 //go:generate go run github.com/repo-mcp/repo-mcp/internal/gencomments

@@ -9,6 +9,7 @@ import (
 
 	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
 	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/server/servertest"
 	"github.com/repo-mcp/repo-mcp/tools/patch"
 )
 
@@ -181,5 +182,39 @@ func TestDiffBound(t *testing.T) {
 	res := f.call(t, "generate_patch", map[string]any{"edits": []any{edit("write", "a.txt", "content", big)}})
 	if !strings.Contains(res.Text, "cut at") {
 		t.Errorf("the text does not say the diff was cut:\n%s", res.Text)
+	}
+}
+
+// TestAskPerson: a client that can ask its user gets a question naming
+// the digest and the files before anything is written, in both protocol
+// eras; a declined question writes nothing.
+func TestAskPerson(t *testing.T) {
+	for _, version := range []string{"", "2025-11-25"} {
+		for _, action := range []string{"accept", "decline"} {
+			t.Run(version+" "+action, func(t *testing.T) {
+				var asked []string
+				f := newFixture(t, fixtureOptions{client: servertest.Options{ProtocolVersion: version,
+					Answer: func(message string) (string, map[string]any) {
+						asked = append(asked, message)
+						return action, nil
+					}}})
+				g := generate(t, f, edit("replace", "greet.go", "old_text", `"hello"`, "new_text", `"hi"`))
+				before := f.state(t)
+				res := f.call(t, "apply_patch", map[string]any{"patch_id": g.PatchID, "diff_sha256": g.DiffSHA256, "target": "worktree"})
+				if len(asked) != 1 || !strings.Contains(asked[0], g.DiffSHA256) || !strings.Contains(asked[0], "modified greet.go (+1 -1)") {
+					t.Fatalf("questions: %q", asked)
+				}
+				switch action {
+				case "accept":
+					if res.IsError || !strings.Contains(f.read(t, "greet.go"), `"hi"`) {
+						t.Errorf("accepted, but: %s", res.Text)
+					}
+				default:
+					if !res.IsError || res.ErrorClass() != string(server.PermissionDenied) || f.state(t) != before {
+						t.Errorf("declined, but: %s", res.Text)
+					}
+				}
+			})
+		}
 	}
 }

@@ -60,6 +60,7 @@ type fixtureOptions struct {
 	policies []workspace.PolicyConfig
 	opts     patch.Options
 	second   bool // a second workspace "other"
+	client   servertest.Options
 }
 
 func newFixture(t *testing.T, fo fixtureOptions) *fixture {
@@ -102,7 +103,7 @@ func (f *fixture) start(t *testing.T, fo fixtureOptions) *servertest.Client {
 	if err := patch.Register(s, f.reg, opts); err != nil {
 		t.Fatal(err)
 	}
-	return servertest.Start(t, s)
+	return servertest.Start(t, s, fo.client)
 }
 
 // call calls a tool and checks that the host's paths and secrets never

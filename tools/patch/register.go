@@ -29,10 +29,10 @@ type Options struct {
 	// Author and Email sign proposal commits. Default "repo-mcp",
 	// "repo-mcp@localhost".
 	Author, Email string
-	// Confirm, when set, runs in apply_patch after every check and before
-	// anything is written, with what is about to be applied. An error
-	// refuses the apply (return a PermissionDenied *server.Error). It is
-	// the hook for asking a person (see the package documentation).
+	// Confirm, when set, runs in apply_patch after every check (and after
+	// the person confirmed, when the client could ask) and before anything
+	// is written, with what is about to be applied. An error refuses the
+	// apply (return a PermissionDenied *server.Error).
 	Confirm func(ctx context.Context, req *server.Request, c Confirmation) error
 	// Verify configures verify_patch.
 	Verify verify.Options
