@@ -61,6 +61,7 @@ type fixtureOptions struct {
 	opts     patch.Options
 	second   bool // a second workspace "other"
 	client   servertest.Options
+	readOnly bool
 }
 
 func newFixture(t *testing.T, fo fixtureOptions) *fixture {
@@ -71,7 +72,7 @@ func newFixture(t *testing.T, fo fixtureOptions) *fixture {
 	head := repo.Commit(t, "first", baseFiles)
 	gitfixture.Git(t, dir, "reset", "-q", "--hard", "main") // the working tree holds the base
 	cfg := workspace.Config{
-		Workspaces: []workspace.WorkspaceConfig{{ID: "repo", Root: dir, Worktree: true}},
+		Workspaces: []workspace.WorkspaceConfig{{ID: "repo", Root: dir, Worktree: true, ReadOnly: fo.readOnly}},
 		Policies:   fo.policies,
 	}
 	if fo.second {

@@ -223,3 +223,18 @@ func TestConcurrentApplies(t *testing.T) {
 		gitfixture.Git(t, f.dir, "checkout", "-q", "--", "greet.go")
 	}
 }
+
+func TestReadOnlyWorkspace(t *testing.T) {
+	f := newFixture(t, fixtureOptions{readOnly: true})
+	g := generate(t, f, edit("write", "docs/a.txt", "content", "x\n")) // proposing changes nothing anyone sees
+	before := f.state(t)
+	for _, target := range []string{"branch", "worktree"} {
+		text := fails(t, f, "apply_patch", map[string]any{"patch_id": g.PatchID, "diff_sha256": g.DiffSHA256, "target": target}, server.PermissionDenied)
+		if !strings.Contains(text, "read-only") {
+			t.Errorf("%s: %s", target, text)
+		}
+	}
+	if f.state(t) != before {
+		t.Errorf("an apply to a read-only workspace wrote something")
+	}
+}
