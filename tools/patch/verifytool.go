@@ -188,7 +188,7 @@ func (t *tools) verify(ctx context.Context, req *server.Request, in VerifyPatchI
 func (t *tools) specs(in []CheckIn) ([]verify.Spec, error) {
 	var specs []verify.Spec
 	if len(in) == 0 {
-		for name := range strings.SplitSeq(t.checker.Allowed(), ", ") {
+		for _, name := range t.checker.Checks() {
 			specs = append(specs, verify.Spec{Name: name})
 		}
 		return specs, nil

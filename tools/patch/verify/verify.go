@@ -175,6 +175,9 @@ func New(opts Options) (*Checker, error) {
 // Allowed lists the allowlisted checks, comma-separated.
 func (c *Checker) Allowed() string { return strings.Join(c.opts.Checks, ", ") }
 
+// Checks returns the allowlist, in the operator's order.
+func (c *Checker) Checks() []string { return slices.Clone(c.opts.Checks) }
+
 // Allows reports whether a check is allowlisted.
 func (c *Checker) Allows(name string) bool { return c.allowed[name] }
 
