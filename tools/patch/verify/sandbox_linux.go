@@ -40,7 +40,8 @@ type sandbox struct {
 	once     sync.Once
 	mu       sync.Mutex
 	net      netMode
-	landlock int // Landlock ABI version; 0 when not available
+	landlock int  // Landlock ABI version; 0 when not available
+	helper   bool // re-executing this binary as the helper works
 }
 
 func (c *Checker) sandbox() *sandbox {
@@ -49,8 +50,26 @@ func (c *Checker) sandbox() *sandbox {
 		if errno == 0 {
 			c.sb.landlock = int(v)
 		}
+		c.sb.helper = c.self != "" && c.sb.landlock > 0 && c.probeHelper()
 	})
 	return &c.sb
+}
+
+// probeHelper runs `go version` through the helper: it proves that this
+// binary calls RunHelper and that the helper can confine itself.
+func (c *Checker) probeHelper() bool {
+	if c.goBin == "" {
+		return false
+	}
+	tmp, err := os.MkdirTemp(c.opts.TempDir, "repo-mcp-verify-probe-")
+	if err != nil {
+		return false
+	}
+	defer os.RemoveAll(tmp)
+	cmd := exec.Command(c.self, c.goBin, "version")
+	cmd.Env = []string{helperEnv + "=1", helperWriteEnv + "=" + tmp, "HOME=" + tmp, "GOENV=off", "GOTOOLCHAIN=local"}
+	out, err := cmd.Output()
+	return err == nil && strings.HasPrefix(string(out), "go version")
 }
 
 func (c *Checker) isolation() Isolation {
@@ -60,12 +79,14 @@ func (c *Checker) isolation() Isolation {
 	sb.mu.Unlock()
 	iso := Isolation{Network: mode == netRoot || mode == netUser || mode == netUnknown}
 	switch {
-	case sb.landlock > 0 && c.opts.SelfHelper:
+	case sb.helper:
 		iso.Filesystem = true
 	case sb.landlock == 0:
 		iso.Notes = append(iso.Notes, "Landlock is not available on this kernel: checks can write outside their temporary directory")
+	case c.self == "":
+		iso.Notes = append(iso.Notes, "the server does not run the sandbox helper (verify.Options.SelfHelper): checks can write outside their temporary directory")
 	default:
-		iso.Notes = append(iso.Notes, "the server does not run the sandbox helper: checks can write outside their temporary directory")
+		iso.Notes = append(iso.Notes, "the sandbox helper did not start (does main call verify.RunHelper?): checks can write outside their temporary directory")
 	}
 	return iso
 }
