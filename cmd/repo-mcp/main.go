@@ -4,7 +4,7 @@
 // Usage:
 //
 //	repo-mcp serve [--workspace ID=PATH]... [--config FILE] [--http ADDR]
-//	               [--audit-log FILE] [--read-only] [--identity NAME]
+//	               [--audit-log FILE] [--read-only] [--identity NAME] ...
 //	repo-mcp tools               list the tools: name, effect, description
 //	repo-mcp schemas [--check]   write (or check) schemas/<tool>.{input,output}.json
 //	repo-mcp version
@@ -25,9 +25,14 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+
+	"github.com/repo-mcp/repo-mcp/tools/patch/verify"
 )
 
 func main() {
+	// When started as verify_patch's sandbox helper, become it (this never
+	// returns); otherwise this returns at once.
+	verify.RunHelper()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	err := run(ctx, os.Args[1:], os.Stderr)
 	stop()

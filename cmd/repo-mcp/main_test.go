@@ -109,7 +109,7 @@ func TestGoSDKClient(t *testing.T) {
 				t.Errorf("initialize result: version %s, server %+v, capabilities %+v", init.ProtocolVersion, init.ServerInfo, init.Capabilities)
 			}
 			tools, err := cs.ListTools(ctx, nil)
-			if err != nil || len(tools.Tools) != 4 {
+			if err != nil || len(tools.Tools) != 8 {
 				t.Fatalf("list tools: %v, %d tools", err, len(tools.Tools))
 			}
 			for _, call := range []struct {
@@ -165,7 +165,7 @@ func TestInspector(t *testing.T) {
 					Tools []struct{ Name string } `json:"tools"`
 				} `json:"result"`
 			}
-			if err := json.Unmarshal(out, &list); err != nil || len(list.Result.Tools) != 4 {
+			if err := json.Unmarshal(out, &list); err != nil || len(list.Result.Tools) != 8 {
 				t.Fatalf("tools/list: %v: %s", err, out)
 			}
 			for _, call := range []struct {

@@ -2,27 +2,27 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/repo-mcp/repo-mcp/server"
-	"github.com/repo-mcp/repo-mcp/tools/searchsymbol"
+	"github.com/repo-mcp/repo-mcp/tools/patch/verify"
 )
 
 // allTools returns a server with every tool registered, for listing and
 // schema generation.
 func allTools() (*server.Server, error) {
 	s := newServer(server.Options{})
-	if err := registerTools(s, nil, false); err != nil {
-		return nil, err
-	}
-	if err := searchsymbol.New(nil, searchsymbol.Options{}).Register(s); err != nil {
+	c := toolConfig{indexCache: "off", verifyChecks: strings.Join(verify.DefaultChecks, ",")}
+	if _, err := registerTools(context.Background(), s, nil, &c, server.DefaultCaller, slog.New(slog.DiscardHandler)); err != nil {
 		return nil, err
 	}
 	return s, nil

@@ -14,10 +14,6 @@ import (
 	"time"
 
 	"github.com/repo-mcp/repo-mcp/server"
-	"github.com/repo-mcp/repo-mcp/tools/readfile"
-	"github.com/repo-mcp/repo-mcp/tools/repoinfo"
-	"github.com/repo-mcp/repo-mcp/tools/searchsymbol"
-	"github.com/repo-mcp/repo-mcp/tools/searchsymbol/goindex"
 	"github.com/repo-mcp/repo-mcp/tools/toolkit"
 	"github.com/repo-mcp/repo-mcp/workspace"
 )
@@ -29,11 +25,9 @@ type serveConfig struct {
 	httpAddr    string
 	allowRemote bool
 	auditLog    string
-	readOnly    bool
 	identity    string
 	cpuProfile  string
-	indexCache  string
-	warm        bool
+	tools       toolConfig
 }
 
 func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
@@ -51,10 +45,8 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 	fs.StringVar(&c.httpAddr, "http", "", "serve Streamable HTTP at /mcp on `addr` (default: stdio)")
 	fs.BoolVar(&c.allowRemote, "allow-remote", false, "allow --http on a non-loopback address")
 	fs.StringVar(&c.auditLog, "audit-log", "", "append the audit trail to `file` (default: stderr)")
-	fs.BoolVar(&c.readOnly, "read-only", false, "register no tool that changes anything")
 	fs.StringVar(&c.identity, "identity", server.DefaultCaller, "caller identity of stdio calls")
-	fs.StringVar(&c.indexCache, "index-cache", "default", "keep symbol indexes on disk in `dir` (\"default\": the user cache directory; \"off\": memory only)")
-	fs.BoolVar(&c.warm, "warm", false, "index HEAD of every workspace at start, before the first search")
+	c.tools.flags(fs)
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to `file` (for diagnosis)")
 	if err := fs.Parse(args); err != nil {
 		return nil, errUsage
@@ -105,39 +97,16 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		opts.Audit = f
 	}
 	s := newServer(opts)
-	if err := registerTools(s, reg, c.readOnly); err != nil {
+	closeTools, err := registerTools(ctx, s, reg, &c.tools, c.identity, logger)
+	if err != nil {
 		return err
 	}
-	symbols := searchsymbol.New(reg, searchsymbol.Options{CacheDir: indexCacheDir(c.indexCache, logger), Logger: logger})
-	defer symbols.Close()
-	if err := symbols.Register(s); err != nil {
-		return err
-	}
-	if c.warm {
-		go symbols.Warm(ctx, c.identity, reg.IDs(c.identity)...)
-	}
+	defer closeTools()
 	if c.httpAddr != "" {
 		return serveHTTP(ctx, s, c, logger)
 	}
 	logger.Info("serving MCP on stdio", "version", version(), "tools", len(s.Tools()), "workspaces", len(reg.IDs(c.identity)))
 	return s.Serve(ctx, os.Stdin, protocol)
-}
-
-// indexCacheDir turns the --index-cache flag into a directory ("" for
-// memory only).
-func indexCacheDir(flag string, logger *slog.Logger) string {
-	switch flag {
-	case "off":
-		return ""
-	case "default":
-		dir, err := goindex.DefaultCacheDir()
-		if err != nil {
-			logger.Warn("no user cache directory; symbol indexes stay in memory", "error", err)
-			return ""
-		}
-		return dir
-	}
-	return flag
 }
 
 // openRegistry opens the workspaces named by --config and --workspace.
@@ -173,22 +142,6 @@ func newServer(opts server.Options) *server.Server {
 		Instructions: "Read-only and reviewed access to Git repositories. " +
 			"Every read names a workspace_id and is pinned to a revision.",
 	}, opts)
-}
-
-// registerTools adds the repository tools, reading through reg. With
-// readOnly, tools that change anything are left out. reg may be nil when
-// the tools are only listed (their handlers then never run).
-func registerTools(s *server.Server, reg *workspace.Registry, readOnly bool) error {
-	for _, register := range []func(*server.Server, *workspace.Registry) error{
-		repoinfo.Register,
-		readfile.Register,
-	} {
-		if err := register(s, reg); err != nil {
-			return err
-		}
-	}
-	_ = readOnly // no tool changes anything yet
-	return nil
 }
 
 func serveHTTP(ctx context.Context, s *server.Server, c *serveConfig, logger *slog.Logger) error {

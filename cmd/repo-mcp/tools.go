@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/tools/patch"
+	"github.com/repo-mcp/repo-mcp/tools/patch/verify"
+	"github.com/repo-mcp/repo-mcp/tools/readfile"
+	"github.com/repo-mcp/repo-mcp/tools/repoinfo"
+	"github.com/repo-mcp/repo-mcp/tools/searchsymbol"
+	"github.com/repo-mcp/repo-mcp/tools/searchsymbol/goindex"
+	"github.com/repo-mcp/repo-mcp/workspace"
+)
+
+// toolConfig is what the flags say about the tools.
+type toolConfig struct {
+	readOnly       bool
+	indexCache     string
+	warm           bool
+	protected      []string
+	verifyChecks   string
+	verifyTimeout  time.Duration
+	verifyFreshGoc bool
+}
+
+func (c *toolConfig) flags(fs *flag.FlagSet) {
+	fs.BoolVar(&c.readOnly, "read-only", false, "register no tool that changes anything (no patch tools)")
+	fs.StringVar(&c.indexCache, "index-cache", "default", "keep symbol indexes on disk in `dir` (\"default\": the user cache directory; \"off\": memory only)")
+	fs.BoolVar(&c.warm, "warm", false, "index HEAD of every workspace at start, before the first search")
+	fs.Func("protected", "a path `glob` whose change needs the apply action even to be proposed (repeatable; default .github/workflows/**)", func(v string) error {
+		c.protected = append(c.protected, v)
+		return nil
+	})
+	fs.StringVar(&c.verifyChecks, "verify-checks", strings.Join(verify.DefaultChecks, ","), "the checks verify_patch may run, comma-separated")
+	fs.DurationVar(&c.verifyTimeout, "verify-timeout", 5*time.Minute, "bound on each verify_patch check")
+	fs.BoolVar(&c.verifyFreshGoc, "verify-fresh-cache", false, "give every verify_patch run an empty Go build cache (slower; no cache shared between runs)")
+}
+
+// registerTools adds the repository tools to s, reading through reg (nil
+// when the tools are only listed: their handlers then never run), and
+// returns what to call at exit.
+func registerTools(ctx context.Context, s *server.Server, reg *workspace.Registry, c *toolConfig, identity string, logger *slog.Logger) (func(), error) {
+	for _, register := range []func(*server.Server, *workspace.Registry) error{repoinfo.Register, readfile.Register} {
+		if err := register(s, reg); err != nil {
+			return nil, err
+		}
+	}
+	symbols := searchsymbol.New(reg, searchsymbol.Options{CacheDir: indexCacheDir(c.indexCache, logger), Logger: logger})
+	if err := symbols.Register(s); err != nil {
+		return nil, err
+	}
+	if c.warm && reg != nil {
+		go symbols.Warm(ctx, identity, reg.IDs(identity)...)
+	}
+	closeAll := func() { symbols.Close() }
+	if c.readOnly {
+		return closeAll, nil
+	}
+	var checks []string
+	if c.verifyChecks != "" {
+		checks = strings.Split(c.verifyChecks, ",")
+	}
+	err := patch.Register(s, reg, patch.Options{
+		Protected: c.protected,
+		Logger:    logger,
+		Verify: verify.Options{
+			Checks: checks, Timeout: c.verifyTimeout, FreshBuildCache: c.verifyFreshGoc,
+			SelfHelper: true, // main calls verify.RunHelper
+		},
+	})
+	return closeAll, err
+}
+
+// indexCacheDir turns the --index-cache flag into a directory ("" for
+// memory only).
+func indexCacheDir(flag string, logger *slog.Logger) string {
+	switch flag {
+	case "off":
+		return ""
+	case "default":
+		dir, err := goindex.DefaultCacheDir()
+		if err != nil {
+			logger.Warn("no user cache directory; symbol indexes stay in memory", "error", err)
+			return ""
+		}
+		return dir
+	}
+	return flag
+}
