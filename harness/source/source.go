@@ -110,3 +110,24 @@ type CallError struct {
 
 func (e *CallError) Error() string { return fmt.Sprintf("%s: %s", e.Outcome, e.Message) }
 func (e *CallError) Unwrap() error { return e.Err }
+
+// ParseResult decodes a tools/call result as stored (Result.Raw).
+func ParseResult(raw json.RawMessage) (*Result, error) {
+	var r struct {
+		Content []json.RawMessage `json:"content"`
+		IsError bool              `json:"isError"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, err
+	}
+	out := &Result{IsError: r.IsError, Raw: raw}
+	for _, b := range r.Content {
+		var c struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		json.Unmarshal(b, &c)
+		out.Content = append(out.Content, Content{Type: c.Type, Text: c.Text, Raw: b})
+	}
+	return out, nil
+}

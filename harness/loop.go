@@ -1,0 +1,543 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/repo-mcp/repo-mcp/harness/artifact"
+	"github.com/repo-mcp/repo-mcp/harness/config"
+	"github.com/repo-mcp/repo-mcp/harness/eventlog"
+	"github.com/repo-mcp/repo-mcp/harness/model"
+	"github.com/repo-mcp/repo-mcp/harness/pathcheck"
+	"github.com/repo-mcp/repo-mcp/harness/source"
+	"github.com/repo-mcp/repo-mcp/harness/tools"
+)
+
+// Submit starts a run for task and returns its id. The run proceeds in the
+// background; Wait, Status and the observer follow it.
+func (h *Harness) Submit(ctx context.Context, task string) (string, error) {
+	id := newRunID()
+	dir := filepath.Join(h.runsDir, id)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("harness: %w", err)
+	}
+	log, err := eventlog.Create(filepath.Join(dir, "events.jsonl"))
+	if err != nil {
+		return "", err
+	}
+	store, err := artifact.NewStore(filepath.Join(dir, "artifacts"))
+	if err != nil {
+		log.Close()
+		return "", err
+	}
+	r := &run{id: id, dir: dir, log: log, store: store}
+	var table []eventlog.ToolEntry
+	for _, e := range h.table.Offered() {
+		table = append(table, eventlog.ToolEntry{Alias: e.Alias, Source: e.Source, Tool: e.Tool, Effect: string(e.Effect), Definition: e.Definition, Mismatch: e.Mismatch})
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := h.record(r, eventlog.RunCreated, "", eventlog.RunData{Task: task, Model: h.model.Name(), Tools: table}); err != nil {
+		log.Close()
+		return "", err
+	}
+	if err := h.record(r, eventlog.RunState, "", eventlog.StateData{State: eventlog.Running}); err != nil {
+		log.Close()
+		return "", err
+	}
+	h.mu.Lock()
+	h.runs[id] = r
+	h.mu.Unlock()
+	h.launch(ctx, r)
+	return id, nil
+}
+
+func newRunID() string {
+	var b [4]byte
+	rand.Read(b[:])
+	return "r" + time.Now().UTC().Format("20060102T150405") + "-" + hex.EncodeToString(b[:])
+}
+
+// launch starts the loop of r unless one is running. The caller holds r.mu.
+func (h *Harness) launch(ctx context.Context, r *run) {
+	if r.active {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	r.active, r.cancel, r.idle = true, cancel, make(chan struct{})
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		defer cancel()
+		err := h.loop(ctx, r)
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if err != nil {
+			h.logger.Error("run stopped", "run", r.id, "err", err)
+			if !terminalRun(r.state) {
+				h.record(r, eventlog.RunState, "", eventlog.StateData{State: eventlog.Failed, Reason: err.Error()})
+			}
+		}
+		r.active = false
+		close(r.idle)
+	}()
+}
+
+func terminalRun(s string) bool {
+	return s == eventlog.Completed || s == eventlog.Failed || s == eventlog.Cancelled
+}
+
+// errParked stops a loop that must wait for a person.
+var errParked = errors.New("parked")
+
+// loop drives r until it completes, fails, or waits for a person.
+func (h *Harness) loop(ctx context.Context, r *run) error {
+	for {
+		r.mu.Lock()
+		if terminalRun(r.state) {
+			r.mu.Unlock()
+			return nil
+		}
+		if ctx.Err() != nil {
+			h.cancelled(r)
+			r.mu.Unlock()
+			return nil
+		}
+		if r.state != eventlog.Running {
+			if err := h.record(r, eventlog.RunState, "", eventlog.StateData{State: eventlog.Running, Reason: "resumed"}); err != nil {
+				r.mu.Unlock()
+				return err
+			}
+		}
+		reply := r.lastReply()
+		r.mu.Unlock()
+		var err error
+		if reply != nil {
+			err = h.answerCalls(ctx, r, reply)
+		} else {
+			err = h.askModel(ctx, r)
+		}
+		if errors.Is(err, errParked) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// askModel asks the model for its next reply and records it.
+func (h *Harness) askModel(ctx context.Context, r *run) error {
+	r.mu.Lock()
+	replies := 0
+	for _, m := range r.msgs {
+		if m.Role == model.Assistant {
+			replies++
+		}
+	}
+	req := model.Request{System: h.system, Messages: append([]model.Message(nil), r.msgs...), Tools: h.specs()}
+	r.mu.Unlock()
+	if replies >= h.cfg.MaxTurns {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		h.record(r, eventlog.RunState, "", eventlog.StateData{State: eventlog.Failed, Reason: fmt.Sprintf("no answer after %d model replies", replies)})
+		return errParked
+	}
+	reply, err := h.model.Next(ctx, req)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if ctx.Err() != nil {
+		return h.cancelled(r)
+	}
+	if err != nil {
+		h.record(r, eventlog.RunState, "", eventlog.StateData{State: eventlog.Failed, Reason: "model: " + err.Error()})
+		return errParked
+	}
+	data := eventlog.ReplyData{Text: reply.Text}
+	for _, c := range reply.Calls {
+		data.Calls = append(data.Calls, eventlog.ModelCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+	}
+	if err := h.record(r, eventlog.ModelReply, "", data); err != nil {
+		return err
+	}
+	if len(reply.Calls) == 0 {
+		if err := h.record(r, eventlog.Answer, "", eventlog.AnswerData{Text: reply.Text}); err != nil {
+			return err
+		}
+		h.record(r, eventlog.RunState, "", eventlog.StateData{State: eventlog.Completed})
+		return errParked
+	}
+	return nil
+}
+
+// specs is the tool table as the model sees it.
+func (h *Harness) specs() []model.ToolSpec {
+	var out []model.ToolSpec
+	for _, e := range h.table.Offered() {
+		out = append(out, model.ToolSpec{Name: e.Alias, Description: e.Description, InputSchema: e.Schema})
+	}
+	return out
+}
+
+// answerCalls proposes every call of the reply that has no ToolCall yet,
+// then takes the calls in order until each has its result, or one needs a
+// person.
+func (h *Harness) answerCalls(ctx context.Context, r *run, reply *model.Message) error {
+	r.mu.Lock()
+	for _, mc := range reply.Calls {
+		if _, ok := r.byMsg[mc.ID]; !ok {
+			if err := h.propose(r, mc); err != nil {
+				r.mu.Unlock()
+				return err
+			}
+		}
+	}
+	ids := make([]string, 0, len(reply.Calls))
+	for _, mc := range reply.Calls {
+		ids = append(ids, r.byMsg[mc.ID])
+	}
+	r.mu.Unlock()
+	for _, id := range ids {
+		if err := h.advance(ctx, r, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// propose records a new ToolCall and decides where it goes. The caller
+// holds r.mu.
+func (h *Harness) propose(r *run, mc model.ToolCall) error {
+	id := fmt.Sprintf("c%d", len(r.order)+1)
+	args := mc.Arguments
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = json.RawMessage("{}")
+	}
+	d := eventlog.CallData{State: eventlog.Proposed, ModelCall: mc.ID, Alias: mc.Name, Arguments: args, Digest: Digest(args), Summary: argsSummary(args)}
+	e, ok := h.table.Lookup(mc.Name)
+	if ok {
+		d.Source, d.Tool, d.Effect, d.Definition = e.Source, e.Tool, string(e.Effect), e.Definition
+		d.Preview = preview(e, args)
+	}
+	if err := h.record(r, eventlog.CallState, id, d); err != nil {
+		return err
+	}
+	next, reason := h.decide(e, ok, args)
+	return h.record(r, eventlog.CallState, id, eventlog.CallData{State: next, Reason: reason})
+}
+
+// decide is the policy: which state a proposed call moves to, and why.
+func (h *Harness) decide(e *tools.Entry, ok bool, args json.RawMessage) (string, string) {
+	switch {
+	case !ok:
+		return eventlog.PermissionDenied, "not an allowlisted tool"
+	case e.Disabled != "":
+		return eventlog.PermissionDenied, "tool disabled: " + e.Disabled
+	}
+	if v := e.Validate(args); len(v) > 0 {
+		msgs := make([]string, len(v))
+		for i := range v {
+			msgs[i] = v[i].String()
+		}
+		return eventlog.Failed, "invalid_input: " + strings.Join(msgs, "; ")
+	}
+	if err := h.checkPaths(e, args); err != nil {
+		return eventlog.PermissionDenied, err.Error()
+	}
+	if e.Effect == config.ReadOnly {
+		return eventlog.Ready, "read_only"
+	}
+	return eventlog.WaitingForApproval, string(e.Effect) + " needs a person's approval"
+}
+
+// checkPaths applies pathcheck to every configured path argument.
+func (h *Harness) checkPaths(e *tools.Entry, args json.RawMessage) error {
+	if e.Policy == nil || len(e.Policy.Paths) == 0 {
+		return nil
+	}
+	root := h.roots[e.Source]
+	var m map[string]any
+	if err := json.Unmarshal(args, &m); err != nil {
+		return err
+	}
+	for _, name := range e.Policy.Paths {
+		var values []string
+		switch v := m[name].(type) {
+		case nil:
+		case string:
+			values = []string{v}
+		case []any:
+			for _, x := range v {
+				s, _ := x.(string)
+				values = append(values, s)
+			}
+		default:
+			return fmt.Errorf("argument %s: not a path", name)
+		}
+		for _, p := range values {
+			if root == "" {
+				return fmt.Errorf("argument %s: no workspace is configured for %s, so no path can be checked", name, e.Source)
+			}
+			if _, err := pathcheck.Check(root, p, pathcheck.Options{AllowHidden: h.cfg.AllowHidden}); err != nil {
+				return fmt.Errorf("argument %s: %w", name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// preview is what a person is shown before approving: the configured
+// argument, or all arguments, indented.
+func preview(e *tools.Entry, args json.RawMessage) string {
+	if e.Policy != nil && e.Policy.Preview != "" {
+		var m map[string]any
+		if json.Unmarshal(args, &m) == nil {
+			if s, ok := m[e.Policy.Preview].(string); ok {
+				return s
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if json.Indent(&buf, args, "", "  ") != nil {
+		return string(args)
+	}
+	return buf.String()
+}
+
+// Digest is the digest of a call's arguments that an approval names:
+// "sha256:" and the hex SHA-256 of their canonical JSON (sorted keys).
+func Digest(args json.RawMessage) string {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber()
+	if dec.Decode(&v) == nil {
+		if b, err := json.Marshal(v); err == nil {
+			args = b
+		}
+	}
+	sum := sha256.Sum256(args)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// advance moves one call on until it has its result or waits for a person.
+func (h *Harness) advance(ctx context.Context, r *run, id string) error {
+	for {
+		r.mu.Lock()
+		c := r.calls[id]
+		if c.answered {
+			r.mu.Unlock()
+			return nil
+		}
+		switch c.State {
+		case eventlog.Ready:
+			err := h.execute(ctx, r, c) // unlocks r.mu
+			if err != nil {
+				return err
+			}
+			continue
+		case eventlog.WaitingForApproval:
+			if r.state != eventlog.WaitingForApproval {
+				h.record(r, eventlog.RunState, "", eventlog.StateData{State: eventlog.WaitingForApproval, Reason: "call " + id + " needs approval"})
+			}
+			r.mu.Unlock()
+			return errParked
+		case eventlog.Unknown:
+			err := h.interrupt(r, c)
+			r.mu.Unlock()
+			if err != nil {
+				return err
+			}
+			continue
+		case eventlog.Cancelled:
+			err := h.cancelled(r)
+			r.mu.Unlock()
+			return err
+		default: // terminal: give the model its result
+			err := h.answer(r, c)
+			r.mu.Unlock()
+			return err
+		}
+	}
+}
+
+// interrupt retries an unknown read-only call automatically when allowed,
+// and otherwise interrupts the run. The caller holds r.mu.
+func (h *Harness) interrupt(r *run, c *call) error {
+	if c.Effect == string(config.ReadOnly) && c.attempts <= *h.cfg.RetryReadOnly {
+		note := fmt.Sprintf("read_only: retried automatically (attempt %d of %d)", c.attempts+1, *h.cfg.RetryReadOnly+1)
+		if err := h.record(r, eventlog.Reconcile, c.id, eventlog.ReconcileData{Decision: eventlog.Retry, By: "harness", Note: note, Automatic: true}); err != nil {
+			return err
+		}
+		if err := h.record(r, eventlog.CallState, c.id, eventlog.CallData{State: eventlog.Ready, Reason: note}); err != nil {
+			return err
+		}
+		return nil // advance goes on with the ready call
+	}
+	if r.state != eventlog.Interrupted {
+		h.record(r, eventlog.RunState, "", eventlog.StateData{State: eventlog.Interrupted, Reason: "call " + c.id + " ended unknown: " + c.Reason})
+	}
+	return errParked
+}
+
+// cancelled records that r was cancelled. The caller holds r.mu.
+func (h *Harness) cancelled(r *run) error {
+	for _, id := range r.order {
+		c := r.calls[id]
+		if !eventlog.Terminal(c.State) && c.State != eventlog.Unknown {
+			h.record(r, eventlog.CallState, id, eventlog.CallData{State: eventlog.Cancelled, Reason: "run cancelled"})
+		}
+	}
+	if !terminalRun(r.state) {
+		h.record(r, eventlog.RunState, "", eventlog.StateData{State: eventlog.Cancelled})
+	}
+	return errParked
+}
+
+// answer gives the model the result of a call in a terminal state. The
+// caller holds r.mu.
+func (h *Harness) answer(r *run, c *call) error {
+	content, isErr := "", true
+	switch c.State {
+	case eventlog.Succeeded:
+		content, isErr = h.resultText(r, c), false
+		if content == "" {
+			content = c.Reason
+		}
+	case eventlog.PermissionDenied:
+		content = "permission_denied: " + c.Reason
+	case eventlog.Denied:
+		content = "permission_denied: a person denied this call: " + c.Reason
+	case eventlog.Failed:
+		content = h.resultText(r, c)
+		if content == "" {
+			content = c.Reason
+		}
+	default:
+		return fmt.Errorf("call %s: no result in state %s", c.id, c.State)
+	}
+	return h.record(r, eventlog.ToolResult, c.id, eventlog.ResultData{ModelCall: c.ModelCall, Content: content, IsError: isErr})
+}
+
+// resultText is what the model receives of a call's answer: kept from
+// settle, or rebuilt from the artifact after a restart.
+func (h *Harness) resultText(r *run, c *call) string {
+	if c.result != "" || c.Outcome != "answered" || c.Artifact == "" {
+		return c.result
+	}
+	raw, err := r.store.Get(c.Artifact)
+	if err != nil {
+		return "internal: the stored result is unreadable: " + err.Error()
+	}
+	res, err := source.ParseResult(raw)
+	if err != nil {
+		return "internal: the stored result is unreadable: " + err.Error()
+	}
+	return h.summarize(res, artifact.Ref{Digest: c.Artifact, Size: int64(len(raw))})
+}
+
+// execute sends a ready call. The caller holds r.mu; execute releases it
+// while the call is in flight and returns with it released.
+func (h *Harness) execute(ctx context.Context, r *run, c *call) error {
+	e, ok := h.table.Lookup(c.Alias)
+	src := h.sources[c.Source]
+	if !ok || src == nil || e.Definition != c.Definition || e.Disabled != "" {
+		err := h.record(r, eventlog.CallState, c.id, eventlog.CallData{State: eventlog.Failed, Reason: "not sent: the tool's definition changed or it was disabled after the call was approved"})
+		r.mu.Unlock()
+		return err
+	}
+	if ctx.Err() != nil {
+		err := h.cancelled(r)
+		r.mu.Unlock()
+		if errors.Is(err, errParked) {
+			return errParked
+		}
+		return err
+	}
+	// The intent: on disk before anything is sent.
+	if err := h.record(r, eventlog.CallState, c.id, eventlog.CallData{State: eventlog.Executing, Attempt: c.attempts + 1}); err != nil {
+		r.mu.Unlock()
+		return err
+	}
+	args := c.Arguments
+	r.mu.Unlock()
+
+	start := time.Now()
+	res, err := src.Call(ctx, c.Tool, args)
+	dur := time.Since(start)
+
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	d := h.settle(r, c, res, err, ctx.Err() != nil)
+	d.DurationMS = float64(dur.Microseconds()) / 1000
+	if err := h.record(r, eventlog.CallState, c.id, d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// settle turns a call's answer (or its absence) into its next state.
+func (h *Harness) settle(r *run, c *call, res *source.Result, err error, cancelled bool) eventlog.CallData {
+	if err == nil {
+		ref, perr := r.store.Put(res.Raw)
+		if perr != nil {
+			return eventlog.CallData{State: eventlog.Unknown, Outcome: "answered", Reason: "the answer could not be stored: " + perr.Error()}
+		}
+		c.result = h.summarize(res, ref)
+		state := eventlog.Succeeded
+		if res.IsError {
+			state = eventlog.Failed
+		}
+		return eventlog.CallData{State: state, Outcome: "answered", ResultBytes: ref.Size, Artifact: ref.Digest}
+	}
+	var ce *source.CallError
+	if !errors.As(err, &ce) {
+		ce = &source.CallError{Outcome: source.NotSent, Message: err.Error()}
+	}
+	d := eventlog.CallData{Outcome: string(ce.Outcome), Reason: ce.Message}
+	if len(ce.Head) > 0 {
+		if ref, perr := r.store.Put(ce.Head); perr == nil {
+			d.Artifact, d.ResultBytes = ref.Digest, ce.Size
+			d.Reason += fmt.Sprintf(" (answer of %d bytes; its first %d bytes are artifact %s)", ce.Size, len(ce.Head), ref.Digest)
+		}
+	}
+	switch {
+	case cancelled:
+		d.State = eventlog.Cancelled
+		d.Reason = "cancelled; notifications/cancelled was sent, and the server may still act on the call"
+	case ce.Outcome.Unknown():
+		d.State = eventlog.Unknown
+	case ce.Outcome == source.NotSent:
+		d.State = eventlog.Failed
+		d.Reason = "transient: not sent: " + ce.Message
+	default:
+		d.State = eventlog.Failed
+	}
+	if d.State == eventlog.Failed {
+		c.result = d.Reason
+	}
+	return d
+}
+
+// summarize renders a result for the model: bounded text, and a note for
+// every content block it cannot be given yet.
+func (h *Harness) summarize(res *source.Result, ref artifact.Ref) string {
+	text := artifact.Summarize(res.Text(), ref, h.cfg.SummaryBytes)
+	if kinds := res.Unsupported(); len(kinds) > 0 {
+		note := artifact.Unsupported(kinds, ref)
+		if text == "" {
+			return note
+		}
+		text += "\n" + note
+	}
+	return text
+}
