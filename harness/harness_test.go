@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/repo-mcp/repo-mcp/harness/audit"
 	"github.com/repo-mcp/repo-mcp/harness/config"
 	"github.com/repo-mcp/repo-mcp/harness/eventlog"
 	"github.com/repo-mcp/repo-mcp/harness/model"
@@ -70,6 +71,16 @@ func TestDemoLocal(t *testing.T) {
 	if st.Answer != want {
 		t.Errorf("answer %q; want %q", st.Answer, want)
 	}
+	recs, err := audit.Run(h.RunsDir(), st.Run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if r.Source != "local" || r.Tool == "" || r.Digest == "" || r.Summary == "" || r.Start.IsZero() ||
+			r.Duration <= 0 || r.ResultBytes == 0 || r.State != eventlog.Succeeded || r.Artifact == "" {
+			t.Errorf("incomplete audit record: %+v", r)
+		}
+	}
 }
 
 func TestNotAllowlisted(t *testing.T) {
@@ -92,5 +103,56 @@ func TestNotAllowlisted(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(ws, "x.md")); err == nil {
 		t.Error("the refused write happened")
+	}
+}
+
+func TestApproval(t *testing.T) {
+	plan := model.Plan{Name: "note", Steps: []model.Step{
+		{Tool: "write_note", Args: map[string]any{"path": "notes/summary.md", "text": "Three sentences."}},
+		{Answer: model.AnswerReport},
+	}}
+	h, ws := newLocal(t, model.NewScripted(plan), "write")
+	ctx := context.Background()
+
+	st := submitWait(t, h, "write a note")
+	if st.State != eventlog.WaitingForApproval || len(st.Calls) != 1 || st.Calls[0].State != eventlog.WaitingForApproval {
+		t.Fatalf("run %s; calls %s", st.State, states(st))
+	}
+	c := st.Calls[0]
+	if c.Preview != "Three sentences." {
+		t.Errorf("preview %q; want the note's text", c.Preview)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "notes")); err == nil {
+		t.Fatal("the write happened before approval")
+	}
+	if err := h.Approve(st.Run, c.ID, Digest([]byte(`{"path":"notes/other.md","text":"Three sentences."}`)), c.Definition, "alice"); err == nil {
+		t.Error("approval of other arguments accepted")
+	}
+	if err := h.Approve(st.Run, c.ID, c.Digest, "sha256:other", "alice"); err == nil {
+		t.Error("approval of another definition accepted")
+	}
+	if err := h.Approve(st.Run, c.ID, c.Digest, c.Definition, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	st, _ = h.Wait(ctx, st.Run)
+	if st.State != eventlog.Completed || states(st) != "write_note:succeeded" {
+		t.Fatalf("after approval: run %s (%s); calls %s", st.State, st.Reason, states(st))
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "notes", "summary.md")); string(b) != "Three sentences." {
+		t.Errorf("note = %q", b)
+	}
+
+	recs, _ := audit.Run(h.RunsDir(), st.Run)
+	if a := recs[0].Approval; a == nil || a.By != "alice" || a.Digest != c.Digest || a.Definition != c.Definition || a.At.IsZero() {
+		t.Errorf("audit approval: %+v", recs[0].Approval)
+	}
+
+	st = submitWait(t, h, "write a note")
+	if err := h.Deny(st.Run, st.Calls[0].ID, "bob", "not now"); err != nil {
+		t.Fatal(err)
+	}
+	st, _ = h.Wait(ctx, st.Run)
+	if st.State != eventlog.Completed || states(st) != "write_note:denied" || !strings.Contains(st.Answer, "a person denied this call") {
+		t.Fatalf("after denial: run %s; calls %s; answer %q", st.State, states(st), st.Answer)
 	}
 }
