@@ -1,0 +1,35 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"io"
+
+	"github.com/repo-mcp/repo-mcp/harness"
+	"github.com/repo-mcp/repo-mcp/harness/jsonl"
+)
+
+// serveJSONL speaks the line protocol on stdin and stdout until stdin ends,
+// then waits for the runs to come to rest.
+func serveJSONL(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("jsonl", flag.ContinueOnError)
+	var c common
+	c.register(fs)
+	if err := parse(fs, args, stderr); err != nil {
+		return err
+	}
+	cfg, err := c.load()
+	if err != nil {
+		return err
+	}
+	w := jsonl.NewWriter(stdout)
+	h, err := harness.New(ctx, harness.Options{Config: cfg, Observe: w.Event})
+	if err != nil {
+		return err
+	}
+	serveErr := jsonl.Serve(ctx, h, stdin, w)
+	if err := h.Close(); err != nil && serveErr == nil {
+		serveErr = err
+	}
+	return serveErr
+}
