@@ -302,7 +302,7 @@ func (h *Harness) reopen(id string) error {
 			}
 		}
 	}
-	if r.state == eventlog.Running || len(r.unknownCalls()) > 0 {
+	if r.state == eventlog.Running || (len(r.unknownCalls()) > 0 && r.state != eventlog.Interrupted) {
 		if err := h.record(r, eventlog.RunState, "", eventlog.StateData{State: eventlog.Interrupted, Reason: "the harness restarted; nothing was sent again"}); err != nil {
 			return err
 		}

@@ -166,7 +166,14 @@ func ModelFromConfig(m config.Model) (model.Model, error) {
 	hc := model.HTTPConfig{BaseURL: m.BaseURL, APIKey: key, Model: m.Name, MaxTokens: m.MaxTokens}
 	switch m.Kind {
 	case "", "scripted":
-		return model.NewScripted(model.DemoPlan(m.Args)), nil
+		plan := model.DemoPlan(m.Args)
+		if len(m.Steps) > 0 {
+			plan = model.Plan{Name: "configured", Extra: m.Args}
+			for _, s := range m.Steps {
+				plan.Steps = append(plan.Steps, model.Step{Tool: s.Tool, Args: s.Args, Answer: s.Answer})
+			}
+		}
+		return model.NewScripted(plan), nil
 	case "anthropic":
 		if hc.BaseURL == "" {
 			hc.BaseURL = "https://api.anthropic.com"

@@ -68,9 +68,11 @@ func newRunID() string {
 	return "r" + time.Now().UTC().Format("20060102T150405") + "-" + hex.EncodeToString(b[:])
 }
 
-// launch starts the loop of r unless one is running. The caller holds r.mu.
+// launch starts the loop of r, or, when one is running, makes it look
+// again before it stops. The caller holds r.mu.
 func (h *Harness) launch(ctx context.Context, r *run) {
 	if r.active {
+		r.kick = true
 		return
 	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -79,17 +81,25 @@ func (h *Harness) launch(ctx context.Context, r *run) {
 	go func() {
 		defer h.wg.Done()
 		defer cancel()
-		err := h.loop(ctx, r)
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		if err != nil {
-			h.logger.Error("run stopped", "run", r.id, "err", err)
-			if !terminalRun(r.state) {
-				h.record(r, eventlog.RunState, "", eventlog.StateData{State: eventlog.Failed, Reason: err.Error()})
+		for {
+			err := h.loop(ctx, r)
+			r.mu.Lock()
+			if err != nil {
+				h.logger.Error("run stopped", "run", r.id, "err", err)
+				if !terminalRun(r.state) {
+					h.record(r, eventlog.RunState, "", eventlog.StateData{State: eventlog.Failed, Reason: err.Error()})
+				}
 			}
+			if r.kick && err == nil && !terminalRun(r.state) {
+				r.kick = false
+				r.mu.Unlock()
+				continue
+			}
+			r.kick, r.active = false, false
+			close(r.idle)
+			r.mu.Unlock()
+			return
 		}
-		r.active = false
-		close(r.idle)
 	}()
 }
 

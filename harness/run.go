@@ -31,6 +31,7 @@ type run struct {
 	pending []model.ToolResult
 
 	active bool               // a loop goroutine is driving the run
+	kick   bool               // a decision arrived while it was: look again before stopping
 	cancel context.CancelFunc // cancels the active loop
 	idle   chan struct{}      // closed when the active loop stops
 }

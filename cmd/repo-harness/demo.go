@@ -60,7 +60,10 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if cfg.Model.Kind != "scripted" {
 		return fmt.Errorf("the demo runs the scripted model; %s says %s", c.config, cfg.Model.Kind)
 	}
-	m := model.NewScripted(model.DemoPlan(cfg.Model.Args))
+	m, err := harness.ModelFromConfig(cfg.Model)
+	if err != nil {
+		return err
+	}
 	h, err := harness.New(ctx, harness.Options{Config: cfg, Model: m, Observe: printCalls(stdout)})
 	if err != nil {
 		return err

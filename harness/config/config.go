@@ -131,6 +131,15 @@ type Model struct {
 	APIKeyEnv string         `yaml:"api_key_env"`
 	MaxTokens int            `yaml:"max_tokens"`
 	Args      map[string]any `yaml:"args"` // scripted: arguments added to every call
+	// Steps replace the scripted model's demo plan.
+	Steps []Step `yaml:"steps"`
+}
+
+// Step is one step of a scripted plan: a tool call or the final answer.
+type Step struct {
+	Tool   string         `yaml:"tool"`
+	Args   map[string]any `yaml:"args"`
+	Answer string         `yaml:"answer"` // summary or report
 }
 
 // Load reads and checks the configuration file at path.
@@ -203,6 +212,11 @@ func (c *Config) check() error {
 			errs = append(errs, fmt.Errorf("%s: call_timeout must not be negative", where))
 		default:
 			errs = append(errs, checkTools(where, s.Tools, nil))
+		}
+	}
+	for i, st := range c.Model.Steps {
+		if (st.Tool == "") == (st.Answer == "") || (st.Answer != "" && st.Answer != "summary" && st.Answer != "report") {
+			errs = append(errs, fmt.Errorf("model.steps[%d]: want a tool (with args) or an answer (summary or report)", i))
 		}
 	}
 	switch c.Model.Kind {

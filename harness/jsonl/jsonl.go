@@ -81,11 +81,15 @@ type Hello struct {
 	Problems  []string        `json:"problems,omitempty"`
 }
 
-// Writer serializes output lines; it is safe for concurrent use.
+// Writer serializes output lines; it is safe for concurrent use. Events
+// that arrive before the hello line (those of recovering runs) are held
+// and written right after it.
 type Writer struct {
-	mu  sync.Mutex
-	enc *json.Encoder
-	err error
+	mu      sync.Mutex
+	enc     *json.Encoder
+	err     error
+	started bool
+	held    []any
 }
 
 // NewWriter returns a writer of lines to w.
@@ -107,10 +111,32 @@ func (w *Writer) Write(v any) error {
 
 // Event writes an event line; it is what harness.Options.Observe takes.
 func (w *Writer) Event(ev eventlog.Event) {
-	w.Write(struct {
+	line := struct {
 		Type  string         `json:"type"`
 		Event eventlog.Event `json:"event"`
-	}{"event", ev})
+	}{"event", ev}
+	w.mu.Lock()
+	if !w.started {
+		w.held = append(w.held, line)
+		w.mu.Unlock()
+		return
+	}
+	w.mu.Unlock()
+	w.Write(line)
+}
+
+// start writes the hello line and the events held before it.
+func (w *Writer) start(hello Hello) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.started = true
+	for _, v := range append([]any{hello}, w.held...) {
+		if w.err == nil {
+			w.err = w.enc.Encode(v)
+		}
+	}
+	w.held = nil
+	return w.err
 }
 
 func toolRows(h *harness.Harness) []Tool {
@@ -129,7 +155,7 @@ func Serve(ctx context.Context, h *harness.Harness, in io.Reader, w *Writer) err
 	for _, p := range h.Problems() {
 		hello.Problems = append(hello.Problems, fmt.Sprintf("%s.%s: %s", p.Source, p.Tool, p.Reason))
 	}
-	if err := w.Write(hello); err != nil {
+	if err := w.start(hello); err != nil {
 		return err
 	}
 	var wg sync.WaitGroup

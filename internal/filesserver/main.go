@@ -3,9 +3,10 @@
 // write_note (the tools repo-mcp's own will replace), plus tools that let a
 // test misbehave on purpose: write_file (a write tool the harness does not
 // allowlist), slow_write (sleeps, then writes: a side effect a test can
-// interrupt), and big (a result larger than the harness gives a model).
+// interrupt), and big (a result larger than the harness gives a model) and sleep (a slow
+// read-only call).
 //
-//	filesserver -root DIR
+//	filesserver -root DIR [-pidfile FILE]
 //
 // It checks nothing beyond os.Root: keeping paths inside the workspace,
 // away from hidden files, is the harness's job, and the tests prove it does.
@@ -33,7 +34,13 @@ import (
 
 func main() {
 	root := flag.String("root", ".", "serve the directory `dir`")
+	pidfile := flag.String("pidfile", "", "write the process id to `file`")
 	flag.Parse()
+	if *pidfile != "" {
+		if err := os.WriteFile(*pidfile, fmt.Appendf(nil, "%d\n", os.Getpid()), 0o644); err != nil {
+			log.Fatal(err)
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	if err := run(ctx, *root); err != nil {
@@ -87,6 +94,10 @@ type slowIn struct {
 	Path   string `json:"path" jsonschema:"minLength=1"`
 	Text   string `json:"text"`
 	Millis int    `json:"millis" jsonschema:"minimum=0,maximum=600000"`
+}
+
+type sleepIn struct {
+	Millis int `json:"millis" jsonschema:"minimum=0,maximum=600000"`
 }
 
 type bigIn struct {
@@ -148,6 +159,15 @@ func register(s *server.Server, r *os.Root) error {
 				select {
 				case <-time.After(time.Duration(in.Millis) * time.Millisecond):
 					return write(in.Path, in.Text)
+				case <-ctx.Done():
+					return text{}, ctx.Err()
+				}
+			}),
+		server.Register(s, server.Tool{Name: "sleep", Description: "Sleeps, then answers.", Effect: server.ReadOnly, Timeout: 10 * time.Minute},
+			func(ctx context.Context, _ *server.Request, in sleepIn) (text, error) {
+				select {
+				case <-time.After(time.Duration(in.Millis) * time.Millisecond):
+					return out("slept"), nil
 				case <-ctx.Done():
 					return text{}, ctx.Err()
 				}
