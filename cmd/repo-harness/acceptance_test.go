@@ -36,36 +36,47 @@ func TestSeedTask(t *testing.T) {
 	if got := strings.Join(aliases, " "); got != "files_list_files files_read_file files_slow_write files_write_file" {
 		t.Errorf("tool table %q: want exactly the allowlisted tools", got)
 	}
+	run := seedTask(t, s, f.state, "files", "This repository exists so that the harness has something to read. It holds a README and a Go file. Everything in it is made up by the test.")
+	s.close()
+	logEvents(t, f.state, run)
+}
+
+// seedTask runs the seed's task in s against the server named server and
+// checks the run, the answer (when want is set) and the audit, through the
+// protocol and through repo-harness log.
+func seedTask(t *testing.T, s *session, state, server, want string) string {
+	t.Helper()
 	run, st := s.submitWait(model.DemoTask)
-	if st.Status.State != eventlog.Completed || callStates(st) != "files_list_files:succeeded files_read_file:succeeded" {
+	wantCalls := server + "_list_files:succeeded " + server + "_read_file:succeeded"
+	if st.Status.State != eventlog.Completed || callStates(st) != wantCalls {
 		t.Fatalf("run %s (%s); calls %s", st.Status.State, st.Status.Reason, callStates(st))
 	}
-	want := "This repository exists so that the harness has something to read. It holds a README and a Go file. Everything in it is made up by the test."
-	if st.Status.Answer != want {
+	if want != "" && st.Status.Answer != want {
 		t.Errorf("answer %q\nwant   %q", st.Status.Answer, want)
+	}
+	if n := len(model.Sentences(st.Status.Answer, 10)); n != 3 {
+		t.Errorf("answer has %d sentences; want 3: %q", n, st.Status.Answer)
 	}
 	recs := s.ok(jsonl.Command{Cmd: "audit", Run: run}).Records
 	if len(recs) != 2 {
 		t.Fatalf("audit has %d records; want 2", len(recs))
 	}
 	for _, r := range recs {
-		if r.Source != "mcp.files" || r.Tool == "" || !strings.HasPrefix(r.Digest, "sha256:") || r.Summary == "" ||
+		if r.Source != "mcp."+server || r.Tool == "" || !strings.HasPrefix(r.Digest, "sha256:") || r.Summary == "" ||
 			r.Start.IsZero() || r.Duration <= 0 || r.ResultBytes <= 0 || r.State != eventlog.Succeeded || r.Artifact == "" {
 			t.Errorf("audit record lacks a field: %+v", r)
 		}
 	}
-	s.close()
-
-	out, err := exec.Command(harnessBin(t), "log", "--state", f.state, run).CombinedOutput()
+	out, err := exec.Command(harnessBin(t), "log", "--state", state, run).CombinedOutput()
 	if err != nil {
 		t.Fatalf("repo-harness log: %v\n%s", err, out)
 	}
-	for _, want := range []string{"SERVER", "ARGS DIGEST", "START", "DURATION", "RESULT BYTES", "STATE", "mcp.files", "list_files", `{"path":"README.md"}`, "succeeded"} {
+	for _, want := range []string{"SERVER", "ARGS DIGEST", "START", "DURATION", "RESULT BYTES", "STATE", "mcp." + server, "list_files", `"path":"README.md"`, "succeeded"} {
 		if !bytes.Contains(out, []byte(want)) {
 			t.Errorf("log output lacks %q:\n%s", want, out)
 		}
 	}
-	logEvents(t, f.state, run)
+	return run
 }
 
 // Fault 1: the model calls a write tool that is not allowlisted. The call
