@@ -63,7 +63,7 @@ func seedTask(t *testing.T, s *session, state, server, want string) string {
 	}
 	for _, r := range recs {
 		if r.Source != "mcp."+server || r.Tool == "" || !strings.HasPrefix(r.Digest, "sha256:") || r.Summary == "" ||
-			r.Start.IsZero() || r.Duration <= 0 || r.ResultBytes <= 0 || r.State != eventlog.Succeeded || r.Artifact == "" {
+			r.Start.IsZero() || r.DurationMS <= 0 || r.ResultBytes <= 0 || r.State != eventlog.Succeeded || r.Artifact == "" {
 			t.Errorf("audit record lacks a field: %+v", r)
 		}
 	}

@@ -28,7 +28,8 @@ type Record struct {
 	// Start is when the call was first sent (its executing event); zero if
 	// it never was.
 	Start       time.Time     `json:"start,omitzero"`
-	Duration    time.Duration `json:"duration"` // of the last attempt
+	Duration    time.Duration `json:"-"`           // of the last attempt
+	DurationMS  float64       `json:"duration_ms"` // Duration in milliseconds
 	Attempts    int           `json:"attempts,omitempty"`
 	ResultBytes int64         `json:"result_bytes"`
 	Artifact    string        `json:"artifact,omitempty"`
@@ -120,6 +121,7 @@ func FromEvents(events []eventlog.Event) ([]Record, error) {
 	}
 	recs := make([]Record, len(out))
 	for i, r := range out {
+		r.DurationMS = float64(r.Duration.Microseconds()) / 1000
 		recs[i] = *r
 	}
 	return recs, nil

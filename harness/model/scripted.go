@@ -24,8 +24,9 @@ type Step struct {
 
 // Answer kinds.
 const (
-	// AnswerSummary: three sentences taken from the text of the last tool
-	// result that succeeded.
+	// AnswerSummary: three sentences taken from the last file the model
+	// read (the last successful result of a tool whose name has "read"
+	// in it, or else the last successful result).
 	AnswerSummary = "summary"
 	// AnswerReport: one line per tool result, saying how it went.
 	AnswerReport = "report"
@@ -145,15 +146,32 @@ func results(msgs []Message) []ToolResult {
 }
 
 func summaryAnswer(msgs []Message) string {
-	rs := results(msgs)
-	for i := len(rs) - 1; i >= 0; i-- {
-		if !rs[i].IsError {
-			sentences := Sentences(rs[i].Content, 3)
-			if len(sentences) == 0 {
-				return "The file has no prose to summarize."
-			}
-			return strings.Join(sentences, " ")
+	names := map[string]string{}
+	for _, m := range msgs {
+		for _, c := range m.Calls {
+			names[c.ID] = c.Name
 		}
+	}
+	rs := results(msgs)
+	pick := -1
+	for i := len(rs) - 1; i >= 0; i-- {
+		if rs[i].IsError {
+			continue
+		}
+		if strings.Contains(names[rs[i].CallID], "read") {
+			pick = i
+			break
+		}
+		if pick < 0 {
+			pick = i
+		}
+	}
+	if pick >= 0 {
+		sentences := Sentences(rs[pick].Content, 3)
+		if len(sentences) == 0 {
+			return "The file has no prose to summarize."
+		}
+		return strings.Join(sentences, " ")
 	}
 	if len(rs) > 0 {
 		return "I could not read the file: " + firstLine(rs[len(rs)-1].Content)
