@@ -239,11 +239,8 @@ func (h *Harness) propose(r *run, mc model.ToolCall) error {
 		d.Source, d.Tool, d.Effect, d.Definition = e.Source, e.Tool, string(e.Effect), e.Definition
 		d.Preview = preview(e, args)
 	}
-	if err := h.record(r, eventlog.CallState, id, d); err != nil {
-		return err
-	}
 	next, reason := h.decide(e, ok, args)
-	return h.record(r, eventlog.CallState, id, eventlog.CallData{State: next, Reason: reason})
+	return h.recordAll(r, entry{eventlog.CallState, id, d}, entry{eventlog.CallState, id, eventlog.CallData{State: next, Reason: reason}})
 }
 
 // decide is the policy: which state a proposed call moves to, and why.
@@ -416,26 +413,35 @@ func (h *Harness) cancelled(r *run) error {
 // answer gives the model the result of a call in a terminal state. The
 // caller holds r.mu.
 func (h *Harness) answer(r *run, c *call) error {
-	content, isErr := "", true
-	switch c.State {
+	res, err := h.resultFor(r, c, c.State, c.Reason)
+	if err != nil {
+		return err
+	}
+	return h.record(r, eventlog.ToolResult, c.id, res)
+}
+
+// resultFor is what the model receives for a call that ends in state.
+func (h *Harness) resultFor(r *run, c *call, state, reason string) (eventlog.ResultData, error) {
+	res := eventlog.ResultData{ModelCall: c.ModelCall, IsError: true}
+	switch state {
 	case eventlog.Succeeded:
-		content, isErr = h.resultText(r, c), false
-		if content == "" {
-			content = c.Reason
+		res.Content, res.IsError = h.resultText(r, c), false
+		if res.Content == "" {
+			res.Content = reason
 		}
 	case eventlog.PermissionDenied:
-		content = "permission_denied: " + c.Reason
+		res.Content = "permission_denied: " + reason
 	case eventlog.Denied:
-		content = "permission_denied: a person denied this call: " + c.Reason
+		res.Content = "permission_denied: a person denied this call: " + reason
 	case eventlog.Failed:
-		content = h.resultText(r, c)
-		if content == "" {
-			content = c.Reason
+		res.Content = h.resultText(r, c)
+		if res.Content == "" {
+			res.Content = reason
 		}
 	default:
-		return fmt.Errorf("call %s: no result in state %s", c.id, c.State)
+		return res, fmt.Errorf("call %s: no result in state %s", c.id, state)
 	}
-	return h.record(r, eventlog.ToolResult, c.id, eventlog.ResultData{ModelCall: c.ModelCall, Content: content, IsError: isErr})
+	return res, nil
 }
 
 // resultText is what the model receives of a call's answer: kept from
@@ -489,10 +495,15 @@ func (h *Harness) execute(ctx context.Context, r *run, c *call) error {
 	defer r.mu.Unlock()
 	d := h.settle(r, c, res, err, ctx.Err() != nil)
 	d.DurationMS = float64(dur.Microseconds()) / 1000
-	if err := h.record(r, eventlog.CallState, c.id, d); err != nil {
+	if d.State != eventlog.Succeeded && d.State != eventlog.Failed {
+		return h.record(r, eventlog.CallState, c.id, d)
+	}
+	// The end of the call and what the model receives, with one fsync.
+	result, err := h.resultFor(r, c, d.State, d.Reason)
+	if err != nil {
 		return err
 	}
-	return nil
+	return h.recordAll(r, entry{eventlog.CallState, c.id, d}, entry{eventlog.ToolResult, c.id, result})
 }
 
 // settle turns a call's answer (or its absence) into its next state.

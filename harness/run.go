@@ -47,17 +47,35 @@ type call struct {
 	result    string // what the model receives, once settled (not logged: rebuilt from the artifact)
 }
 
-// record appends ev to the run's log, applies it, and tells the observer.
-// The caller holds r.mu.
+// record appends an event to the run's log, applies it, and tells the
+// observer. The caller holds r.mu.
 func (h *Harness) record(r *run, typ eventlog.Type, callID string, data any) error {
-	ev, err := r.log.Append(eventlog.Event{Run: r.id, Type: typ, Call: callID, Data: eventlog.Marshal(data)})
+	return h.recordAll(r, entry{typ, callID, data})
+}
+
+// entry is an event to record.
+type entry struct {
+	typ  eventlog.Type
+	call string
+	data any
+}
+
+// recordAll records several events with one fsync. The caller holds r.mu.
+func (h *Harness) recordAll(r *run, entries ...entry) error {
+	evs := make([]eventlog.Event, len(entries))
+	for i, e := range entries {
+		evs[i] = eventlog.Event{Run: r.id, Type: e.typ, Call: e.call, Data: eventlog.Marshal(e.data)}
+	}
+	evs, err := r.log.AppendAll(evs...)
 	if err != nil {
 		return fmt.Errorf("run %s: %w", r.id, err)
 	}
-	if err := r.apply(ev); err != nil {
-		return err
+	for _, ev := range evs {
+		if err := r.apply(ev); err != nil {
+			return err
+		}
+		h.observe(ev)
 	}
-	h.observe(ev)
 	return nil
 }
 

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/repo-mcp/repo-mcp/harness/artifact"
@@ -189,7 +188,7 @@ func TestFaultServerKilled(t *testing.T) {
 	if last := logEvents(t, f.state, run); !matches(last[len(last)-1], callState("c1", eventlog.Executing)) {
 		t.Fatalf("last logged event is %s; want the executing intent", last[len(last)-1].Type)
 	}
-	must(t, syscall.Kill(f.serverPID(t), syscall.SIGKILL))
+	must(t, syscall.Kill(f.slowCallPID(t, 1), syscall.SIGKILL))
 	unknown := s.waitEvent(callState("c1", eventlog.Unknown))
 	var d eventlog.CallData
 	unknown.Decode(&d)
@@ -248,7 +247,7 @@ func TestHarnessKilledWhileExecuting(t *testing.T) {
 	c := s.ok(jsonl.Command{Cmd: "status", Run: run}).Status.Calls[0]
 	s.ok(jsonl.Command{Cmd: "approve", Run: run, Call: "c1", Digest: c.Digest, Definition: c.Definition, By: "alice"})
 	s.waitEvent(callState("c1", eventlog.Executing))
-	pid := f.serverPID(t)
+	pid := f.slowCallPID(t, 1)
 	s.kill()
 	syscall.Kill(pid, syscall.SIGKILL) // the orphaned server
 
@@ -273,20 +272,10 @@ func TestReadOnlyRetriedAutomatically(t *testing.T) {
     - {answer: report}`)
 	s := startSession(t, f.config)
 	run := s.ok(jsonl.Command{Cmd: "submit", Task: "sleep"}).Run
-	killed := 0
 	for attempt := 1; attempt <= 2; attempt++ {
-		s.waitEvent(func(ev eventlog.Event, d eventlog.CallData) bool {
-			return ev.Call == "c1" && d.State == eventlog.Executing && d.Attempt == attempt
-		})
-		// The server is started again inside the retried call: wait for
-		// its new pid.
-		pid := f.serverPID(t)
-		for pid == killed {
-			time.Sleep(10 * time.Millisecond)
-			pid = f.serverPID(t)
-		}
-		must(t, syscall.Kill(pid, syscall.SIGKILL))
-		killed = pid
+		// Kill the server once the call reached it: the retry starts a
+		// new one.
+		must(t, syscall.Kill(f.slowCallPID(t, attempt), syscall.SIGKILL))
 	}
 	st := s.ok(jsonl.Command{Cmd: "wait", Run: run}).Status
 	if st.State != eventlog.Interrupted || st.Calls[0].State != eventlog.Unknown || st.Calls[0].Attempts != 2 {

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/repo-mcp/repo-mcp/harness/eventlog"
 	"github.com/repo-mcp/repo-mcp/harness/jsonl"
@@ -69,7 +70,7 @@ func filesserverBin(t testing.TB) string {
 // fixture is a workspace, a state directory and a configuration for the
 // harness over filesserver.
 type fixture struct {
-	ws, state, pidfile, config string
+	ws, state, started, config string
 }
 
 const readme = `# Demo repository
@@ -84,7 +85,7 @@ A fourth sentence that the summary leaves out.
 func newFixture(t *testing.T, tools, model string) *fixture {
 	t.Helper()
 	f := &fixture{ws: t.TempDir(), state: t.TempDir()}
-	f.pidfile = filepath.Join(f.state, "server.pid")
+	f.started = filepath.Join(f.state, "started")
 	must(t, os.WriteFile(filepath.Join(f.ws, "README.md"), []byte(readme), 0o644))
 	must(t, os.WriteFile(filepath.Join(f.ws, "main.go"), []byte("package main\n"), 0o644))
 	must(t, os.WriteFile(filepath.Join(f.ws, ".env"), []byte("TOKEN=secret\n"), 0o644))
@@ -98,7 +99,7 @@ func (f *fixture) write(t *testing.T, tools, model, env string) {
 	cfg := fmt.Sprintf(`state_dir: %s
 servers:
   files:
-    command: [%s, -root, %s, -pidfile, %s]
+    command: [%s, -root, %s, -started, %s]
     workspace: %s
     approve: first_use
     call_timeout: 10m
@@ -108,7 +109,7 @@ servers:
 model:
   kind: scripted
 %s
-`, f.state, filesserverBin(t), f.ws, f.pidfile, f.ws, env, indent4(tools), model)
+`, f.state, filesserverBin(t), f.ws, f.started, f.ws, env, indent4(tools), model)
 	f.config = filepath.Join(f.state, "harness.yaml")
 	must(t, os.WriteFile(f.config, []byte(cfg), 0o644))
 }
@@ -121,14 +122,20 @@ func indent4(s string) string {
 	return strings.Join(lines, "\n")
 }
 
-// serverPID is the process id filesserver wrote last.
-func (f *fixture) serverPID(t *testing.T) int {
+// slowCallPID waits until the n-th slow call reached a server and returns
+// that server's process id.
+func (f *fixture) slowCallPID(t *testing.T, n int) int {
 	t.Helper()
-	b, err := os.ReadFile(f.pidfile)
-	must(t, err)
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	must(t, err)
-	return pid
+	for {
+		b, _ := os.ReadFile(f.started)
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		if len(b) > 0 && len(lines) >= n {
+			pid, err := strconv.Atoi(strings.Fields(lines[n-1])[0])
+			must(t, err)
+			return pid
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 func must(t testing.TB, err error) {

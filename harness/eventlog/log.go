@@ -139,28 +139,44 @@ func lastSeq(events []Event) int64 {
 // It returns the event as written. When Append returns an error the event
 // may or may not be on disk; the caller must not act as if it were.
 func (l *Log) Append(ev Event) (Event, error) {
+	evs, err := l.AppendAll(ev)
+	if err != nil {
+		return Event{}, err
+	}
+	return evs[0], nil
+}
+
+// AppendAll appends several events with one write and one fsync: they
+// reach the disk together or, after a crash, the torn tail is cut from the
+// first incomplete one.
+func (l *Log) AppendAll(evs ...Event) ([]Event, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
-		return Event{}, ErrClosed
+		return nil, ErrClosed
 	}
-	ev.Seq = l.seq + 1
-	if ev.Time.IsZero() {
-		ev.Time = l.now().UTC()
+	var buf []byte
+	out := make([]Event, len(evs))
+	for i, ev := range evs {
+		ev.Seq = l.seq + int64(i) + 1
+		if ev.Time.IsZero() {
+			ev.Time = l.now().UTC()
+		}
+		line, err := json.Marshal(ev)
+		if err != nil {
+			return nil, fmt.Errorf("eventlog: %w", err)
+		}
+		buf = append(append(buf, line...), '\n')
+		out[i] = ev
 	}
-	line, err := json.Marshal(ev)
-	if err != nil {
-		return Event{}, fmt.Errorf("eventlog: %w", err)
-	}
-	line = append(line, '\n')
-	if _, err := l.f.Write(line); err != nil {
-		return Event{}, fmt.Errorf("eventlog: %w", err)
+	if _, err := l.f.Write(buf); err != nil {
+		return nil, fmt.Errorf("eventlog: %w", err)
 	}
 	if err := l.f.Sync(); err != nil {
-		return Event{}, fmt.Errorf("eventlog: %w", err)
+		return nil, fmt.Errorf("eventlog: %w", err)
 	}
-	l.seq = ev.Seq
-	return ev, nil
+	l.seq += int64(len(evs))
+	return out, nil
 }
 
 // Path is the file the log is written to.

@@ -6,7 +6,7 @@
 // interrupt), and big (a result larger than the harness gives a model) and sleep (a slow
 // read-only call).
 //
-//	filesserver -root DIR [-pidfile FILE]
+//	filesserver -root DIR [-started FILE]
 //
 // It checks nothing beyond os.Root: keeping paths inside the workspace,
 // away from hidden files, is the harness's job, and the tests prove it does.
@@ -34,21 +34,16 @@ import (
 
 func main() {
 	root := flag.String("root", ".", "serve the directory `dir`")
-	pidfile := flag.String("pidfile", "", "write the process id to `file`")
+	started := flag.String("started", "", "append \"PID TOOL\" to `file` when a slow call starts")
 	flag.Parse()
-	if *pidfile != "" {
-		if err := os.WriteFile(*pidfile, fmt.Appendf(nil, "%d\n", os.Getpid()), 0o644); err != nil {
-			log.Fatal(err)
-		}
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	if err := run(ctx, *root); err != nil {
+	if err := run(ctx, *root, *started); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(ctx context.Context, root string) error {
+func run(ctx context.Context, root, started string) error {
 	protocol, err := server.TakeStdout()
 	if err != nil {
 		return err
@@ -62,7 +57,7 @@ func run(ctx context.Context, root string) error {
 		Audit:  io.Discard,
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, nil)),
 	})
-	if err := register(s, r); err != nil {
+	if err := register(s, r, startedFunc(started)); err != nil {
 		return err
 	}
 	return s.Serve(ctx, os.Stdin, protocol)
@@ -104,7 +99,23 @@ type bigIn struct {
 	Bytes int `json:"bytes" jsonschema:"minimum=0,maximum=100000000"`
 }
 
-func register(s *server.Server, r *os.Root) error {
+// startedFunc returns what a slow tool calls when it starts: it tells a
+// test that the call reached the server.
+func startedFunc(file string) func(tool string) {
+	return func(tool string) {
+		if file == "" {
+			return
+		}
+		f, err := os.OpenFile(file, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return
+		}
+		fmt.Fprintf(f, "%d %s\n", os.Getpid(), tool)
+		f.Close()
+	}
+}
+
+func register(s *server.Server, r *os.Root, started func(tool string)) error {
 	readDesc := "Reads a text file."
 	if d := os.Getenv("FILESSERVER_DESCRIPTION"); d != "" {
 		readDesc = d
@@ -156,6 +167,7 @@ func register(s *server.Server, r *os.Root) error {
 			func(_ context.Context, _ *server.Request, in writeIn) (text, error) { return write(in.Path, in.Text) }),
 		server.Register(s, server.Tool{Name: "slow_write", Description: "Waits, then writes a file.", Effect: server.Write, Timeout: 10 * time.Minute},
 			func(ctx context.Context, _ *server.Request, in slowIn) (text, error) {
+				started("slow_write")
 				select {
 				case <-time.After(time.Duration(in.Millis) * time.Millisecond):
 					return write(in.Path, in.Text)
@@ -165,6 +177,7 @@ func register(s *server.Server, r *os.Root) error {
 			}),
 		server.Register(s, server.Tool{Name: "sleep", Description: "Sleeps, then answers.", Effect: server.ReadOnly, Timeout: 10 * time.Minute},
 			func(ctx context.Context, _ *server.Request, in sleepIn) (text, error) {
+				started("sleep")
 				select {
 				case <-time.After(time.Duration(in.Millis) * time.Millisecond):
 					return out("slept"), nil
