@@ -47,19 +47,18 @@ func (s *Store) Put(data []byte) (Ref, error) {
 	if err != nil {
 		return Ref{}, fmt.Errorf("artifact: %w", err)
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return Ref{}, fmt.Errorf("artifact: %w", err)
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Sync()
 	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return Ref{}, fmt.Errorf("artifact: %w", err)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
 	}
-	if err := tmp.Close(); err != nil {
-		return Ref{}, fmt.Errorf("artifact: %w", err)
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err != nil {
+		os.Remove(tmp.Name())
 		return Ref{}, fmt.Errorf("artifact: %w", err)
 	}
 	return ref, nil
