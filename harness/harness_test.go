@@ -119,8 +119,8 @@ func TestApproval(t *testing.T) {
 		t.Fatalf("run %s; calls %s", st.State, states(st))
 	}
 	c := st.Calls[0]
-	if c.Preview != "Three sentences." {
-		t.Errorf("preview %q; want the note's text", c.Preview)
+	if want := "{\n  \"path\": \"notes/summary.md\",\n  \"text\": \"(16 bytes, shown below)\"\n}\n--- text ---\nThree sentences."; c.Preview != want {
+		t.Errorf("preview %q; want %q", c.Preview, want)
 	}
 	if _, err := os.Stat(filepath.Join(ws, "notes")); err == nil {
 		t.Fatal("the write happened before approval")

@@ -303,22 +303,26 @@ func (h *Harness) checkPaths(e *tools.Entry, args json.RawMessage) error {
 	return nil
 }
 
-// preview is what a person is shown before approving: the configured
-// argument, or all arguments, indented.
+// preview is what a person is shown before approving: every argument,
+// indented, and the configured preview argument (a note's text, a diff)
+// set apart, as written.
 func preview(e *tools.Entry, args json.RawMessage) string {
-	if e.Policy != nil && e.Policy.Preview != "" {
-		var m map[string]any
-		if json.Unmarshal(args, &m) == nil {
-			if s, ok := m[e.Policy.Preview].(string); ok {
-				return s
-			}
-		}
-	}
-	var buf bytes.Buffer
-	if json.Indent(&buf, args, "", "  ") != nil {
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil {
 		return string(args)
 	}
-	return buf.String()
+	var shown string
+	if e.Policy != nil && e.Policy.Preview != "" {
+		if s, ok := m[e.Policy.Preview].(string); ok {
+			shown = s
+			m[e.Policy.Preview] = fmt.Sprintf("(%d bytes, shown below)", len(s))
+		}
+	}
+	b, _ := json.MarshalIndent(m, "", "  ")
+	if shown == "" {
+		return string(b)
+	}
+	return string(b) + "\n--- " + e.Policy.Preview + " ---\n" + shown
 }
 
 // Digest is the digest of a call's arguments that an approval names:

@@ -332,7 +332,7 @@ func TestReviewedChange(t *testing.T) {
 		t.Fatalf("run %s (%s); want waiting_for_approval", st.State, st.Reason)
 	}
 	c := st.Calls[1]
-	if c.Preview != "The repository exists for the harness." || c.Effect != "write" {
+	if !strings.HasSuffix(c.Preview, "--- text ---\nThe repository exists for the harness.") || !strings.Contains(c.Preview, `"path": "notes/summary.md"`) || c.Effect != "write" {
 		t.Errorf("a person is shown %q (%s)", c.Preview, c.Effect)
 	}
 	if _, err := os.Stat(filepath.Join(f.ws, "notes")); err == nil {

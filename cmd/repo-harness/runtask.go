@@ -93,7 +93,7 @@ func askApprovals(h *harness.Harness, st harness.Status, in *bufio.Reader, out i
 		if c.State != eventlog.WaitingForApproval {
 			continue
 		}
-		fmt.Fprintf(out, "\ncall %s wants %s.%s (%s)\narguments (digest %s):\n%s\n", c.ID, c.Source, c.Tool, c.Effect, c.Digest, indent(c.Preview))
+		fmt.Fprintf(out, "\ncall %s wants %s.%s (%s) with arguments (digest %s):\n%s\n", c.ID, c.Source, c.Tool, c.Effect, c.Digest, indent(c.Preview))
 		a, err := ask(in, out, "approve? [y/N] ")
 		if err != nil {
 			return err
