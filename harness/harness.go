@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/repo-mcp/repo-mcp/client"
 	"github.com/repo-mcp/repo-mcp/harness/config"
@@ -52,9 +53,10 @@ type Harness struct {
 	runsDir   string
 	recovered []string
 
-	mu   sync.Mutex
-	runs map[string]*run
-	wg   sync.WaitGroup
+	mu       sync.Mutex
+	runs     map[string]*run
+	wg       sync.WaitGroup
+	stopping atomic.Bool // Stop was called: runs come to rest, nothing is retried
 }
 
 // New builds the sources the configuration names, discovers their tools,
@@ -222,6 +224,21 @@ func (h *Harness) Close() error {
 	}
 	h.mu.Unlock()
 	return h.closeSources()
+}
+
+// Stop closes the sources first, so that calls in flight end unknown and
+// their runs interrupted (to be reconciled after a restart), then waits for
+// every run to come to rest. It is the way out on a signal.
+func (h *Harness) Stop() error {
+	h.stopping.Store(true)
+	err := h.closeSources()
+	h.wg.Wait()
+	h.mu.Lock()
+	for _, r := range h.runs {
+		r.log.Close()
+	}
+	h.mu.Unlock()
+	return err
 }
 
 func (h *Harness) closeSources() error {

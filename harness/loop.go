@@ -123,6 +123,13 @@ func (h *Harness) loop(ctx context.Context, r *run) error {
 			r.mu.Unlock()
 			return nil
 		}
+		if h.stopping.Load() {
+			if r.state != eventlog.Interrupted && r.state != eventlog.WaitingForApproval {
+				h.record(r, eventlog.RunState, "", eventlog.StateData{State: eventlog.Interrupted, Reason: "the harness is stopping"})
+			}
+			r.mu.Unlock()
+			return nil
+		}
 		if r.state != eventlog.Running {
 			if err := h.record(r, eventlog.RunState, "", eventlog.StateData{State: eventlog.Running, Reason: "resumed"}); err != nil {
 				r.mu.Unlock()
@@ -384,7 +391,7 @@ func (h *Harness) advance(ctx context.Context, r *run, id string) error {
 // interrupt retries an unknown read-only call automatically when allowed,
 // and otherwise interrupts the run. The caller holds r.mu.
 func (h *Harness) interrupt(r *run, c *call) error {
-	if c.Effect == string(config.ReadOnly) && c.attempts <= *h.cfg.RetryReadOnly {
+	if c.Effect == string(config.ReadOnly) && c.attempts <= *h.cfg.RetryReadOnly && !h.stopping.Load() {
 		note := fmt.Sprintf("read_only: retried automatically (attempt %d of %d)", c.attempts+1, *h.cfg.RetryReadOnly+1)
 		if err := h.record(r, eventlog.Reconcile, c.id, eventlog.ReconcileData{Decision: eventlog.Retry, By: "harness", Note: note, Automatic: true}); err != nil {
 			return err

@@ -388,3 +388,31 @@ func TestChangedDefinition(t *testing.T) {
 	}
 	s.close()
 }
+
+// SIGTERM while a call is in flight: the harness stops waiting, records
+// the call unknown and the run interrupted, and exits.
+func TestSignalWhileExecuting(t *testing.T) {
+	f := newFixture(t, "sleep: {effect: read_only}", `  steps:
+    - {tool: sleep, args: {millis: 600000}}
+    - {answer: report}`)
+	s := startSession(t, f.config)
+	run := s.ok(jsonl.Command{Cmd: "submit", Task: "sleep"}).Run
+	f.slowCallPID(t, 1)
+	must(t, s.cmd.Process.Signal(syscall.SIGTERM))
+	for range s.lines {
+	}
+	s.cmd.Wait()
+	events := logEvents(t, f.state, run)
+	var states []string
+	for _, ev := range events {
+		var d eventlog.StateData
+		if ev.Type == eventlog.RunState || ev.Type == eventlog.CallState {
+			ev.Decode(&d)
+			states = append(states, string(ev.Type)+":"+d.State)
+		}
+	}
+	got := strings.Join(states, " ")
+	if !strings.HasSuffix(got, "call_state:unknown run_state:interrupted") {
+		t.Errorf("after SIGTERM the log ends %s", got)
+	}
+}

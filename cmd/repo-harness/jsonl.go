@@ -28,8 +28,16 @@ func serveJSONL(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return err
 	}
 	serveErr := jsonl.Serve(ctx, h, stdin, w)
-	if err := h.Close(); err != nil && serveErr == nil {
-		serveErr = err
+	closed := make(chan error, 1)
+	go func() { closed <- h.Close() }()
+	var closeErr error
+	select {
+	case closeErr = <-closed: // stdin ended: the runs came to rest
+	case <-ctx.Done(): // a signal: stop waiting for calls in flight
+		closeErr = h.Stop()
+	}
+	if serveErr == nil {
+		serveErr = closeErr
 	}
 	return serveErr
 }

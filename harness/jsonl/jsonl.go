@@ -150,12 +150,17 @@ func Serve(ctx context.Context, h *harness.Harness, in io.Reader, w *Writer) err
 	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 64<<10), MaxLine)
-	for sc.Scan() {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
+	lines, readErr := readLines(in)
+	for {
+		var line []byte
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case l, ok := <-lines:
+			if !ok {
+				return <-readErr
+			}
+			line = l
 		}
 		var c Command
 		dec := json.NewDecoder(bytes.NewReader(line))
@@ -176,10 +181,28 @@ func Serve(ctx context.Context, h *harness.Harness, in io.Reader, w *Writer) err
 			return err
 		}
 	}
-	if err := sc.Err(); err != nil && !errors.Is(err, io.EOF) {
-		return fmt.Errorf("jsonl: reading commands: %w", err)
-	}
-	return nil
+}
+
+// readLines sends the non-empty lines of in until it ends; then the error
+// channel says why (nil at the end of input).
+func readLines(in io.Reader) (<-chan []byte, <-chan error) {
+	lines, errc := make(chan []byte), make(chan error, 1)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(in)
+		sc.Buffer(make([]byte, 64<<10), MaxLine)
+		for sc.Scan() {
+			if line := bytes.TrimSpace(sc.Bytes()); len(line) > 0 {
+				lines <- append([]byte(nil), line...)
+			}
+		}
+		if err := sc.Err(); err != nil {
+			errc <- fmt.Errorf("jsonl: reading commands: %w", err)
+			return
+		}
+		errc <- nil
+	}()
+	return lines, errc
 }
 
 func do(ctx context.Context, h *harness.Harness, c Command) Response {

@@ -19,9 +19,10 @@ type MCP struct {
 	cmd  client.Command
 	opts client.Options
 
-	mu    sync.Mutex
-	conn  *client.Conn
-	known map[string]json.RawMessage // tool name -> definition at the last Discover
+	mu     sync.Mutex
+	conn   *client.Conn
+	known  map[string]json.RawMessage // tool name -> definition at the last Discover
+	closed bool
 }
 
 // NewMCP returns the source "mcp.<name>" for the server cmd starts.
@@ -42,6 +43,9 @@ func (m *MCP) Conn() *client.Conn {
 func (m *MCP) connect(ctx context.Context) (*client.Conn, bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.closed {
+		return nil, false, fmt.Errorf("%s: closed", m.ID())
+	}
 	if m.conn != nil && m.conn.Lost() == nil {
 		return m.conn, false, nil
 	}
@@ -156,10 +160,12 @@ func callError(err error) *CallError {
 	return out
 }
 
-// Close stops the server.
+// Close stops the server. Calls in flight end ConnectionLost; later calls
+// are not sent.
 func (m *MCP) Close() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.closed = true
 	if m.conn == nil {
 		return nil
 	}
