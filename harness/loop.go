@@ -1,26 +1,19 @@
 package harness
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/repo-mcp/repo-mcp/harness/artifact"
 	"github.com/repo-mcp/repo-mcp/harness/config"
 	"github.com/repo-mcp/repo-mcp/harness/eventlog"
 	"github.com/repo-mcp/repo-mcp/harness/model"
-	"github.com/repo-mcp/repo-mcp/harness/pathcheck"
-	"github.com/repo-mcp/repo-mcp/harness/source"
-	"github.com/repo-mcp/repo-mcp/harness/tools"
 )
 
 // Submit starts a run for task and returns its id. The run proceeds in the
@@ -232,121 +225,6 @@ func (h *Harness) answerCalls(ctx context.Context, r *run, reply *model.Message)
 	return nil
 }
 
-// propose records a new ToolCall and decides where it goes. The caller
-// holds r.mu.
-func (h *Harness) propose(r *run, mc model.ToolCall) error {
-	id := fmt.Sprintf("c%d", len(r.order)+1)
-	args := mc.Arguments
-	if len(bytes.TrimSpace(args)) == 0 {
-		args = json.RawMessage("{}")
-	}
-	d := eventlog.CallData{State: eventlog.Proposed, ModelCall: mc.ID, Alias: mc.Name, Arguments: args, Digest: Digest(args), Summary: argsSummary(args)}
-	e, ok := h.table.Lookup(mc.Name)
-	if ok {
-		d.Source, d.Tool, d.Effect, d.Definition = e.Source, e.Tool, string(e.Effect), e.Definition
-		d.Preview = preview(e, args)
-	}
-	next, reason := h.decide(e, ok, args)
-	return h.recordAll(r, entry{eventlog.CallState, id, d}, entry{eventlog.CallState, id, eventlog.CallData{State: next, Reason: reason}})
-}
-
-// decide is the policy: which state a proposed call moves to, and why.
-func (h *Harness) decide(e *tools.Entry, ok bool, args json.RawMessage) (string, string) {
-	switch {
-	case !ok:
-		return eventlog.PermissionDenied, "not an allowlisted tool"
-	case e.Disabled != "":
-		return eventlog.PermissionDenied, "tool disabled: " + e.Disabled
-	}
-	if v := e.Validate(args); len(v) > 0 {
-		msgs := make([]string, len(v))
-		for i := range v {
-			msgs[i] = v[i].String()
-		}
-		return eventlog.Failed, "invalid_input: " + strings.Join(msgs, "; ")
-	}
-	if err := h.checkPaths(e, args); err != nil {
-		return eventlog.PermissionDenied, err.Error()
-	}
-	if e.Effect == config.ReadOnly {
-		return eventlog.Ready, "read_only"
-	}
-	return eventlog.WaitingForApproval, string(e.Effect) + " needs a person's approval"
-}
-
-// checkPaths applies pathcheck to every configured path argument.
-func (h *Harness) checkPaths(e *tools.Entry, args json.RawMessage) error {
-	if e.Policy == nil || len(e.Policy.Paths) == 0 {
-		return nil
-	}
-	root := h.roots[e.Source]
-	var m map[string]any
-	if err := json.Unmarshal(args, &m); err != nil {
-		return err
-	}
-	for _, name := range e.Policy.Paths {
-		var values []string
-		switch v := m[name].(type) {
-		case nil:
-		case string:
-			values = []string{v}
-		case []any:
-			for _, x := range v {
-				s, _ := x.(string)
-				values = append(values, s)
-			}
-		default:
-			return fmt.Errorf("argument %s: not a path", name)
-		}
-		for _, p := range values {
-			if root == "" {
-				return fmt.Errorf("argument %s: no workspace is configured for %s, so no path can be checked", name, e.Source)
-			}
-			if _, err := pathcheck.Check(root, p, pathcheck.Options{AllowHidden: h.cfg.AllowHidden}); err != nil {
-				return fmt.Errorf("argument %s: %w", name, err)
-			}
-		}
-	}
-	return nil
-}
-
-// preview is what a person is shown before approving: every argument,
-// indented, and the configured preview argument (a note's text, a diff)
-// set apart, as written.
-func preview(e *tools.Entry, args json.RawMessage) string {
-	var m map[string]any
-	if json.Unmarshal(args, &m) != nil {
-		return string(args)
-	}
-	var shown string
-	if e.Policy != nil && e.Policy.Preview != "" {
-		if s, ok := m[e.Policy.Preview].(string); ok {
-			shown = s
-			m[e.Policy.Preview] = fmt.Sprintf("(%d bytes, shown below)", len(s))
-		}
-	}
-	b, _ := json.MarshalIndent(m, "", "  ")
-	if shown == "" {
-		return string(b)
-	}
-	return string(b) + "\n--- " + e.Policy.Preview + " ---\n" + shown
-}
-
-// Digest is the digest of a call's arguments that an approval names:
-// "sha256:" and the hex SHA-256 of their canonical JSON (sorted keys).
-func Digest(args json.RawMessage) string {
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(args))
-	dec.UseNumber()
-	if dec.Decode(&v) == nil {
-		if b, err := json.Marshal(v); err == nil {
-			args = b
-		}
-	}
-	sum := sha256.Sum256(args)
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
-
 // advance moves one call on until it has its result or waits for a person.
 func (h *Harness) advance(ctx context.Context, r *run, id string) error {
 	for {
@@ -453,123 +331,4 @@ func (h *Harness) resultFor(r *run, c *call, state, reason string) (eventlog.Res
 		return res, fmt.Errorf("call %s: no result in state %s", c.id, state)
 	}
 	return res, nil
-}
-
-// resultText is what the model receives of a call's answer: kept from
-// settle, or rebuilt from the artifact after a restart.
-func (h *Harness) resultText(r *run, c *call) string {
-	if c.result != "" || c.Outcome != "answered" || c.Artifact == "" {
-		return c.result
-	}
-	raw, err := r.store.Get(c.Artifact)
-	if err != nil {
-		return "internal: the stored result is unreadable: " + err.Error()
-	}
-	res, err := source.ParseResult(raw)
-	if err != nil {
-		return "internal: the stored result is unreadable: " + err.Error()
-	}
-	return h.summarize(res, artifact.Ref{Digest: c.Artifact, Size: int64(len(raw))})
-}
-
-// execute sends a ready call. The caller holds r.mu; execute releases it
-// while the call is in flight and returns with it released.
-func (h *Harness) execute(ctx context.Context, r *run, c *call) error {
-	e, ok := h.table.Lookup(c.Alias)
-	src := h.sources[c.Source]
-	if !ok || src == nil || e.Definition != c.Definition || e.Disabled != "" {
-		err := h.record(r, eventlog.CallState, c.id, eventlog.CallData{State: eventlog.Failed, Reason: "not sent: the tool's definition changed or it was disabled after the call was approved"})
-		r.mu.Unlock()
-		return err
-	}
-	if ctx.Err() != nil {
-		err := h.cancelled(r)
-		r.mu.Unlock()
-		if errors.Is(err, errParked) {
-			return errParked
-		}
-		return err
-	}
-	// The intent: on disk before anything is sent.
-	if err := h.record(r, eventlog.CallState, c.id, eventlog.CallData{State: eventlog.Executing, Attempt: c.attempts + 1}); err != nil {
-		r.mu.Unlock()
-		return err
-	}
-	args := c.Arguments
-	r.mu.Unlock()
-
-	start := time.Now()
-	res, err := src.Call(ctx, c.Tool, args)
-	dur := time.Since(start)
-
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	d := h.settle(r, c, res, err, ctx.Err() != nil)
-	d.DurationMS = float64(dur.Microseconds()) / 1000
-	if d.State != eventlog.Succeeded && d.State != eventlog.Failed {
-		return h.record(r, eventlog.CallState, c.id, d)
-	}
-	// The end of the call and what the model receives, with one fsync.
-	result, err := h.resultFor(r, c, d.State, d.Reason)
-	if err != nil {
-		return err
-	}
-	return h.recordAll(r, entry{eventlog.CallState, c.id, d}, entry{eventlog.ToolResult, c.id, result})
-}
-
-// settle turns a call's answer (or its absence) into its next state.
-func (h *Harness) settle(r *run, c *call, res *source.Result, err error, cancelled bool) eventlog.CallData {
-	if err == nil {
-		ref, perr := r.store.Put(res.Raw)
-		if perr != nil {
-			return eventlog.CallData{State: eventlog.Unknown, Outcome: "answered", Reason: "the answer could not be stored: " + perr.Error()}
-		}
-		c.result = h.summarize(res, ref)
-		state := eventlog.Succeeded
-		if res.IsError {
-			state = eventlog.Failed
-		}
-		return eventlog.CallData{State: state, Outcome: "answered", ResultBytes: ref.Size, Artifact: ref.Digest}
-	}
-	var ce *source.CallError
-	if !errors.As(err, &ce) {
-		ce = &source.CallError{Outcome: source.NotSent, Message: err.Error()}
-	}
-	d := eventlog.CallData{Outcome: string(ce.Outcome), Reason: ce.Message}
-	if len(ce.Head) > 0 {
-		if ref, perr := r.store.Put(ce.Head); perr == nil {
-			d.Artifact, d.ResultBytes = ref.Digest, ce.Size
-			d.Reason += fmt.Sprintf(" (answer of %d bytes; its first %d bytes are artifact %s)", ce.Size, len(ce.Head), ref.Digest)
-		}
-	}
-	switch {
-	case cancelled:
-		d.State = eventlog.Cancelled
-		d.Reason = "cancelled; notifications/cancelled was sent, and the server may still act on the call"
-	case ce.Outcome.Unknown():
-		d.State = eventlog.Unknown
-	case ce.Outcome == source.NotSent:
-		d.State = eventlog.Failed
-		d.Reason = "transient: not sent: " + ce.Message
-	default:
-		d.State = eventlog.Failed
-	}
-	if d.State == eventlog.Failed {
-		c.result = d.Reason
-	}
-	return d
-}
-
-// summarize renders a result for the model: bounded text, and a note for
-// every content block it cannot be given yet.
-func (h *Harness) summarize(res *source.Result, ref artifact.Ref) string {
-	text := artifact.Summarize(res.Text(), ref, h.cfg.SummaryBytes)
-	if kinds := res.Unsupported(); len(kinds) > 0 {
-		note := artifact.Unsupported(kinds, ref)
-		if text == "" {
-			return note
-		}
-		text += "\n" + note
-	}
-	return text
 }
