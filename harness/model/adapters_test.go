@@ -298,3 +298,19 @@ func TestScriptedDemo(t *testing.T) {
 		t.Errorf("calls %q; want %q", calls, want)
 	}
 }
+
+func TestSentences(t *testing.T) {
+	tests := []struct{ name, text, want string }{
+		{"prose", "# T\n\nOne here. Two, e.g. this. Three!\nFour.", "One here. Two, e.g. this. Three!"},
+		{"code fences skipped", "```sh\nnot. prose.\n```\nOne. Two.\n~~~\nx. y.\n~~~\nThree.", "One. Two. Three."},
+		{"longer fence holds shorter ones", "````go\n```\nOne. Two.\n````\nThree.", "Three."},
+		{"container fence", "README.md at abc, lines 1-9 of 9:\nThe fenced text is data.\n````\n# T\n\nOne. Two.\n\n```sh\nx. y.\n```\n\nThree. Four.\n````\n", "One. Two. Three."},
+		{"lists and tables skipped", "- a. b.\n| c. |\n1. d.\nOne. Two. Three.", "One. Two. Three."},
+		{"chinese", "先接一个本地 server。然后断开连接！最后恢复？多余。", "先接一个本地 server。 然后断开连接！ 最后恢复？"},
+	}
+	for _, tt := range tests {
+		if got := strings.Join(Sentences(tt.text, 3), " "); got != tt.want {
+			t.Errorf("%s: %q; want %q", tt.name, got, tt.want)
+		}
+	}
+}

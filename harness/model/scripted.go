@@ -207,10 +207,12 @@ func firstLine(s string) string {
 
 // Sentences returns the first n sentences of the prose of a Markdown
 // text, as written: headings, code blocks, tables, lists and HTML are
-// skipped; the lines of a paragraph are joined.
+// skipped; the lines of a paragraph are joined. When the text wraps its
+// data in a fence of four or more backticks or tildes (as repo-mcp's
+// read_file does), only the inside of that fence is read.
 func Sentences(text string, n int) []string {
 	var out []string
-	for _, para := range paragraphs(text) {
+	for _, para := range paragraphs(unwrap(text)) {
 		for _, s := range splitSentences(para) {
 			if len(out) == n {
 				return out
@@ -221,11 +223,45 @@ func Sentences(text string, n int) []string {
 	return out
 }
 
+// fence reports whether line opens or closes a fenced block: its marker
+// ("```", "~~~~", ...) and whether anything follows it.
+func fence(line string) (marker string, bare bool) {
+	t := strings.TrimSpace(line)
+	for _, c := range []string{"`", "~"} {
+		i := 0
+		for i < len(t) && t[i:i+1] == c {
+			i++
+		}
+		if i >= 3 {
+			return t[:i], strings.TrimSpace(t[i:]) == ""
+		}
+	}
+	return "", false
+}
+
+// unwrap returns the inside of the first container fence (four or more
+// marker characters on a line of its own) and the text itself otherwise.
+func unwrap(text string) string {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		m, bare := fence(l)
+		if len(m) < 4 || !bare {
+			continue
+		}
+		for j := len(lines) - 1; j > i; j-- {
+			if c, bare := fence(lines[j]); bare && c == m {
+				return strings.Join(lines[i+1:j], "\n")
+			}
+		}
+	}
+	return text
+}
+
 func paragraphs(text string) []string {
 	var (
-		out   []string
-		cur   []string
-		fence bool
+		out  []string
+		cur  []string
+		open string // the marker of the fenced block we are in
 	)
 	flush := func() {
 		if len(cur) > 0 {
@@ -235,11 +271,15 @@ func paragraphs(text string) []string {
 	}
 	for _, line := range strings.Split(text, "\n") {
 		t := strings.TrimSpace(line)
+		m, bare := fence(line)
 		switch {
-		case strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
-			fence = !fence
+		case open != "":
+			if bare && m[0] == open[0] && len(m) >= len(open) {
+				open = ""
+			}
+		case m != "":
+			open = m
 			flush()
-		case fence:
 		case t == "":
 			flush()
 		case strings.HasPrefix(t, "#"), strings.HasPrefix(t, "|"), strings.HasPrefix(t, "<"),
