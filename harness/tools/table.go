@@ -65,7 +65,8 @@ type Options struct {
 	DescriptionBytes int
 }
 
-// Table maps aliases to tools. Its methods are safe for concurrent use.
+// Table maps aliases to tools. Its methods are safe for concurrent use; the
+// entries they return are never modified afterwards.
 type Table struct {
 	opts     Options
 	mu       sync.Mutex
@@ -197,7 +198,7 @@ func hinted(a *source.Annotations) config.Effect {
 func (t *Table) Approve(pins *Pins, src, tool, hash, by string) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for _, e := range t.byAlias {
+	for a, e := range t.byAlias {
 		if e.Source != src || e.Tool != tool {
 			continue
 		}
@@ -210,10 +211,14 @@ func (t *Table) Approve(pins *Pins, src, tool, hash, by string) error {
 		if err := pins.Set(src, tool, Pin{Hash: hash, Definition: e.Raw, By: by, At: time.Now().UTC()}); err != nil {
 			return err
 		}
-		e.Pending = nil
-		if strings.HasPrefix(e.Disabled, "definition ") {
-			e.Disabled = ""
+		// Entries are never changed once in the table: whoever holds the
+		// old one keeps reading a consistent value.
+		approved := *e
+		approved.Pending = nil
+		if strings.HasPrefix(approved.Disabled, "definition ") {
+			approved.Disabled = ""
 		}
+		t.byAlias[a] = &approved
 		return nil
 	}
 	return fmt.Errorf("%s: not an allowlisted tool", Internal(src, tool))
