@@ -313,6 +313,11 @@ func TestCancel(t *testing.T) {
 	if r := s.do(jsonl.Command{Cmd: "cancel", Run: run}); r.OK {
 		t.Error("a cancelled run was cancelled again")
 	}
+	// notifications/cancelled reached the server, which stopped the call.
+	f.slowCallPID(t, 2)
+	if b, _ := os.ReadFile(f.started); !strings.Contains(string(b), "sleep cancelled") {
+		t.Errorf("the server did not hear of the cancellation: %q", b)
+	}
 	s.close()
 }
 

@@ -99,8 +99,9 @@ type bigIn struct {
 	Bytes int `json:"bytes" jsonschema:"minimum=0,maximum=100000000"`
 }
 
-// startedFunc returns what a slow tool calls when it starts: it tells a
-// test that the call reached the server.
+// startedFunc returns what a slow tool calls when it starts (and sleep when
+// it is cancelled): it tells a test that the call, or its cancellation,
+// reached the server.
 func startedFunc(file string) func(tool string) {
 	return func(tool string) {
 		if file == "" {
@@ -182,6 +183,7 @@ func register(s *server.Server, r *os.Root, started func(tool string)) error {
 				case <-time.After(time.Duration(in.Millis) * time.Millisecond):
 					return out("slept"), nil
 				case <-ctx.Done():
+					started("sleep cancelled")
 					return text{}, ctx.Err()
 				}
 			}),
