@@ -10,15 +10,14 @@ type Type string
 // The event types of a run. Every state change of a run or a call is one
 // event; nothing else changes state.
 const (
-	RunCreated  Type = "run_created"  // RunData: the task, the model, the tool table
-	RunState    Type = "run_state"    // StateData: the run's new state
-	ModelReply  Type = "model_reply"  // ReplyData: what the model said and asked for
-	CallState   Type = "call_state"   // CallData: a tool call's new state
-	Approval    Type = "approval"     // ApprovalData: a person's decision on a call
-	Reconcile   Type = "reconcile"    // ReconcileData: a decision on an unknown call
-	ToolResult  Type = "tool_result"  // ResultData: what the model was given for a call
-	Answer      Type = "answer"       // AnswerData: the model's final answer
-	LogRepaired Type = "log_repaired" // StateData: a torn tail was cut on reopening
+	RunCreated Type = "run_created" // RunData: the task, the model, the tool table
+	RunState   Type = "run_state"   // StateData: the run's new state
+	ModelReply Type = "model_reply" // ReplyData: what the model said and asked for
+	CallState  Type = "call_state"  // CallData: a tool call's new state
+	Approval   Type = "approval"    // ApprovalData: a person's decision on a call
+	Reconcile  Type = "reconcile"   // ReconcileData: a decision on an unknown call
+	ToolResult Type = "tool_result" // ResultData: what the model was given for a call
+	Answer     Type = "answer"      // AnswerData: the model's final answer
 )
 
 // RunState values.
@@ -69,7 +68,7 @@ type ToolEntry struct {
 	Mismatch   string `json:"mismatch,omitempty"` // annotations that disagree with the configured effect
 }
 
-// StateData is the payload of RunState and LogRepaired.
+// StateData is the payload of RunState.
 type StateData struct {
 	State  string `json:"state"`
 	Reason string `json:"reason,omitempty"`
