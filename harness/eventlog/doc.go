@@ -10,7 +10,7 @@
 //	log, events, err := eventlog.Open(path)    // reopen to keep appending
 //
 // Open repairs a log whose last line was cut by a crash (the append never
-// returned, so nothing acted on it): the torn tail is truncated and reported.
+// returned, so nothing acted on it): the torn tail is cut off before appending.
 //
 // The event types and their payloads (RunData, CallData, ...) are defined
 // here too, so that the engine that writes them and the audit that reads

@@ -62,7 +62,7 @@ func Create(path string) (*Log, error) {
 }
 
 // Open reads an existing log and reopens it for appending. A torn last line
-// (no newline, or not JSON) is cut off; Repaired reports how many bytes were.
+// (no newline, or not JSON) is cut off before anything is appended.
 func Open(path string) (*Log, []Event, error) {
 	events, good, err := read(path)
 	if err != nil {
