@@ -304,7 +304,7 @@ func TestCancel(t *testing.T) {
     - {answer: report}`)
 	s := startSession(t, f.config)
 	run := s.ok(jsonl.Command{Cmd: "submit", Task: "sleep"}).Run
-	s.waitEvent(callState("c1", eventlog.Executing))
+	f.slowCallPID(t, 1) // the call reached the server
 	s.ok(jsonl.Command{Cmd: "cancel", Run: run})
 	st := s.ok(jsonl.Command{Cmd: "wait", Run: run}).Status
 	if st.State != eventlog.Cancelled || st.Calls[0].State != eventlog.Cancelled || !strings.Contains(st.Calls[0].Reason, "notifications/cancelled") {

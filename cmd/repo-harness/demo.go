@@ -48,7 +48,7 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			cfg, err = config.Parse(fmt.Appendf(nil, demoConfig, ws), ws)
 		}
 		if err == nil {
-			cfg.StateDir = defaultState()
+			cfg.StateDir = config.DefaultStateDir()
 			if c.state != "" {
 				cfg.StateDir, err = filepath.Abs(c.state)
 			}

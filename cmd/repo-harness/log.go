@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/repo-mcp/repo-mcp/harness/audit"
+	"github.com/repo-mcp/repo-mcp/harness/config"
 	"github.com/repo-mcp/repo-mcp/harness/eventlog"
 )
 
@@ -31,7 +32,7 @@ func showLog(args []string, stdout, stderr io.Writer) error {
 		state = cfg.StateDir
 	}
 	if state == "" {
-		state = defaultState()
+		state = config.DefaultStateDir()
 	}
 	runs := filepath.Join(state, "runs")
 	if fs.NArg() == 0 {

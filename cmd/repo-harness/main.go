@@ -89,7 +89,7 @@ type common struct {
 
 func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.config, "config", "", "harness configuration `file` (YAML)")
-	fs.StringVar(&c.state, "state", "", "state `dir`: runs, logs, artifacts, pins (default: the configuration's state_dir)")
+	fs.StringVar(&c.state, "state", "", "state `dir`: runs, logs, artifacts, pins (default: the configuration's state_dir, or ~/.local/state/repo-harness)")
 }
 
 // load reads the configuration and applies --state.
@@ -107,17 +107,6 @@ func (c *common) load() (*config.Config, error) {
 		}
 	}
 	return cfg, nil
-}
-
-// defaultState is where the demo keeps its state without a configuration.
-func defaultState() string {
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "repo-harness")
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(home, ".local", "state", "repo-harness")
-	}
-	return ".repo-harness"
 }
 
 func parse(fs *flag.FlagSet, args []string, stderr io.Writer) error {

@@ -59,7 +59,8 @@ const (
 
 // Config is the whole configuration.
 type Config struct {
-	// StateDir holds runs (event logs, artifacts) and pinned definitions.
+	// StateDir holds runs (event logs, artifacts) and pinned definitions;
+	// default DefaultStateDir().
 	StateDir string `yaml:"state_dir"`
 	// SummaryBytes bounds what a model receives of one result.
 	SummaryBytes int `yaml:"summary_bytes"`
@@ -249,7 +250,7 @@ func (c *Config) resolve(base string) {
 		return filepath.Join(base, p)
 	}
 	if c.StateDir == "" {
-		c.StateDir = ".repo-harness"
+		c.StateDir = DefaultStateDir()
 	}
 	c.StateDir = abs(c.StateDir)
 	if c.SummaryBytes == 0 {
@@ -278,6 +279,18 @@ func (c *Config) resolve(base string) {
 	if c.Model.Kind == "" {
 		c.Model.Kind = "scripted"
 	}
+}
+
+// DefaultStateDir is where runs are kept when the configuration names no
+// state_dir: $XDG_STATE_HOME/repo-harness, or ~/.local/state/repo-harness.
+func DefaultStateDir() string {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "repo-harness")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".local", "state", "repo-harness")
+	}
+	return ".repo-harness"
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -23,7 +23,7 @@ servers:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Local.Workspace != "/etc/harness/ws" || c.StateDir != "/etc/harness/.repo-harness" {
+	if c.Local.Workspace != "/etc/harness/ws" || c.StateDir != DefaultStateDir() {
 		t.Errorf("paths not resolved: %q %q", c.Local.Workspace, c.StateDir)
 	}
 	if got := c.Local.Tools["write_note"].EffectOrDefault(); got != Destructive {

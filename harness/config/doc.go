@@ -9,7 +9,7 @@
 // extra documents are errors. A tool listed without an effect is
 // destructive. Relative paths are resolved against the file's directory.
 //
-//	state_dir: .repo-harness            # runs, event logs, artifacts, pins
+//	state_dir: /var/lib/repo-harness    # runs, event logs, artifacts, pins (default ~/.local/state/repo-harness)
 //	summary_bytes: 16384                # what a model gets of one result
 //	local:                              # the built-in source "local"
 //	  workspace: .
