@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# bench/harness.sh [COUNT]: one read-only tool call (read_file of a small
+# file on the filesserver fixture, over stdio) bare through client/
+# ("client", the baseline) and as a model's tool call through the harness
+# ("harness": policy, validation, fsynced events, artifact, result), plus
+# one fsynced event ("append") and one stored artifact ("artifact") alone.
+# Runs the benchmark COUNT times (default 6) and prints the median calls/s
+# and p50 latency of each variant and its ratio to the baseline.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+count=${1:-6}
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+for _ in $(seq "$count"); do
+	go test -run='^$' -bench='^BenchmarkReadOnlyCall$' -benchtime=400x -count=1 ./harness/ | grep '^BenchmarkReadOnlyCall/'
+done | tee "$out" >&2
+
+awk '
+function median(list,    n, a, i, j, t) {
+	n = split(list, a, " ")
+	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+{
+	split($1, name, "/"); sub(/-[0-9]+$/, "", name[2])
+	if (!(name[2] in rate)) order[++n] = name[2]
+	for (i = 3; i < NF; i++) {
+		if ($(i + 1) == "calls/s") rate[name[2]] = rate[name[2]] " " $i
+		if ($(i + 1) == "p50-µs") p50[name[2]] = p50[name[2]] " " $i
+	}
+}
+END {
+	if (!("client" in rate)) { print "no client baseline in the results" > "/dev/stderr"; exit 1 }
+	rb = median(rate["client"]); pb = median(p50["client"])
+	printf "%-10s %10s %10s %14s %12s\n", "variant", "calls/s", "p50 µs", "calls/s ratio", "p50 ratio"
+	for (k = 1; k <= n; k++) {
+		v = order[k]; r = median(rate[v]); p = median(p50[v])
+		printf "%-10s %10.0f %10.1f %13.2fx %11.2fx\n", v, r, p, r / rb, p / pb
+	}
+	printf "(medians of %d runs; ratios against client; harness p50 - client p50 = %.1f µs of harness overhead per call)\n", split(rate["client"], x, " "), median(p50["harness"]) - pb
+}' "$out"

@@ -1,0 +1,185 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/repo-mcp/repo-mcp/client"
+	"github.com/repo-mcp/repo-mcp/harness/artifact"
+	"github.com/repo-mcp/repo-mcp/harness/config"
+	"github.com/repo-mcp/repo-mcp/harness/eventlog"
+	"github.com/repo-mcp/repo-mcp/harness/model"
+)
+
+// BenchmarkReadOnlyCall measures one read-only call (read_file of a small
+// README on the filesserver fixture, over stdio) made bare through client/
+// ("client", the baseline) and as a model's tool call through the harness
+// ("harness": the model turn, policy, validation, the fsynced intent and
+// state events, the artifact, the tool result; runs of eight calls, so
+// ns/op also carries a share of creating each run). "append" and "artifact"
+// measure one fsynced event and one stored artifact alone, to show what
+// the difference is made of. bench/harness.sh compares medians.
+func BenchmarkReadOnlyCall(b *testing.B) {
+	bin := buildBench(b, "github.com/repo-mcp/repo-mcp/internal/filesserver")
+	ws := b.TempDir()
+	os.WriteFile(filepath.Join(ws, "README.md"), []byte("# Bench\n\nA small file. It is read again and again.\n"), 0o644)
+	ctx := context.Background()
+
+	b.Run("client", func(b *testing.B) {
+		c, err := client.Start(ctx, client.Command{Path: bin, Args: []string{"-root", ws}}, client.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer c.Close()
+		args := map[string]string{"path": "README.md"}
+		var lat []time.Duration
+		for i := 0; i < b.N; i++ {
+			start := time.Now()
+			if _, err := c.Call(ctx, "read_file", args); err != nil {
+				b.Fatal(err)
+			}
+			lat = append(lat, time.Since(start))
+		}
+		report(b, lat)
+	})
+
+	b.Run("harness", func(b *testing.B) {
+		cfg, err := config.Parse(fmt.Appendf(nil, `state_dir: %s
+servers:
+  files:
+    command: [%s, -root, %s]
+    workspace: %s
+    approve: first_use
+    tools:
+      read_file: {effect: read_only, paths: [path]}
+`, b.TempDir(), bin, ws, ws), "/")
+		if err != nil {
+			b.Fatal(err)
+		}
+		var (
+			mu   sync.Mutex
+			last time.Time
+			lat  []time.Duration
+		)
+		observe := func(ev eventlog.Event) {
+			switch ev.Type {
+			case eventlog.RunState, eventlog.ToolResult:
+				mu.Lock()
+				now := time.Now()
+				if ev.Type == eventlog.ToolResult {
+					lat = append(lat, now.Sub(last))
+				}
+				last = now
+				mu.Unlock()
+			}
+		}
+		// Runs of callsPerRun calls: per-call figures without the cost of
+		// an ever longer conversation.
+		const callsPerRun = 8
+		h, err := New(ctx, Options{Config: cfg, Model: &repeatModel{calls: callsPerRun, tool: "files_read_file"}, Observe: observe})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer h.Close()
+		b.ResetTimer()
+		for done := 0; done < b.N; done += callsPerRun {
+			id, err := h.Submit(ctx, "read it again and again")
+			if err != nil {
+				b.Fatal(err)
+			}
+			st, err := h.Wait(ctx, id)
+			if err != nil || st.State != eventlog.Completed {
+				b.Fatalf("run %s (%s), %v", st.State, st.Reason, err)
+			}
+		}
+		b.StopTimer()
+		report(b, lat)
+	})
+
+	b.Run("append", func(b *testing.B) {
+		l, err := eventlog.Create(filepath.Join(b.TempDir(), "events.jsonl"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer l.Close()
+		data := eventlog.Marshal(eventlog.CallData{State: eventlog.Executing, Attempt: 1})
+		var lat []time.Duration
+		for i := 0; i < b.N; i++ {
+			start := time.Now()
+			if _, err := l.Append(eventlog.Event{Run: "r", Type: eventlog.CallState, Call: "c1", Data: data}); err != nil {
+				b.Fatal(err)
+			}
+			lat = append(lat, time.Since(start))
+		}
+		report(b, lat)
+	})
+
+	b.Run("artifact", func(b *testing.B) {
+		s, err := artifact.NewStore(b.TempDir())
+		if err != nil {
+			b.Fatal(err)
+		}
+		var lat []time.Duration
+		for i := 0; i < b.N; i++ {
+			raw := fmt.Appendf(nil, `{"content":[{"type":"text","text":"# Bench %d"}]}`, i) // a new artifact each time
+			start := time.Now()
+			if _, err := s.Put(raw); err != nil {
+				b.Fatal(err)
+			}
+			lat = append(lat, time.Since(start))
+		}
+		report(b, lat)
+	})
+}
+
+func report(b *testing.B, lat []time.Duration) {
+	if len(lat) == 0 {
+		return
+	}
+	slices.Sort(lat)
+	var total time.Duration
+	for _, d := range lat {
+		total += d
+	}
+	b.ReportMetric(float64(len(lat))/total.Seconds(), "calls/s")
+	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "p50-µs")
+}
+
+// repeatModel asks for the same read-only call until it made calls of
+// them, then answers.
+type repeatModel struct {
+	calls int
+	tool  string
+}
+
+func (m *repeatModel) Name() string { return "bench:repeat" }
+
+func (m *repeatModel) Next(_ context.Context, req model.Request) (model.Reply, error) {
+	k := 0
+	for _, msg := range req.Messages {
+		if msg.Role == model.Assistant {
+			k++
+		}
+	}
+	if k >= m.calls {
+		return model.Reply{Text: "done"}, nil
+	}
+	return model.Reply{Calls: []model.ToolCall{{ID: fmt.Sprintf("call_%d", k+1), Name: m.tool, Arguments: json.RawMessage(`{"path":"README.md"}`)}}}, nil
+}
+
+func buildBench(b *testing.B, pkg string) string {
+	b.Helper()
+	out := filepath.Join(b.TempDir(), filepath.Base(pkg))
+	if msg, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
+		b.Fatalf("go build %s: %v\n%s", pkg, err, msg)
+	}
+	return out
+}

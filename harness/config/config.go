@@ -1,0 +1,303 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Effect is what calling a tool can do. The harness orders them from
+// read_only (weakest) to destructive (strictest).
+type Effect string
+
+const (
+	ReadOnly    Effect = "read_only"
+	Write       Effect = "write"
+	Network     Effect = "network"
+	Destructive Effect = "destructive"
+)
+
+// Rank orders effects by strictness: read_only 0 ... destructive 3.
+func (e Effect) Rank() int {
+	switch e {
+	case ReadOnly:
+		return 0
+	case Write:
+		return 1
+	case Network:
+		return 2
+	}
+	return 3
+}
+
+// Stricter returns the stricter of e and o.
+func (e Effect) Stricter(o Effect) Effect {
+	if o.Rank() > e.Rank() {
+		return o
+	}
+	return e
+}
+
+func (e Effect) valid() bool {
+	return e == ReadOnly || e == Write || e == Network || e == Destructive
+}
+
+// Defaults.
+const (
+	DefaultSummaryBytes     = 16 << 10
+	DefaultDescriptionBytes = 1024
+	DefaultMaxTurns         = 16
+)
+
+// Config is the whole configuration.
+type Config struct {
+	// StateDir holds runs (event logs, artifacts) and pinned definitions;
+	// default DefaultStateDir().
+	StateDir string `yaml:"state_dir"`
+	// SummaryBytes bounds what a model receives of one result.
+	SummaryBytes int `yaml:"summary_bytes"`
+	// DescriptionBytes caps each description a model sees.
+	DescriptionBytes int `yaml:"description_bytes"`
+	// MaxTurns bounds the model replies of one run.
+	MaxTurns int `yaml:"max_turns"`
+	// RetryReadOnly is how many times a read-only call that ended unknown
+	// is sent again automatically (default 1; 0 turns it off).
+	RetryReadOnly *int `yaml:"retry_read_only"`
+	// AllowHidden lets path arguments name dot-files (never .git).
+	AllowHidden bool `yaml:"allow_hidden"`
+
+	Local   *Local             `yaml:"local"`
+	Servers map[string]*Server `yaml:"servers"`
+	Model   Model              `yaml:"model"`
+}
+
+// Local configures the built-in source over a local directory.
+type Local struct {
+	Workspace string           `yaml:"workspace"`
+	Tools     map[string]*Tool `yaml:"tools"`
+}
+
+// Approval modes of a server's tool definitions.
+const (
+	ApproveExplicit = "explicit"  // a person approves every new or changed definition
+	ApproveFirstUse = "first_use" // new definitions are pinned on first sight; changes still need a person
+)
+
+// Server configures one MCP server over stdio.
+type Server struct {
+	Command []string `yaml:"command"`
+	Dir     string   `yaml:"dir"`
+	Env     []string `yaml:"env"`
+	Inherit []string `yaml:"inherit"`
+	// Workspace is the directory the harness checks path arguments against.
+	Workspace   string           `yaml:"workspace"`
+	Approve     string           `yaml:"approve"`
+	CallTimeout time.Duration    `yaml:"call_timeout"`
+	Tools       map[string]*Tool `yaml:"tools"`
+}
+
+// Tool is the policy of one allowlisted tool.
+type Tool struct {
+	// Effect; empty means destructive.
+	Effect Effect `yaml:"effect"`
+	// Paths names the arguments that hold paths in the workspace (string or
+	// array of strings); the harness checks them before anything is sent.
+	Paths []string `yaml:"paths"`
+	// Preview names an argument shown to a person asking for approval (a
+	// diff, a note's text).
+	Preview string `yaml:"preview"`
+}
+
+// EffectOrDefault is the configured effect, destructive when unset.
+func (t *Tool) EffectOrDefault() Effect {
+	if t == nil || t.Effect == "" {
+		return Destructive
+	}
+	return t.Effect
+}
+
+// Model selects the model behind the harness.
+type Model struct {
+	Kind      string         `yaml:"kind"` // scripted (default), anthropic, openai
+	Name      string         `yaml:"name"`
+	BaseURL   string         `yaml:"base_url"`
+	APIKeyEnv string         `yaml:"api_key_env"`
+	MaxTokens int            `yaml:"max_tokens"`
+	Args      map[string]any `yaml:"args"` // scripted: arguments added to every call
+	// Steps replace the scripted model's demo plan.
+	Steps []Step `yaml:"steps"`
+}
+
+// Step is one step of a scripted plan: a tool call or the final answer.
+type Step struct {
+	Tool   string         `yaml:"tool"`
+	Args   map[string]any `yaml:"args"`
+	Answer string         `yaml:"answer"` // summary or report
+}
+
+// Load reads and checks the configuration file at path.
+func Load(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	c, err := Parse(data, filepath.Dir(abs))
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// Parse decodes and checks a configuration; relative paths are resolved
+// against base.
+func Parse(data []byte, base string) (*Config, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var c Config
+	if err := dec.Decode(&c); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, errors.New("empty configuration")
+		}
+		return nil, err
+	}
+	var extra any
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return nil, errors.New("more than one YAML document")
+	}
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	c.resolve(base)
+	return &c, nil
+}
+
+var serverName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
+
+func (c *Config) check() error {
+	var errs []error
+	if c.SummaryBytes < 0 || c.DescriptionBytes < 0 || c.MaxTurns < 0 {
+		errs = append(errs, errors.New("summary_bytes, description_bytes and max_turns must not be negative"))
+	}
+	if c.RetryReadOnly != nil && *c.RetryReadOnly < 0 {
+		errs = append(errs, errors.New("retry_read_only must not be negative"))
+	}
+	if c.Local != nil {
+		if c.Local.Workspace == "" {
+			errs = append(errs, errors.New("local: workspace is required"))
+		}
+		errs = append(errs, checkTools("local", c.Local.Tools, map[string]bool{"list_files": true, "read_file": true, "write_note": true}))
+	}
+	for _, name := range sortedKeys(c.Servers) {
+		s := c.Servers[name]
+		where := "servers." + name
+		switch {
+		case !serverName.MatchString(name):
+			errs = append(errs, fmt.Errorf("%s: server names are 1-32 characters from [a-z0-9_-]", where))
+		case s == nil || len(s.Command) == 0:
+			errs = append(errs, fmt.Errorf("%s: command is required", where))
+		case s.Approve != "" && s.Approve != ApproveExplicit && s.Approve != ApproveFirstUse:
+			errs = append(errs, fmt.Errorf("%s: approve %q: want %s or %s", where, s.Approve, ApproveExplicit, ApproveFirstUse))
+		case s.CallTimeout < 0:
+			errs = append(errs, fmt.Errorf("%s: call_timeout must not be negative", where))
+		default:
+			errs = append(errs, checkTools(where, s.Tools, nil))
+		}
+	}
+	for i, st := range c.Model.Steps {
+		if (st.Tool == "") == (st.Answer == "") || (st.Answer != "" && st.Answer != "summary" && st.Answer != "report") {
+			errs = append(errs, fmt.Errorf("model.steps[%d]: want a tool (with args) or an answer (summary or report)", i))
+		}
+	}
+	switch c.Model.Kind {
+	case "", "scripted", "anthropic", "openai":
+	default:
+		errs = append(errs, fmt.Errorf("model: kind %q: want scripted, anthropic or openai", c.Model.Kind))
+	}
+	return errors.Join(errs...)
+}
+
+func checkTools(where string, tools map[string]*Tool, known map[string]bool) error {
+	var errs []error
+	for _, name := range sortedKeys(tools) {
+		t := tools[name]
+		if known != nil && !known[name] {
+			errs = append(errs, fmt.Errorf("%s.tools.%s: the built-in source has no such tool", where, name))
+		}
+		if t != nil && t.Effect != "" && !t.Effect.valid() {
+			errs = append(errs, fmt.Errorf("%s.tools.%s: effect %q: want read_only, write, network or destructive", where, name, t.Effect))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (c *Config) resolve(base string) {
+	abs := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(base, p)
+	}
+	if c.StateDir == "" {
+		c.StateDir = DefaultStateDir()
+	}
+	c.StateDir = abs(c.StateDir)
+	if c.SummaryBytes == 0 {
+		c.SummaryBytes = DefaultSummaryBytes
+	}
+	if c.DescriptionBytes == 0 {
+		c.DescriptionBytes = DefaultDescriptionBytes
+	}
+	if c.MaxTurns == 0 {
+		c.MaxTurns = DefaultMaxTurns
+	}
+	if c.RetryReadOnly == nil {
+		one := 1
+		c.RetryReadOnly = &one
+	}
+	if c.Local != nil {
+		c.Local.Workspace = abs(c.Local.Workspace)
+	}
+	for _, s := range c.Servers {
+		s.Workspace = abs(s.Workspace)
+		s.Dir = abs(s.Dir)
+		if s.Approve == "" {
+			s.Approve = ApproveExplicit
+		}
+	}
+	if c.Model.Kind == "" {
+		c.Model.Kind = "scripted"
+	}
+}
+
+// DefaultStateDir is where runs are kept when the configuration names no
+// state_dir: $XDG_STATE_HOME/repo-harness, or ~/.local/state/repo-harness.
+func DefaultStateDir() string {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "repo-harness")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".local", "state", "repo-harness")
+	}
+	return ".repo-harness"
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,49 @@
+// Package harness runs an agent over tools it reaches through ToolSources
+// (its own local tools and MCP servers) without handing any of its duties
+// to them: the allowlist, effects, approvals, the event log, artifacts and
+// recovery all stay here, so swapping one MCP server for another can never
+// bypass a workspace check or an approval.
+//
+//	h, err := harness.New(ctx, harness.Options{Config: cfg, Observe: func(ev eventlog.Event) { ... }})
+//	defer h.Close()
+//	run, err := h.Submit(ctx, "List the files in the workspace, read README.md, then summarize it in three sentences.")
+//	st := h.Wait(ctx, run)           // until the run completes or needs a person
+//	err = h.Approve(run, call, digest, definition, "alice")
+//	err = h.Reconcile(run, call, eventlog.NotHappened, "alice", "checked the server's log")
+//
+// # A run
+//
+// A run is a conversation between a model and the harness. Each tool call
+// the model asks for becomes a ToolCall that moves through
+//
+//	proposed -> permission_denied | failed (invalid arguments, never sent)
+//	         | waiting_for_approval -> denied | ready
+//	         | ready -> executing -> succeeded | failed | unknown | cancelled
+//
+// A call to a tool outside the allowlist ends permission_denied and the
+// model is told so. Arguments are validated against the schema the harness
+// rebuilt, and configured path arguments are checked against the workspace
+// (package pathcheck), before anything is sent. Read-only calls go straight
+// to ready; write, network and destructive ones wait for a person, whose
+// approval is bound to the argument digest and the tool-definition hash.
+// The run itself is running, waiting_for_approval, interrupted, completed,
+// failed or cancelled.
+//
+// # The log is the state
+//
+// Every state change is an event appended to the run's JSONL log and
+// fsynced (package eventlog) before the harness acts on it; in particular
+// the executing event, the call's intent, is on disk before tools/call is
+// sent. The in-memory state of a run is only ever derived by applying its
+// events, live or when New reads the logs back after a restart. A call
+// whose answer never came (timeout, lost connection, oversized or unusable
+// answer) ends unknown and its run interrupted; after a restart a call
+// left executing becomes unknown too. Nothing with a side effect is sent
+// again automatically: a person reconciles each unknown call (happened,
+// not_happened, retry), and that decision is an event. Read-only calls are
+// retried automatically (Config.RetryReadOnly times) and the log says so.
+//
+// Raw results are stored content-addressed under the run (package
+// artifact); the model receives a bounded summary. Package audit turns the
+// logs into the per-call audit table.
+package harness

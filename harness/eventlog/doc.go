@@ -1,0 +1,18 @@
+// Package eventlog is the harness's record of a run: an append-only JSONL
+// file, one event per line, each written and fsynced before Append returns.
+// Whatever the harness did is on disk before it acts on it, so a restart can
+// rebuild every run from its log alone.
+//
+//	log, err := eventlog.Create(filepath.Join(dir, "events.jsonl"))
+//	ev, err := log.Append(eventlog.Event{Run: id, Type: eventlog.RunCreated, Data: eventlog.Marshal(eventlog.RunData{Task: task})})
+//	...
+//	events, err := eventlog.Read(path)         // for audit and recovery
+//	log, events, err := eventlog.Open(path)    // reopen to keep appending
+//
+// Open repairs a log whose last line was cut by a crash (the append never
+// returned, so nothing acted on it): the torn tail is cut off before appending.
+//
+// The event types and their payloads (RunData, CallData, ...) are defined
+// here too, so that the engine that writes them and the audit that reads
+// them agree on one schema.
+package eventlog

@@ -1,0 +1,158 @@
+package eventlog
+
+import (
+	"encoding/json"
+)
+
+// Type names what an event records.
+type Type string
+
+// The event types of a run. Every state change of a run or a call is one
+// event; nothing else changes state.
+const (
+	RunCreated Type = "run_created" // RunData: the task, the model, the tool table
+	RunState   Type = "run_state"   // StateData: the run's new state
+	ModelReply Type = "model_reply" // ReplyData: what the model said and asked for
+	CallState  Type = "call_state"  // CallData: a tool call's new state
+	Approval   Type = "approval"    // ApprovalData: a person's decision on a call
+	Reconcile  Type = "reconcile"   // ReconcileData: a decision on an unknown call
+	ToolResult Type = "tool_result" // ResultData: what the model was given for a call
+	Answer     Type = "answer"      // AnswerData: the model's final answer
+)
+
+// RunState values.
+const (
+	Running            = "running"
+	WaitingForApproval = "waiting_for_approval"
+	Interrupted        = "interrupted"
+	Completed          = "completed"
+	Failed             = "failed"
+	Cancelled          = "cancelled"
+)
+
+// ToolCall states (besides WaitingForApproval, Failed and Cancelled above).
+const (
+	Proposed         = "proposed"
+	PermissionDenied = "permission_denied"
+	Denied           = "denied"
+	Ready            = "ready"
+	Executing        = "executing"
+	Succeeded        = "succeeded"
+	Unknown          = "unknown"
+)
+
+// Terminal reports whether a call in state s can change no more (unknown
+// can, by reconciliation).
+func Terminal(s string) bool {
+	switch s {
+	case PermissionDenied, Denied, Succeeded, Failed, Cancelled:
+		return true
+	}
+	return false
+}
+
+// RunData is the payload of RunCreated.
+type RunData struct {
+	Task  string      `json:"task"`
+	Model string      `json:"model"`
+	Tools []ToolEntry `json:"tools"`
+}
+
+// ToolEntry is one tool of the table the model was given.
+type ToolEntry struct {
+	Alias      string `json:"alias"`  // the name the model sees
+	Source     string `json:"source"` // e.g. "mcp.repo"
+	Tool       string `json:"tool"`   // the name in the source
+	Effect     string `json:"effect"`
+	Definition string `json:"definition"`         // hash of the pinned definition
+	Mismatch   string `json:"mismatch,omitempty"` // annotations that disagree with the configured effect
+}
+
+// StateData is the payload of RunState.
+type StateData struct {
+	State  string `json:"state"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// ReplyData is the payload of ModelReply.
+type ReplyData struct {
+	Text  string      `json:"text,omitempty"`
+	Calls []ModelCall `json:"calls,omitempty"`
+}
+
+// ModelCall is a tool call as the model asked for it.
+type ModelCall struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// CallData is the payload of CallState. The proposed event carries every
+// identifying field; later events carry the new state and what it adds.
+type CallData struct {
+	State  string `json:"state"`
+	Reason string `json:"reason,omitempty"`
+
+	ModelCall  string          `json:"model_call,omitempty"` // the model's id for the call
+	Alias      string          `json:"alias,omitempty"`
+	Source     string          `json:"source,omitempty"`
+	Tool       string          `json:"tool,omitempty"`
+	Effect     string          `json:"effect,omitempty"`
+	Arguments  json.RawMessage `json:"arguments,omitempty"`
+	Digest     string          `json:"digest,omitempty"`     // argument digest
+	Summary    string          `json:"summary,omitempty"`    // short rendering of the arguments
+	Definition string          `json:"definition,omitempty"` // tool definition hash
+	Preview    string          `json:"preview,omitempty"`    // what a person should look at before approving
+
+	Attempt     int     `json:"attempt,omitempty"`      // executing: 1 for the first send
+	Outcome     string  `json:"outcome,omitempty"`      // client outcome: answered, timed_out, ...
+	ResultBytes int64   `json:"result_bytes,omitempty"` // size of the raw result
+	Artifact    string  `json:"artifact,omitempty"`     // reference of the stored raw result
+	DurationMS  float64 `json:"duration_ms,omitempty"`
+}
+
+// ApprovalData is the payload of Approval.
+type ApprovalData struct {
+	Decision   string `json:"decision"` // "approve" or "deny"
+	By         string `json:"by"`
+	Digest     string `json:"digest"`
+	Definition string `json:"definition"`
+	Reason     string `json:"reason,omitempty"`
+}
+
+// Reconcile decisions.
+const (
+	Happened    = "happened"
+	NotHappened = "not_happened"
+	Retry       = "retry"
+)
+
+// ReconcileData is the payload of Reconcile.
+type ReconcileData struct {
+	Decision  string `json:"decision"`
+	By        string `json:"by"`
+	Note      string `json:"note,omitempty"`
+	Automatic bool   `json:"automatic,omitempty"` // taken by the harness (read-only retry)
+}
+
+// ResultData is the payload of ToolResult: exactly what the model received.
+type ResultData struct {
+	ModelCall string `json:"model_call"`
+	Content   string `json:"content"`
+	IsError   bool   `json:"is_error,omitempty"`
+}
+
+// AnswerData is the payload of Answer.
+type AnswerData struct {
+	Text string `json:"text"`
+}
+
+// Marshal encodes a payload for Event.Data. Payloads are plain structs, so
+// encoding cannot fail.
+func Marshal(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("eventlog: payload does not encode: " + err.Error())
+	}
+	return b
+}

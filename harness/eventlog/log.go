@@ -1,0 +1,207 @@
+package eventlog
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// Event is one line of a run's log. Seq numbers the events of one log from
+// 1; Data holds the payload of the event's Type.
+type Event struct {
+	Seq  int64           `json:"seq"`
+	Time time.Time       `json:"time"`
+	Run  string          `json:"run"`
+	Type Type            `json:"type"`
+	Call string          `json:"call,omitempty"`
+	Data json.RawMessage `json:"data,omitempty"`
+}
+
+// Decode unmarshals the event's payload into v.
+func (e Event) Decode(v any) error {
+	if len(e.Data) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(e.Data, v); err != nil {
+		return fmt.Errorf("event %d (%s): %w", e.Seq, e.Type, err)
+	}
+	return nil
+}
+
+// Log is an open event log. Its methods are safe for concurrent use.
+type Log struct {
+	mu     sync.Mutex
+	f      *os.File
+	path   string
+	seq    int64
+	now    func() time.Time
+	closed bool
+}
+
+// ErrClosed is returned by Append after Close.
+var ErrClosed = errors.New("eventlog: closed")
+
+// Create creates a new log at path; it fails if the file exists.
+func Create(path string) (*Log, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("eventlog: %w", err)
+	}
+	if err := syncDir(path); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &Log{f: f, path: path, now: time.Now}, nil
+}
+
+// Open reads an existing log and reopens it for appending. A torn last line
+// (no newline, or not JSON) is cut off before anything is appended.
+func Open(path string) (*Log, []Event, error) {
+	events, good, err := read(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, nil, fmt.Errorf("eventlog: %w", err)
+	}
+	l := &Log{f: f, path: path, now: time.Now}
+	if st, err := f.Stat(); err == nil && st.Size() > good {
+		if err := f.Truncate(good); err != nil {
+			f.Close()
+			return nil, nil, fmt.Errorf("eventlog: cutting torn tail: %w", err)
+		}
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return nil, nil, fmt.Errorf("eventlog: %w", err)
+		}
+	}
+	if n := len(events); n > 0 {
+		l.seq = events[n-1].Seq
+	}
+	return l, events, nil
+}
+
+// Read returns the complete events of the log at path, ignoring a torn last
+// line.
+func Read(path string) ([]Event, error) {
+	events, _, err := read(path)
+	return events, err
+}
+
+func read(path string) ([]Event, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, fmt.Errorf("eventlog: %w", err)
+	}
+	defer f.Close()
+	var (
+		events []Event
+		good   int64
+		r      = bufio.NewReaderSize(f, 64<<10)
+	)
+	for {
+		line, err := r.ReadBytes('\n')
+		if errors.Is(err, io.EOF) {
+			return events, good, nil // a line without newline is torn
+		}
+		if err != nil {
+			return nil, 0, fmt.Errorf("eventlog: %w", err)
+		}
+		var ev Event
+		if jerr := json.Unmarshal(bytes.TrimSpace(line), &ev); jerr != nil {
+			// Only the last line can be torn; anything else is corruption.
+			if _, perr := r.Peek(1); perr == nil {
+				return nil, 0, fmt.Errorf("eventlog: %s: line after seq %d is not an event: %w", path, lastSeq(events), jerr)
+			}
+			return events, good, nil
+		}
+		events = append(events, ev)
+		good += int64(len(line))
+	}
+}
+
+func lastSeq(events []Event) int64 {
+	if len(events) == 0 {
+		return 0
+	}
+	return events[len(events)-1].Seq
+}
+
+// Append numbers and stamps ev, writes it as one line and fsyncs the file.
+// It returns the event as written. When Append returns an error the event
+// may or may not be on disk; the caller must not act as if it were.
+func (l *Log) Append(ev Event) (Event, error) {
+	evs, err := l.AppendAll(ev)
+	if err != nil {
+		return Event{}, err
+	}
+	return evs[0], nil
+}
+
+// AppendAll appends several events with one write and one fsync: they
+// reach the disk together or, after a crash, the torn tail is cut from the
+// first incomplete one.
+func (l *Log) AppendAll(evs ...Event) ([]Event, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return nil, ErrClosed
+	}
+	var buf []byte
+	out := make([]Event, len(evs))
+	for i, ev := range evs {
+		ev.Seq = l.seq + int64(i) + 1
+		if ev.Time.IsZero() {
+			ev.Time = l.now().UTC()
+		}
+		line, err := json.Marshal(ev)
+		if err != nil {
+			return nil, fmt.Errorf("eventlog: %w", err)
+		}
+		buf = append(append(buf, line...), '\n')
+		out[i] = ev
+	}
+	if _, err := l.f.Write(buf); err != nil {
+		return nil, fmt.Errorf("eventlog: %w", err)
+	}
+	if err := l.f.Sync(); err != nil {
+		return nil, fmt.Errorf("eventlog: %w", err)
+	}
+	l.seq += int64(len(evs))
+	return out, nil
+}
+
+// Path is the file the log is written to.
+func (l *Log) Path() string { return l.path }
+
+// Close closes the file. Later Appends fail with ErrClosed.
+func (l *Log) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return nil
+	}
+	l.closed = true
+	return l.f.Close()
+}
+
+// syncDir fsyncs the directory holding path, so a new file's name is durable.
+func syncDir(path string) error {
+	d, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return fmt.Errorf("eventlog: %w", err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("eventlog: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,131 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/repo-mcp/repo-mcp/harness/artifact"
+	"github.com/repo-mcp/repo-mcp/harness/eventlog"
+	"github.com/repo-mcp/repo-mcp/harness/source"
+)
+
+// execute sends a ready call. The caller holds r.mu; execute releases it
+// while the call is in flight and returns with it released.
+func (h *Harness) execute(ctx context.Context, r *run, c *call) error {
+	e, ok := h.table.Lookup(c.Alias)
+	src := h.sources[c.Source]
+	if !ok || src == nil || e.Definition != c.Definition || e.Disabled != "" {
+		err := h.record(r, eventlog.CallState, c.id, eventlog.CallData{State: eventlog.Failed, Reason: "not sent: the tool's definition changed or it was disabled after the call was approved"})
+		r.mu.Unlock()
+		return err
+	}
+	if ctx.Err() != nil {
+		err := h.cancelled(r)
+		r.mu.Unlock()
+		if errors.Is(err, errParked) {
+			return errParked
+		}
+		return err
+	}
+	// The intent: on disk before anything is sent.
+	if err := h.record(r, eventlog.CallState, c.id, eventlog.CallData{State: eventlog.Executing, Attempt: c.attempts + 1}); err != nil {
+		r.mu.Unlock()
+		return err
+	}
+	args := c.Arguments
+	r.mu.Unlock()
+
+	start := time.Now()
+	res, err := src.Call(ctx, c.Tool, args)
+	dur := time.Since(start)
+
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	d := h.settle(r, c, res, err, ctx.Err() != nil)
+	d.DurationMS = float64(dur.Microseconds()) / 1000
+	if d.State != eventlog.Succeeded && d.State != eventlog.Failed {
+		return h.record(r, eventlog.CallState, c.id, d)
+	}
+	// The end of the call and what the model receives, with one fsync.
+	result, err := h.resultFor(r, c, d.State, d.Reason)
+	if err != nil {
+		return err
+	}
+	return h.recordAll(r, entry{eventlog.CallState, c.id, d}, entry{eventlog.ToolResult, c.id, result})
+}
+
+// settle turns a call's answer (or its absence) into its next state.
+func (h *Harness) settle(r *run, c *call, res *source.Result, err error, cancelled bool) eventlog.CallData {
+	if err == nil {
+		ref, perr := r.store.Put(res.Raw)
+		if perr != nil {
+			return eventlog.CallData{State: eventlog.Unknown, Outcome: "answered", Reason: "the answer could not be stored: " + perr.Error()}
+		}
+		c.result = h.summarize(res, ref)
+		state := eventlog.Succeeded
+		if res.IsError {
+			state = eventlog.Failed
+		}
+		return eventlog.CallData{State: state, Outcome: "answered", ResultBytes: ref.Size, Artifact: ref.Digest}
+	}
+	var ce *source.CallError
+	if !errors.As(err, &ce) {
+		ce = &source.CallError{Outcome: source.NotSent, Message: err.Error()}
+	}
+	d := eventlog.CallData{Outcome: string(ce.Outcome), Reason: ce.Message}
+	if len(ce.Head) > 0 {
+		if ref, perr := r.store.Put(ce.Head); perr == nil {
+			d.Artifact, d.ResultBytes = ref.Digest, ce.Size
+			d.Reason += fmt.Sprintf(" (answer of %d bytes; its first %d bytes are artifact %s)", ce.Size, len(ce.Head), ref.Digest)
+		}
+	}
+	switch {
+	case cancelled:
+		d.State = eventlog.Cancelled
+		d.Reason = "cancelled; notifications/cancelled was sent, and the server may still act on the call"
+	case ce.Outcome.Unknown():
+		d.State = eventlog.Unknown
+	case ce.Outcome == source.NotSent:
+		d.State = eventlog.Failed
+		d.Reason = "transient: not sent: " + ce.Message
+	default:
+		d.State = eventlog.Failed
+	}
+	if d.State == eventlog.Failed {
+		c.result = d.Reason
+	}
+	return d
+}
+
+// summarize renders a result for the model: bounded text, and a note for
+// every content block it cannot be given yet.
+func (h *Harness) summarize(res *source.Result, ref artifact.Ref) string {
+	text := artifact.Summarize(res.Text(), ref, h.cfg.SummaryBytes)
+	if kinds := res.Unsupported(); len(kinds) > 0 {
+		note := artifact.Unsupported(kinds, ref)
+		if text == "" {
+			return note
+		}
+		text += "\n" + note
+	}
+	return text
+}
+
+// resultText is what the model receives of a call's answer: kept from
+// settle, or rebuilt from the artifact after a restart.
+func (h *Harness) resultText(r *run, c *call) string {
+	if c.result != "" || c.Outcome != "answered" || c.Artifact == "" {
+		return c.result
+	}
+	raw, err := r.store.Get(c.Artifact)
+	if err != nil {
+		return "internal: the stored result is unreadable: " + err.Error()
+	}
+	res, err := source.ParseResult(raw)
+	if err != nil {
+		return "internal: the stored result is unreadable: " + err.Error()
+	}
+	return h.summarize(res, artifact.Ref{Digest: c.Artifact, Size: int64(len(raw))})
+}

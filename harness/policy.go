@@ -1,0 +1,131 @@
+package harness
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/repo-mcp/repo-mcp/harness/config"
+	"github.com/repo-mcp/repo-mcp/harness/eventlog"
+	"github.com/repo-mcp/repo-mcp/harness/model"
+	"github.com/repo-mcp/repo-mcp/harness/pathcheck"
+	"github.com/repo-mcp/repo-mcp/harness/tools"
+)
+
+// propose records a new ToolCall and decides where it goes. The caller
+// holds r.mu.
+func (h *Harness) propose(r *run, mc model.ToolCall) error {
+	id := fmt.Sprintf("c%d", len(r.order)+1)
+	args := mc.Arguments
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = json.RawMessage("{}")
+	}
+	d := eventlog.CallData{State: eventlog.Proposed, ModelCall: mc.ID, Alias: mc.Name, Arguments: args, Digest: Digest(args), Summary: argsSummary(args)}
+	e, ok := h.table.Lookup(mc.Name)
+	if ok {
+		d.Source, d.Tool, d.Effect, d.Definition = e.Source, e.Tool, string(e.Effect), e.Definition
+		d.Preview = preview(e, args)
+	}
+	next, reason := h.decide(e, ok, args)
+	return h.recordAll(r, entry{eventlog.CallState, id, d}, entry{eventlog.CallState, id, eventlog.CallData{State: next, Reason: reason}})
+}
+
+// decide is the policy: which state a proposed call moves to, and why.
+func (h *Harness) decide(e *tools.Entry, ok bool, args json.RawMessage) (string, string) {
+	switch {
+	case !ok:
+		return eventlog.PermissionDenied, "not an allowlisted tool"
+	case e.Disabled != "":
+		return eventlog.PermissionDenied, "tool disabled: " + e.Disabled
+	}
+	if v := e.Validate(args); len(v) > 0 {
+		msgs := make([]string, len(v))
+		for i := range v {
+			msgs[i] = v[i].String()
+		}
+		return eventlog.Failed, "invalid_input: " + strings.Join(msgs, "; ")
+	}
+	if err := h.checkPaths(e, args); err != nil {
+		return eventlog.PermissionDenied, err.Error()
+	}
+	if e.Effect == config.ReadOnly {
+		return eventlog.Ready, "read_only"
+	}
+	return eventlog.WaitingForApproval, string(e.Effect) + " needs a person's approval"
+}
+
+// checkPaths applies pathcheck to every configured path argument.
+func (h *Harness) checkPaths(e *tools.Entry, args json.RawMessage) error {
+	if e.Policy == nil || len(e.Policy.Paths) == 0 {
+		return nil
+	}
+	root := h.roots[e.Source]
+	var m map[string]any
+	if err := json.Unmarshal(args, &m); err != nil {
+		return err
+	}
+	for _, name := range e.Policy.Paths {
+		var values []string
+		switch v := m[name].(type) {
+		case nil:
+		case string:
+			values = []string{v}
+		case []any:
+			for _, x := range v {
+				s, _ := x.(string)
+				values = append(values, s)
+			}
+		default:
+			return fmt.Errorf("argument %s: not a path", name)
+		}
+		for _, p := range values {
+			if root == "" {
+				return fmt.Errorf("argument %s: no workspace is configured for %s, so no path can be checked", name, e.Source)
+			}
+			if _, err := pathcheck.Check(root, p, pathcheck.Options{AllowHidden: h.cfg.AllowHidden}); err != nil {
+				return fmt.Errorf("argument %s: %w", name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// preview is what a person is shown before approving: every argument,
+// indented, and the configured preview argument (a note's text, a diff)
+// set apart, as written.
+func preview(e *tools.Entry, args json.RawMessage) string {
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil {
+		return string(args)
+	}
+	var shown string
+	if e.Policy != nil && e.Policy.Preview != "" {
+		if s, ok := m[e.Policy.Preview].(string); ok {
+			shown = s
+			m[e.Policy.Preview] = fmt.Sprintf("(%d bytes, shown below)", len(s))
+		}
+	}
+	b, _ := json.MarshalIndent(m, "", "  ")
+	if shown == "" {
+		return string(b)
+	}
+	return string(b) + "\n--- " + e.Policy.Preview + " ---\n" + shown
+}
+
+// Digest is the digest of a call's arguments that an approval names:
+// "sha256:" and the hex SHA-256 of their canonical JSON (sorted keys).
+func Digest(args json.RawMessage) string {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber()
+	if dec.Decode(&v) == nil {
+		if b, err := json.Marshal(v); err == nil {
+			args = b
+		}
+	}
+	sum := sha256.Sum256(args)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}

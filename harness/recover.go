@@ -1,0 +1,112 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/repo-mcp/repo-mcp/harness/artifact"
+	"github.com/repo-mcp/repo-mcp/harness/eventlog"
+)
+
+// readRun loads a run from its log without keeping it open.
+func (h *Harness) readRun(id string) (*run, error) {
+	if strings.ContainsAny(id, `/\`) || id == "" || id[0] == '.' {
+		return nil, fmt.Errorf("%w: %q", ErrNoRun, id)
+	}
+	dir := filepath.Join(h.runsDir, id)
+	events, err := eventlog.Read(filepath.Join(dir, "events.jsonl"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %q", ErrNoRun, id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r := &run{id: id, dir: dir}
+	for _, ev := range events {
+		if err := r.apply(ev); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// recover reopens every unfinished run: a call left executing becomes
+// unknown, the run interrupted. Nothing is sent; read-only unknown calls
+// are marked for an automatic retry, which happens when the run resumes.
+func (h *Harness) recover() error {
+	entries, err := os.ReadDir(h.runsDir)
+	if err != nil {
+		return fmt.Errorf("harness: %w", err)
+	}
+	for _, de := range entries {
+		if !de.IsDir() {
+			continue
+		}
+		done, err := h.readRun(de.Name())
+		if err != nil {
+			h.logger.Warn("unreadable run", "run", de.Name(), "err", err)
+			continue
+		}
+		if terminalRun(done.state) {
+			continue
+		}
+		if err := h.reopen(de.Name()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (h *Harness) reopen(id string) error {
+	dir := filepath.Join(h.runsDir, id)
+	log, events, err := eventlog.Open(filepath.Join(dir, "events.jsonl"))
+	if err != nil {
+		return err
+	}
+	store, err := artifact.NewStore(filepath.Join(dir, "artifacts"))
+	if err != nil {
+		log.Close()
+		return err
+	}
+	r := &run{id: id, dir: dir, log: log, store: store}
+	for _, ev := range events {
+		if err := r.apply(ev); err != nil {
+			log.Close()
+			return err
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, cid := range r.order {
+		if r.calls[cid].State == eventlog.Executing {
+			if err := h.record(r, eventlog.CallState, cid, eventlog.CallData{State: eventlog.Unknown, Reason: "the harness stopped while the call was executing; its effect is unknown"}); err != nil {
+				return err
+			}
+		}
+	}
+	if r.state == eventlog.Running || (len(r.unknownCalls()) > 0 && r.state != eventlog.Interrupted) {
+		if err := h.record(r, eventlog.RunState, "", eventlog.StateData{State: eventlog.Interrupted, Reason: "the harness restarted; nothing was sent again"}); err != nil {
+			return err
+		}
+	}
+	for _, cid := range r.unknownCalls() {
+		c := r.calls[cid]
+		if c.Effect == "read_only" && c.attempts <= *h.cfg.RetryReadOnly {
+			note := "read_only: will be retried automatically when the run resumes"
+			if err := h.record(r, eventlog.Reconcile, cid, eventlog.ReconcileData{Decision: eventlog.Retry, By: "harness", Note: note, Automatic: true}); err != nil {
+				return err
+			}
+			if err := h.record(r, eventlog.CallState, cid, eventlog.CallData{State: eventlog.Ready, Reason: note}); err != nil {
+				return err
+			}
+		}
+	}
+	h.mu.Lock()
+	h.runs[id] = r
+	h.recovered = append(h.recovered, id)
+	h.mu.Unlock()
+	return nil
+}
