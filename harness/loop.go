@@ -203,10 +203,21 @@ func (h *Harness) specs() []model.ToolSpec {
 // then takes the calls in order until each has its result, or one needs a
 // person.
 func (h *Harness) answerCalls(ctx context.Context, r *run, reply *model.Message) error {
+	// Previews that need a call of their own are fetched before the run is
+	// locked.
+	shown := make(map[string]string)
+	for _, mc := range reply.Calls {
+		r.mu.Lock()
+		_, proposed := r.byMsg[mc.ID]
+		r.mu.Unlock()
+		if !proposed {
+			shown[mc.ID] = h.fetchPreview(ctx, mc)
+		}
+	}
 	r.mu.Lock()
 	for _, mc := range reply.Calls {
 		if _, ok := r.byMsg[mc.ID]; !ok {
-			if err := h.propose(r, mc); err != nil {
+			if err := h.propose(r, mc, shown[mc.ID]); err != nil {
 				r.mu.Unlock()
 				return err
 			}

@@ -2,11 +2,13 @@ package harness
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/repo-mcp/repo-mcp/harness/config"
 	"github.com/repo-mcp/repo-mcp/harness/eventlog"
@@ -15,9 +17,9 @@ import (
 	"github.com/repo-mcp/repo-mcp/harness/tools"
 )
 
-// propose records a new ToolCall and decides where it goes. The caller
-// holds r.mu.
-func (h *Harness) propose(r *run, mc model.ToolCall) error {
+// propose records a new ToolCall and decides where it goes; fetched is
+// what fetchPreview found for it. The caller holds r.mu.
+func (h *Harness) propose(r *run, mc model.ToolCall, fetched string) error {
 	id := fmt.Sprintf("c%d", len(r.order)+1)
 	args := mc.Arguments
 	if len(bytes.TrimSpace(args)) == 0 {
@@ -28,6 +30,9 @@ func (h *Harness) propose(r *run, mc model.ToolCall) error {
 	if ok {
 		d.Source, d.Tool, d.Effect, d.Definition = e.Source, e.Tool, string(e.Effect), e.Definition
 		d.Preview = preview(e, args)
+		if fetched != "" {
+			d.Preview += "\n--- " + e.Policy.PreviewWith.Tool + " (called by the harness to show what this call will do) ---\n" + fetched
+		}
 	}
 	next, reason := h.decide(e, ok, args)
 	return h.recordAll(r, entry{eventlog.CallState, id, d}, entry{eventlog.CallState, id, eventlog.CallData{State: next, Reason: reason}})
@@ -114,6 +119,57 @@ func preview(e *tools.Entry, args json.RawMessage) string {
 	}
 	return string(b) + "\n--- " + e.Policy.Preview + " ---\n" + shown
 }
+
+// maxFetchedPreview bounds the text a preview tool contributes.
+const maxFetchedPreview = 64 << 10
+
+// fetchPreview runs the read-only tool that a call's policy names to show a
+// person what the call will do (preview_diff for apply_patch), with the
+// listed arguments of the call, and returns its text; "" when the policy
+// names none or the call is read-only. It never fails the call: a preview
+// that cannot be had says so, and the person decides.
+func (h *Harness) fetchPreview(ctx context.Context, mc model.ToolCall) string {
+	e, ok := h.table.Lookup(mc.Name)
+	if !ok || e.Policy == nil || e.Policy.PreviewWith == nil || e.Effect == config.ReadOnly {
+		return ""
+	}
+	pw := e.Policy.PreviewWith
+	var pe *tools.Entry
+	for _, x := range h.table.Entries() {
+		if x.Source == e.Source && x.Tool == pw.Tool && x.Effect == config.ReadOnly && x.Disabled == "" {
+			pe = x
+		}
+	}
+	if pe == nil {
+		return "(no preview: " + pw.Tool + " is not an allowlisted read-only tool of this server)"
+	}
+	var args map[string]any
+	json.Unmarshal(mc.Arguments, &args)
+	picked := make(map[string]any, len(pw.Args))
+	for _, name := range pw.Args {
+		if v, ok := args[name]; ok {
+			picked[name] = v
+		}
+	}
+	raw, _ := json.Marshal(picked)
+	if v := pe.Validate(raw); len(v) > 0 {
+		return "(no preview: " + v[0].String() + ")"
+	}
+	ctx, cancel := context.WithTimeout(ctx, previewTimeout)
+	defer cancel()
+	res, err := h.sources[e.Source].Call(ctx, pw.Tool, raw)
+	if err != nil {
+		return "(no preview: " + err.Error() + ")"
+	}
+	text := res.Text()
+	if len(text) > maxFetchedPreview {
+		text = text[:maxFetchedPreview] + fmt.Sprintf("\n[preview cut at %d of %d bytes]", maxFetchedPreview, len(text))
+	}
+	return text
+}
+
+// previewTimeout bounds a preview call.
+const previewTimeout = 30 * time.Second
 
 // Digest is the digest of a call's arguments that an approval names:
 // "sha256:" and the hex SHA-256 of their canonical JSON (sorted keys).

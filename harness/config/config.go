@@ -114,6 +114,16 @@ type Tool struct {
 	// Preview names an argument shown to a person asking for approval (a
 	// diff, a note's text).
 	Preview string `yaml:"preview"`
+	// PreviewWith names a read-only tool of the same server that shows what
+	// a call will do, called by the harness before it asks for approval
+	// (preview_diff for apply_patch), with the listed arguments of the call.
+	PreviewWith *PreviewWith `yaml:"preview_with"`
+}
+
+// PreviewWith is a read-only tool that previews another's calls.
+type PreviewWith struct {
+	Tool string   `yaml:"tool"`
+	Args []string `yaml:"args"`
 }
 
 // EffectOrDefault is the configured effect, destructive when unset.
@@ -237,6 +247,11 @@ func checkTools(where string, tools map[string]*Tool, known map[string]bool) err
 		}
 		if t != nil && t.Effect != "" && !t.Effect.valid() {
 			errs = append(errs, fmt.Errorf("%s.tools.%s: effect %q: want read_only, write, network or destructive", where, name, t.Effect))
+		}
+		if t != nil && t.PreviewWith != nil {
+			if pw := tools[t.PreviewWith.Tool]; pw == nil || pw.Effect != ReadOnly {
+				errs = append(errs, fmt.Errorf("%s.tools.%s: preview_with names %q, which must be an allowlisted read_only tool of the same server", where, name, t.PreviewWith.Tool))
+			}
 		}
 	}
 	return errors.Join(errs...)

@@ -49,6 +49,8 @@ func TestParseRefuses(t *testing.T) {
 		{"unknown local tool", "local: {workspace: ., tools: {rm: {}}}", "no such tool"},
 		{"bad approve", "servers: {a: {command: [x], approve: always}}", "approve"},
 		{"bad model", "model: {kind: gpt}", "kind"},
+		{"preview with a tool not allowlisted", "servers: {a: {command: [x], tools: {apply: {preview_with: {tool: show}}}}}", "preview_with"},
+		{"preview with a tool that writes", "servers: {a: {command: [x], tools: {apply: {preview_with: {tool: show}}, show: {effect: write}}}}", "preview_with"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

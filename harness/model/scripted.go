@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -16,7 +17,9 @@ type Step struct {
 	// suffix of one after "_" ("read_file" matches "repo_read_file"). A
 	// name matching no offered tool is called as written.
 	Tool string
-	// Args are the call's arguments.
+	// Args are the call's arguments. A string value "$match:REGEXP" is
+	// replaced by the first group of REGEXP in the newest tool result that
+	// it matches (a patch_id that an earlier call returned, say).
 	Args map[string]any
 	// Answer ends the run: AnswerSummary or AnswerReport.
 	Answer string
@@ -103,11 +106,39 @@ func (s *Scripted) Next(ctx context.Context, req Request) (Reply, error) {
 			args[k] = v
 		}
 	}
+	if err := fillMatches(args, results(req.Messages)); err != nil {
+		return Reply{}, fmt.Errorf("scripted model: step %d: %w", k, err)
+	}
 	raw, err := json.Marshal(args)
 	if err != nil {
 		return Reply{}, fmt.Errorf("scripted model: step %d: %w", k, err)
 	}
 	return Reply{Calls: []ToolCall{{ID: fmt.Sprintf("call_%d", k+1), Name: name, Arguments: raw}}, Stop: "tool_use"}, nil
+}
+
+// fillMatches replaces "$match:REGEXP" values (at the top level of args)
+// by what REGEXP's first group finds in the newest result it matches.
+func fillMatches(args map[string]any, rs []ToolResult) error {
+	for k, v := range args {
+		pattern, ok := strings.CutPrefix(fmt.Sprint(v), "$match:")
+		if _, isString := v.(string); !ok || !isString {
+			continue
+		}
+		re, err := regexp.Compile(pattern)
+		if err != nil || re.NumSubexp() < 1 {
+			return fmt.Errorf("argument %s: %q needs a regular expression with a group", k, pattern)
+		}
+		found := false
+		for i := len(rs) - 1; i >= 0 && !found; i-- {
+			if m := re.FindStringSubmatch(rs[i].Content); m != nil {
+				args[k], found = m[1], true
+			}
+		}
+		if !found {
+			return fmt.Errorf("argument %s: no result matches %q", k, pattern)
+		}
+	}
+	return nil
 }
 
 func find(tools []ToolSpec, want string) (*ToolSpec, string) {
