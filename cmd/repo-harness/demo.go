@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,9 +16,26 @@ import (
 	"github.com/repo-mcp/repo-mcp/harness/model"
 )
 
-// demoConfig is the demo's configuration without --config: the local
-// source over the workspace, reads only. harness/examples holds the same
-// for repo-mcp and for a third-party server.
+// demoRepoMCP is the demo's configuration without --config when repo-mcp
+// is on PATH: repo-mcp serving the workspace, reads only.
+const demoRepoMCP = `
+servers:
+  repo:
+    command: [%q, serve, --read-only, --index-cache, "off", --workspace, %q]
+    inherit: [HOME, PATH]
+    workspace: %q
+    approve: first_use
+    tools:
+      list_files: {effect: read_only, paths: [path]}
+      read_file: {effect: read_only, paths: [path]}
+model:
+  kind: scripted
+  args: {workspace_id: repo}
+`
+
+// demoConfig is the demo's configuration without --config when repo-mcp
+// is not on PATH (or with --local): the built-in source over the
+// workspace, reads only. harness/examples holds more.
 const demoConfig = `
 local:
   workspace: %q
@@ -32,7 +50,8 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	var c common
 	c.register(fs)
-	workspace := fs.String("workspace", ".", "workspace `dir` for the local source (without --config)")
+	workspace := fs.String("workspace", ".", "the `dir` to work in (without --config)")
+	local := fs.Bool("local", false, "use the built-in source even when repo-mcp is on PATH (without --config)")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
@@ -45,7 +64,12 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	} else {
 		var ws string
 		if ws, err = filepath.Abs(*workspace); err == nil {
-			cfg, err = config.Parse(fmt.Appendf(nil, demoConfig, ws), ws)
+			if bin, lookErr := exec.LookPath("repo-mcp"); lookErr == nil && !*local {
+				cfg, err = config.Parse(fmt.Appendf(nil, demoRepoMCP, bin, "repo="+ws, ws), ws)
+			} else {
+				fmt.Fprintln(stdout, "repo-mcp is not on PATH (go install ./cmd/repo-mcp) or --local is set: the demo uses the harness's built-in source")
+				cfg, err = config.Parse(fmt.Appendf(nil, demoConfig, ws), ws)
+			}
 		}
 		if err == nil {
 			cfg.StateDir = config.DefaultStateDir()

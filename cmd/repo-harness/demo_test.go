@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,7 +43,7 @@ func demoOutput(t *testing.T, env []string, args ...string) string {
 
 func TestDemoLocal(t *testing.T) {
 	f := newFixture(t, readTools, "")
-	out := demoOutput(t, os.Environ(), "--workspace", f.ws)
+	out := demoOutput(t, os.Environ(), "--local", "--workspace", f.ws)
 	if !strings.Contains(out, "This repository exists so that the harness has something to read. It holds a README and a Go file.") {
 		t.Errorf("no summary of the README:\n%s", out)
 	}
@@ -106,4 +107,20 @@ model:
 	s := startSession(t, config)
 	seedTask(t, s, state, "repo", "")
 	s.close()
+}
+
+// Without --config, the demo goes through repo-mcp when it is on PATH.
+func TestDemoFindsRepoMCP(t *testing.T) {
+	bin := repoMCP(t)
+	repo := gitfixture.New(t)
+	repo.Commit(t, "first", map[string]gitfixture.File{
+		"README.md": gitfixture.Text("# Fixture\n\nThis repository is served by repo-mcp. The demo reads it. It has three sentences.\n"),
+	})
+	path := filepath.Dir(bin) + string(os.PathListSeparator) + os.Getenv("PATH")
+	out := demoOutput(t, append(os.Environ(), "PATH="+path), "--workspace", repo.Dir)
+	for _, want := range []string{"mcp.repo.read_file", "This repository is served by repo-mcp."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out)
+		}
+	}
 }

@@ -117,7 +117,7 @@ func TestReadFile(t *testing.T) {
 		{"whole file", map[string]any{"path": "README.md"}, []string{"# Title\nline two\nline three\n", "lines 1-3 of 3"}, [2]int{1, 3}, false},
 		{"line range", map[string]any{"path": "README.md", "start_line": 2, "end_line": 2}, []string{"line two\n"}, [2]int{2, 2}, false},
 		{"end past the end", map[string]any{"path": "README.md", "start_line": 3, "end_line": 99}, []string{"line three\n"}, [2]int{3, 3}, false},
-		{"no final newline", map[string]any{"path": "no-newline.txt", "start_line": 2}, []string{"b\n```"}, [2]int{2, 2}, false},
+		{"no final newline", map[string]any{"path": "no-newline.txt", "start_line": 2}, []string{"b\n````"}, [2]int{2, 2}, false},
 		{"empty file", map[string]any{"path": "empty.txt"}, []string{"lines 1-0 of 0"}, [2]int{1, 0}, false},
 		{"budget cuts between lines", map[string]any{"path": "README.md", "max_bytes": 12}, []string{"# Title\n", "continue with start_line 2"}, [2]int{1, 1}, true},
 		{"fence outlasts the file's backticks", map[string]any{"path": "docs/ticks.md"}, []string{"`````\nrun ```` this\n`````"}, [2]int{1, 1}, false},

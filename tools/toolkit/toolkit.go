@@ -65,7 +65,8 @@ func Comments(own map[string]string) map[string]string {
 // that nothing in the file can close it. The content itself is never
 // altered.
 func Fence(header, content string) string {
-	fence := strings.Repeat("`", max(3, longestRun(content, '`')+1))
+	// At least four: a container, unlike the three of ordinary code blocks.
+	fence := strings.Repeat("`", max(4, longestRun(content, '`')+1))
 	var b strings.Builder
 	b.Grow(len(header) + len(content) + 2*len(fence) + 80)
 	b.WriteString(header)
