@@ -8,13 +8,6 @@
 #     vs git archive | tar -x                                          (target: within 2x)
 set -euo pipefail
 dir=$(dirname "$0")
-if [ -z "${REPO_MCP_BENCH_REPO:-}" ]; then
-	tmp=$(mktemp -d)
-	trap 'rm -rf "$tmp"' EXIT
-	cp -a "$(go env GOROOT)/src" "$tmp/src"
-	(cd "$tmp/src" && git init -q -b main && git config gc.auto 0 && git add -A &&
-		git -c user.name=bench -c user.email=bench@example.com commit -q -m snapshot && git gc -q)
-	export REPO_MCP_BENCH_REPO=$tmp/src
-fi
+. "$dir/gosource.sh"
 BENCHFLAGS="-benchtime=30x" "$dir/ratio.sh" ./tools/patch/ BenchmarkPropose "${1:-6}" git
 BENCHFLAGS="-benchtime=3x" "$dir/ratio.sh" ./tools/patch/ BenchmarkExport "${1:-6}" git

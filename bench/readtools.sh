@@ -7,14 +7,7 @@
 #   cold start to the first read_file answered                (target: under 150 ms)
 set -euo pipefail
 dir=$(dirname "$0")
-if [ -z "${REPO_MCP_BENCH_REPO:-}" ]; then
-	tmp=$(mktemp -d)
-	trap 'rm -rf "$tmp"' EXIT
-	cp -a "$(go env GOROOT)/src" "$tmp/src"
-	(cd "$tmp/src" && git init -q -b main && git config gc.auto 0 && git add -A &&
-		git -c user.name=bench -c user.email=bench@example.com commit -q -m snapshot && git gc -q)
-	export REPO_MCP_BENCH_REPO=$tmp/src
-fi
+. "$dir/gosource.sh"
 export BENCHFLAGS="-benchtime=300x"
 "$dir/ratio.sh" ./cmd/repo-mcp/ BenchmarkReadFile "${1:-6}" git
 "$dir/ratio.sh" ./cmd/repo-mcp/ BenchmarkListFiles "${1:-6}" git

@@ -2,10 +2,9 @@ package client_test
 
 import (
 	"context"
+	"github.com/repo-mcp/repo-mcp/internal/benchlat"
 	"os/exec"
-	"slices"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/repo-mcp/repo-mcp/client"
@@ -29,7 +28,7 @@ func BenchmarkCall(b *testing.B) {
 		if !c.Server().Modern {
 			b.Fatalf("negotiated %s; want 2026-07-28", c.Server().ProtocolVersion)
 		}
-		measure(b, func() error {
+		benchlat.Measure(b, func(int) error {
 			_, err := c.Call(ctx, tool, nil)
 			return err
 		})
@@ -45,24 +44,9 @@ func BenchmarkCall(b *testing.B) {
 		if v := cs.InitializeResult().ProtocolVersion; v != client.ModernVersion {
 			b.Fatalf("negotiated %s; want 2026-07-28", v)
 		}
-		measure(b, func() error {
+		benchlat.Measure(b, func(int) error {
 			_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool})
 			return err
 		})
 	})
-}
-
-// measure runs call b.N times and reports calls/s and the median latency.
-func measure(b *testing.B, call func() error) {
-	var lat []time.Duration
-	for b.Loop() {
-		start := time.Now()
-		if err := call(); err != nil {
-			b.Fatal(err)
-		}
-		lat = append(lat, time.Since(start))
-	}
-	slices.Sort(lat)
-	b.ReportMetric(float64(len(lat))/b.Elapsed().Seconds(), "calls/s")
-	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "p50-µs")
 }

@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/repo-mcp/repo-mcp/internal/benchlat"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -48,7 +48,7 @@ func BenchmarkReadOnlyCall(b *testing.B) {
 			}
 			lat = append(lat, time.Since(start))
 		}
-		report(b, lat)
+		benchlat.Report(b, lat)
 	})
 
 	b.Run("harness", func(b *testing.B) {
@@ -101,7 +101,7 @@ servers:
 			}
 		}
 		b.StopTimer()
-		report(b, lat)
+		benchlat.Report(b, lat)
 	})
 
 	b.Run("append", func(b *testing.B) {
@@ -119,7 +119,7 @@ servers:
 			}
 			lat = append(lat, time.Since(start))
 		}
-		report(b, lat)
+		benchlat.Report(b, lat)
 	})
 
 	b.Run("artifact", func(b *testing.B) {
@@ -136,21 +136,8 @@ servers:
 			}
 			lat = append(lat, time.Since(start))
 		}
-		report(b, lat)
+		benchlat.Report(b, lat)
 	})
-}
-
-func report(b *testing.B, lat []time.Duration) {
-	if len(lat) == 0 {
-		return
-	}
-	slices.Sort(lat)
-	var total time.Duration
-	for _, d := range lat {
-		total += d
-	}
-	b.ReportMetric(float64(len(lat))/total.Seconds(), "calls/s")
-	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "p50-µs")
 }
 
 // repeatModel asks for the same read-only call until it made calls of

@@ -5,16 +5,15 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/repo-mcp/repo-mcp/internal/benchlat"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/repo-mcp/repo-mcp/client"
 	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
@@ -91,7 +90,7 @@ func BenchmarkReadFile(b *testing.B) {
 				readable = append(readable, p)
 			}
 		}
-		measure(b, func(i int) error {
+		benchlat.Measure(b, func(i int) error {
 			res, err := readFile(c, readable[i%len(readable)])
 			if err == nil && res.IsError {
 				err = fmt.Errorf("%s", res.Text())
@@ -128,7 +127,7 @@ func BenchmarkReadFile(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		measure(b, func(i int) error { return read(paths[i%len(paths)]) })
+		benchlat.Measure(b, func(i int) error { return read(paths[i%len(paths)]) })
 	})
 }
 
@@ -155,10 +154,10 @@ func BenchmarkListFiles(b *testing.B) {
 			}
 		}
 		list(0) // warm-up
-		measure(b, list)
+		benchlat.Measure(b, list)
 	})
 	b.Run("git", func(b *testing.B) {
-		measure(b, func(int) error {
+		benchlat.Measure(b, func(int) error {
 			cmd := exec.Command("git", "ls-tree", "-r", "HEAD")
 			cmd.Dir = dir
 			cmd.Stdout = io.Discard
@@ -173,7 +172,7 @@ func BenchmarkColdStart(b *testing.B) {
 	dir, paths := corpus(b)
 	bin := repoMCP(b)
 	b.Run("ours", func(b *testing.B) {
-		measure(b, func(int) error {
+		benchlat.Measure(b, func(int) error {
 			c, err := client.Start(context.Background(), client.Command{
 				Path: bin, Args: []string{"serve", "--workspace", "go=" + dir, "--audit-log", os.DevNull},
 			}, client.Options{})
@@ -185,24 +184,6 @@ func BenchmarkColdStart(b *testing.B) {
 			return err
 		})
 	})
-}
-
-// measure runs op b.N times and reports ops per second and the median.
-func measure(b *testing.B, op func(i int) error) {
-	b.Helper()
-	var lat []time.Duration
-	i := 0
-	for b.Loop() {
-		start := time.Now()
-		if err := op(i); err != nil {
-			b.Fatal(err)
-		}
-		lat = append(lat, time.Since(start))
-		i++
-	}
-	slices.Sort(lat)
-	b.ReportMetric(float64(len(lat))/b.Elapsed().Seconds(), "calls/s")
-	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "p50-µs")
 }
 
 // nextCursor finds next_cursor in a list_files result without decoding

@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"github.com/repo-mcp/repo-mcp/internal/benchlat"
 	"os"
-	"slices"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/repo-mcp/repo-mcp/client"
@@ -53,18 +53,13 @@ func BenchmarkRoundTrip(b *testing.B) {
 			if !c.Server().Modern {
 				b.Fatalf("negotiated %s, want 2026-07-28", c.Server().ProtocolVersion)
 			}
-			var lat []time.Duration
-			for b.Loop() {
-				start := time.Now()
+			benchlat.Measure(b, func(int) error {
 				res, err := c.Call(ctx, "echo", args)
-				if err != nil || res.IsError {
-					b.Fatalf("call: %v %+v", err, res)
+				if err == nil && res.IsError {
+					err = fmt.Errorf("echo: %s", res.Text())
 				}
-				lat = append(lat, time.Since(start))
-			}
-			slices.Sort(lat)
-			b.ReportMetric(float64(len(lat))/b.Elapsed().Seconds(), "calls/s")
-			b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "p50-µs")
+				return err
+			})
 		})
 	}
 }

@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/repo-mcp/repo-mcp/internal/benchlat"
 	"io"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -95,7 +95,7 @@ func BenchmarkPropose(b *testing.B) {
 		}
 		c := servertest.Start(b, s)
 		run := benchRun()
-		measure(b, func(i int) error {
+		benchlat.Measure(b, func(i int) error {
 			var edits []any
 			for k, p := range files {
 				edits = append(edits, edit("replace", p, "old_text", first[k]+"\n", "new_text", fmt.Sprintf("// bench %s %d\n", run, i)+first[k]+"\n"))
@@ -136,7 +136,7 @@ func BenchmarkPropose(b *testing.B) {
 		baseIndex, _ := os.ReadFile(index)
 		head, _ := git(nil, "", "rev-parse", "HEAD")
 		run := benchRun()
-		measure(b, func(i int) error {
+		benchlat.Measure(b, func(i int) error {
 			var diff strings.Builder
 			for k, p := range files {
 				fmt.Fprintf(&diff, "--- a/%s\n+++ b/%s\n@@ -1 +1,2 @@\n+// bench %s %d\n %s\n", p, p, run, i, first[k])
@@ -211,32 +211,7 @@ func measureDir(b *testing.B, op func(dir string) error) {
 		os.RemoveAll(out)
 		b.StartTimer()
 	}
-	report(b, lat)
-}
-
-// measure runs op b.N times and reports ops per second and the median.
-func measure(b *testing.B, op func(i int) error) {
-	var lat []time.Duration
-	i := 0
-	for b.Loop() {
-		start := time.Now()
-		if err := op(i); err != nil {
-			b.Fatal(err)
-		}
-		lat = append(lat, time.Since(start))
-		i++
-	}
-	report(b, lat)
-}
-
-func report(b *testing.B, lat []time.Duration) {
-	var total time.Duration
-	for _, d := range lat {
-		total += d
-	}
-	slices.Sort(lat)
-	b.ReportMetric(float64(len(lat))/total.Seconds(), "calls/s")
-	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "p50-µs")
+	benchlat.Report(b, lat)
 }
 
 // benchRun tells this run's patches from those of earlier runs on the same
