@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -177,13 +178,28 @@ func (s *Server) engine() *mcp.Server {
 			// (the tool set is fixed once serving starts).
 			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 		})
-	srv.AddReceivingMiddleware(toolsOnly)
+	srv.AddReceivingMiddleware(coded, toolsOnly)
 	for _, name := range slices.Sorted(maps.Keys(s.tools)) {
 		r := s.tools[name]
 		srv.AddTool(r.wireTool(), s.callHandler(r))
 	}
 	s.mcp = srv
 	return srv
+}
+
+// coded gives every error a JSON-RPC code: go-sdk sends an error that is
+// not a *jsonrpc.Error with code 0, which no client can act on. (The stdio
+// frame guard checks the same on the wire; this covers HTTP too.)
+func coded(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if err != nil {
+			if _, ok := errors.AsType[*jsonrpc.Error](err); !ok {
+				err = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+			}
+		}
+		return res, err
+	}
 }
 
 // toolsOnly refuses the methods of features the server does not declare
