@@ -112,6 +112,12 @@ func TestGoSDKClient(t *testing.T) {
 			if err != nil || len(tools.Tools) != 8 {
 				t.Fatalf("list tools: %v, %d tools", err, len(tools.Tools))
 			}
+			for _, tool := range tools.Tools {
+				a := tool.Annotations
+				if tool.Description == "" || a == nil || a.DestructiveHint == nil || a.OpenWorldHint == nil || tool.OutputSchema == nil {
+					t.Errorf("%s: description, explicit annotations and output schema are required: %+v", tool.Name, a)
+				}
+			}
 			for _, call := range []struct {
 				tool string
 				args map[string]any
