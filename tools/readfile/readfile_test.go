@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
@@ -25,7 +26,7 @@ type fixture struct {
 	root   string // must never appear in an answer
 	head   string
 	client *servertest.Client
-	audit  *strings.Builder
+	audit  *syncBuffer
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -62,10 +63,10 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { reg.Close() })
-	audit := new(strings.Builder)
+	audit := new(syncBuffer)
 	s := server.New(server.Info{Name: "t"}, server.Options{
 		Logger:    slog.New(slog.NewJSONHandler(io.Discard, nil)),
-		Audit:     &lockedBuilder{b: audit},
+		Audit:     audit,
 		Authorize: toolkit.Authorizer(reg),
 	})
 	if err := readfile.Register(s, reg); err != nil {
@@ -74,11 +75,24 @@ func newFixture(t *testing.T) *fixture {
 	return &fixture{repo: repo, root: dir, head: head, client: servertest.Start(t, s), audit: audit}
 }
 
-type lockedBuilder struct {
-	b *strings.Builder
+// syncBuffer collects the audit log, which the server writes from the
+// goroutine of each call.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
 }
 
-func (l *lockedBuilder) Write(p []byte) (int, error) { return l.b.Write(p) }
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
 
 // call calls a tool and checks that nothing from the host leaks into any
 // part of the answer.

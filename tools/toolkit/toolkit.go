@@ -41,14 +41,19 @@ func Access(req *server.Request) workspace.Access {
 // path the arguments name. Tools without a workspace_id pass through.
 func Authorizer(reg *workspace.Registry) func(context.Context, *server.Request) error {
 	return func(_ context.Context, req *server.Request) error {
-		var args struct {
-			WorkspaceID string `json:"workspace_id"`
-			Path        string `json:"path"`
+		// The arguments have passed their schema already, so they are an
+		// object; a path that is not a string is some other tool's shape
+		// and is checked by that tool, through the workspace layer.
+		var args map[string]any
+		if req.Action() == "" || json.Unmarshal(req.Arguments, &args) != nil {
+			return nil
 		}
-		if err := json.Unmarshal(req.Arguments, &args); err != nil || args.WorkspaceID == "" || req.Action() == "" {
-			return nil // validation already ran; nothing here names a workspace
+		ws, _ := args["workspace_id"].(string)
+		if ws == "" {
+			return nil
 		}
-		return reg.Authorize(req.Caller, args.WorkspaceID, workspace.Action(req.Action()), args.Path)
+		path, _ := args["path"].(string)
+		return reg.Authorize(req.Caller, ws, workspace.Action(req.Action()), path)
 	}
 }
 
