@@ -41,6 +41,9 @@ type frameConn struct {
 	batchOf  map[jsonrpc.ID]*batch // requests of a batch still unanswered
 	drained  chan struct{}         // closed when inflight empties after EOF
 	eof      bool
+	// prepared holds result payloads the server encoded itself, by the
+	// id of the request they answer (see prepared.go).
+	prepared map[jsonrpc.ID][]byte
 }
 
 func newFrameConn(in io.Reader, out io.Writer, maxFrame int, log *slog.Logger) *frameConn {
@@ -54,6 +57,7 @@ func newFrameConn(in io.Reader, out io.Writer, maxFrame int, log *slog.Logger) *
 		inflight: make(map[jsonrpc.ID]bool),
 		batchOf:  make(map[jsonrpc.ID]*batch),
 		drained:  make(chan struct{}),
+		prepared: make(map[jsonrpc.ID][]byte),
 	}
 	go c.readLoop(in)
 	return c
@@ -193,13 +197,16 @@ func (c *frameConn) inflightCount() int {
 	return len(c.inflight)
 }
 
+// prepare holds payload for the response to id; see prepared.go.
+func (c *frameConn) prepare(id jsonrpc.ID, payload []byte) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.prepared[id] = payload
+}
+
 func (c *frameConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	if resp, ok := msg.(*jsonrpc.Response); ok && resp.Error != nil {
-		// A JSON-RPC error with code 0 must never reach a client.
-		var we *jsonrpc.Error
-		if !errors.As(resp.Error, &we) || we.Code == 0 {
-			resp.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: resp.Error.Error()}
-		}
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		c.completeResponse(resp)
 	}
 	data, err := encodeMessage(msg)
 	if err != nil {
@@ -221,6 +228,32 @@ func (c *frameConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		c.finish(resp.ID)
 	}
 	return nil
+}
+
+// completeResponse readies a response for the wire: a prepared payload
+// goes in place of the engine's empty one, and an error never goes out
+// with code 0.
+func (c *frameConn) completeResponse(resp *jsonrpc.Response) {
+	c.wmu.Lock()
+	payload, prepared := c.prepared[resp.ID]
+	delete(c.prepared, resp.ID)
+	c.wmu.Unlock()
+	if resp.Error != nil {
+		var we *jsonrpc.Error
+		if !errors.As(resp.Error, &we) || we.Code == 0 {
+			resp.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: resp.Error.Error()}
+		}
+		return
+	}
+	if prepared {
+		result, err := spliceResult(resp.Result, payload)
+		if err != nil {
+			c.log.Error("prepared result", "id", resp.ID.Raw(), "error", err)
+			resp.Result, resp.Error = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal error: the result could not be encoded"}
+			return
+		}
+		resp.Result = result
+	}
 }
 
 // encodeMessage encodes msg for the wire. A successful response is

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"iter"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	fastjson "github.com/segmentio/encoding/json"
 )
 
 // metaRPCID is a private request _meta key: the frame guard puts the
@@ -136,24 +139,118 @@ func leadingID(prefix []byte) json.RawMessage {
 	return validID(prefix[loc[2]:loc[3]])
 }
 
-// withRPCID returns params with _meta[metaRPCID] set to id.
+// withRPCID returns params with _meta[metaRPCID] set to id. It runs for
+// every call, so it copies the members of params and of its _meta as they
+// are instead of decoding and re-encoding them. params has been checked
+// to be valid JSON.
 func withRPCID(params json.RawMessage, id string) json.RawMessage {
-	var p map[string]json.RawMessage
-	if json.Unmarshal(params, &p) != nil || p == nil {
+	params = bytes.TrimSpace(params)
+	if len(params) == 0 || params[0] != '{' {
 		return params // the engine reports malformed params
 	}
-	var meta map[string]json.RawMessage
-	if raw, ok := p["_meta"]; ok && json.Unmarshal(raw, &meta) != nil {
+	// The engine's decoder matches keys without regard to case, like
+	// encoding/json: every spelling of _meta is one to replace.
+	var meta []byte
+	for key, value := range members(params) {
+		if strings.EqualFold(key, "_meta") {
+			meta = value // the last one wins, as in the engine's decoding
+		}
+	}
+	if meta != nil && meta[0] != '{' {
 		return params
 	}
-	if meta == nil {
-		meta = make(map[string]json.RawMessage, 1)
+	out := make([]byte, 0, len(params)+len(metaRPCID)+len(id)+32)
+	out = append(out, `{"_meta":{"`+metaRPCID+`":`...)
+	out = fastjson.AppendEscape(out, id, 0)
+	out = appendMembers(out, meta, metaRPCID)
+	out = append(out, '}')
+	out = appendMembers(out, params, "_meta")
+	return append(out, '}')
+}
+
+// appendMembers appends ,"key":value for each member of the object obj
+// (nil: none) whose key is not skip in any case.
+func appendMembers(out, obj []byte, skip string) []byte {
+	if obj == nil {
+		return out
 	}
-	meta[metaRPCID], _ = json.Marshal(id)
-	p["_meta"], _ = json.Marshal(meta)
-	out, err := json.Marshal(p)
-	if err != nil {
-		return params
+	for key, value := range members(obj) {
+		if strings.EqualFold(key, skip) {
+			continue
+		}
+		out = append(out, ',')
+		out = fastjson.AppendEscape(out, key, 0)
+		out = append(out, ':')
+		out = append(out, value...)
 	}
 	return out
+}
+
+// members yields the keys (unescaped) and raw values of a JSON object
+// that is known to be valid.
+func members(obj []byte) iter.Seq2[string, []byte] {
+	return func(yield func(string, []byte) bool) {
+		i := skipSpace(obj, 1) // past '{'
+		for i < len(obj) && obj[i] == '"' {
+			end := skipValue(obj, i)
+			key := string(obj[i+1 : end-1])
+			if strings.IndexByte(key, '\\') >= 0 {
+				json.Unmarshal(obj[i:end], &key)
+			}
+			start := skipSpace(obj, skipSpace(obj, end)+1) // past ':'
+			i = skipValue(obj, start)
+			if !yield(key, obj[start:i]) {
+				return
+			}
+			i = skipSpace(obj, i)
+			if i < len(obj) && obj[i] == ',' {
+				i = skipSpace(obj, i+1)
+			}
+		}
+	}
+}
+
+// skipValue returns the end of the valid JSON value that starts at i.
+func skipValue(data []byte, i int) int {
+	switch data[i] {
+	case '"':
+		for i++; i < len(data); i++ {
+			switch data[i] {
+			case '\\':
+				i++
+			case '"':
+				return i + 1
+			}
+		}
+		return len(data)
+	case '{', '[':
+		depth := 0
+		for i < len(data) {
+			switch data[i] {
+			case '"':
+				i = skipValue(data, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return len(data)
+	}
+	for i < len(data) && !strings.ContainsRune(",}] \t\r\n", rune(data[i])) {
+		i++
+	}
+	return i
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n') {
+		i++
+	}
+	return i
 }

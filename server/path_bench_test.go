@@ -38,3 +38,15 @@ func BenchmarkCallPath(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCheckFrame measures the frame guard on a tools/call of the
+// 2026-07-28 era, as repo-mcp's read_file receives it.
+func BenchmarkCheckFrame(b *testing.B) {
+	line := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"io.modelcontextprotocol/clientInfo":{"name":"repo-harness","version":"v0.1.0"}},"name":"read_file","arguments":{"workspace_id":"go","path":"src/net/http/server.go","max_bytes":1048576}}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, bad := checkFrame(line); bad != nil {
+			b.Fatal(bad.message)
+		}
+	}
+}

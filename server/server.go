@@ -257,7 +257,7 @@ func (s *Server) callHandler(r *registered) mcp.ToolHandler {
 		if res.ask != nil {
 			return s.inputRequired(req, res.ask), nil
 		}
-		return res.wire(req.ID), nil
+		return prepareResult(ctx, req, res, res.wire(req.ID)), nil
 	}
 }
 

@@ -1,0 +1,99 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	fastjson "github.com/segmentio/encoding/json"
+)
+
+// Prepared results.
+//
+// go-sdk encodes a tools/call result with encoding/json through two
+// json.Marshalers (CallToolResult and TextContent): the text is escaped once
+// and every byte is then re-validated and re-compacted twice. For a tool
+// whose result is a whole file or a 10 000-entry listing, that is most of
+// the server's time. On the stdio transport, whose writer is ours, the
+// server therefore encodes such a result itself, once, and hands the engine
+// a result whose payload is empty; the writer puts the prepared payload in
+// place of the empty one when the engine's response for that request goes
+// out. Everything else the engine adds to the result is kept.
+
+// preparedKey is the context key under which a transport that can write
+// prepared results offers its [resultPreparer].
+type preparedKey struct{}
+
+// resultPreparer is implemented by a transport connection that writes
+// prepared results: it holds data as the payload of the response to id.
+type resultPreparer interface {
+	prepare(id jsonrpc.ID, payload []byte)
+}
+
+func withPreparer(ctx context.Context, p resultPreparer) context.Context {
+	return context.WithValue(ctx, preparedKey{}, p)
+}
+
+// minPrepared is the payload size from which preparing pays for the
+// splice: smaller results go through the engine unchanged.
+const minPrepared = 512
+
+// prepareResult offers the payload of res to the connection the call came
+// on, and returns what the engine should send in its place: wire with its
+// content and structured content left empty. It returns wire unchanged
+// when the connection cannot take prepared results or res is small.
+func prepareResult(ctx context.Context, req *Request, res *Result, wire *mcp.CallToolResult) *mcp.CallToolResult {
+	p, ok := ctx.Value(preparedKey{}).(resultPreparer)
+	if !ok || res.size() < minPrepared || req.RPCID == "" {
+		return wire
+	}
+	id, err := makeID(json.RawMessage(req.RPCID))
+	if err != nil || !id.IsValid() {
+		return wire
+	}
+	p.prepare(id, encodePayload(res))
+	stripped := *wire
+	stripped.Content = []mcp.Content{}
+	stripped.StructuredContent = nil
+	return &stripped
+}
+
+// encodePayload encodes the members of a result that carry its payload,
+// content and structuredContent, as the inside of a JSON object.
+func encodePayload(res *Result) []byte {
+	data := make([]byte, 0, len(res.Text)+len(res.Structured)+64)
+	data = append(data, `"content":[{"type":"text","text":`...)
+	data = fastjson.AppendEscape(data, res.Text, 0)
+	data = append(data, "}]"...)
+	if res.Err == nil && res.Structured != nil {
+		data = append(data, `,"structuredContent":`...)
+		data = append(data, res.Structured...)
+	}
+	return data
+}
+
+// spliceResult returns the engine's encoding of a result with its content
+// and structuredContent members replaced by payload.
+func spliceResult(engine json.RawMessage, payload []byte) (json.RawMessage, error) {
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(engine, &members); err != nil {
+		return nil, fmt.Errorf("splice prepared result: %w", err)
+	}
+	delete(members, "content")
+	delete(members, "structuredContent")
+	out := make([]byte, 0, len(engine)+len(payload)+2)
+	out = append(out, '{')
+	out = append(out, payload...)
+	for _, key := range slices.Sorted(maps.Keys(members)) {
+		out = append(out, ',')
+		out = fastjson.AppendEscape(out, key, 0)
+		out = append(out, ':')
+		out = append(out, bytes.TrimSpace(members[key])...)
+	}
+	return append(out, '}'), nil
+}

@@ -1,0 +1,121 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+type blobIn struct {
+	Text   string `json:"text"`
+	Repeat int    `json:"repeat"`
+	Fail   bool   `json:"fail,omitempty"`
+}
+
+type blobOut struct {
+	Text  string   `json:"text"`
+	Lines []string `json:"lines"`
+}
+
+type blobText struct{ blobOut }
+
+func (o blobText) Text() string { return "text content: " + o.blobOut.Text }
+
+// newBlobServer serves one tool whose result repeats the text it is given,
+// as text content and in its structured content.
+func newBlobServer() *Server {
+	s := New(Info{Name: "blob", Version: "v0"}, Options{Logger: slog.New(slog.DiscardHandler), Audit: io.Discard})
+	MustRegister(s, Tool{Name: "blob", Description: "Repeats text.", Effect: ReadOnly},
+		func(_ context.Context, _ *Request, in blobIn) (blobText, error) {
+			if in.Fail {
+				return blobText{}, Errorf(NotFound, "no %s", strings.Repeat(in.Text, in.Repeat))
+			}
+			text := strings.Repeat(in.Text, in.Repeat)
+			return blobText{blobOut{Text: text, Lines: strings.Split(text, "\n")}}, nil
+		})
+	return s
+}
+
+// exchange serves s (results prepared or not), sends the client lines
+// and returns the replies.
+func exchange(t *testing.T, prepared bool, lines []string) []string {
+	t.Helper()
+	serverIn, clientOut := io.Pipe()
+	clientIn, serverOut := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- newBlobServer().serve(context.Background(), serverIn, serverOut, prepared) }()
+	replies := bufio.NewReader(clientIn)
+	var got []string
+	for _, line := range lines {
+		if _, err := io.WriteString(clientOut, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(line, `"notifications/`) {
+			continue
+		}
+		reply, err := replies.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, reply)
+	}
+	clientOut.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// TestPreparedResultsMatchTheEngine checks that a result the server
+// encodes itself reads exactly as go-sdk's encoding of the same result, in
+// both protocol eras, for text that exercises JSON string escaping.
+func TestPreparedResultsMatchTheEngine(t *testing.T) {
+	texts := map[string]string{
+		"plain":         "package main\n\nfunc main() {}\n",
+		"quotes":        `a "quoted" \ back\slash` + "\t\r\n",
+		"controls":      "\x00\x01\x1f\x7f end",
+		"html":          "<script>&amp;</script>",
+		"separators":    "line\u2028sep\u2029para",
+		"non-ascii":     "héllo 世界 🙂 \U0010FFFF",
+		"invalid utf-8": "bad \xff\xfe bytes \xc3",
+	}
+	legacy := []string{
+		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+	}
+	modernMeta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}`
+	for name, text := range texts {
+		for _, fail := range []bool{false, true} {
+			args, _ := json.Marshal(blobIn{Text: text, Repeat: 2000/len(text) + 1, Fail: fail})
+			args = append([]byte(`{"request_id":"r-1",`), args[1:]...)
+			for era, lines := range map[string][]string{
+				"legacy": append(legacy[:2:2], `{"jsonrpc":"2.0","id":"call-1","method":"tools/call","params":{"name":"blob","arguments":`+string(args)+`}}`),
+				"modern": {`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{` + modernMeta + `,"name":"blob","arguments":` + string(args) + `}}`},
+			} {
+				engine := exchange(t, false, lines)
+				prepared := exchange(t, true, lines)
+				for i := range engine {
+					var want, got any
+					if err := json.Unmarshal([]byte(engine[i]), &want); err != nil {
+						t.Fatal(err)
+					}
+					if err := json.Unmarshal([]byte(prepared[i]), &got); err != nil {
+						t.Fatalf("%s/%s: prepared reply is not JSON: %v\n%s", name, era, err, prepared[i])
+					}
+					if diff := cmp.Diff(want, got); diff != "" {
+						t.Errorf("%s/%s fail=%v: prepared reply differs (-engine +prepared):\n%s", name, era, fail, diff)
+					}
+				}
+				if last := prepared[len(prepared)-1]; !strings.HasPrefix(last[strings.Index(last, `"result":`):], `"result":{"content":`) {
+					t.Errorf("%s/%s: the result was not prepared: %.200s", name, era, last)
+				}
+			}
+		}
+	}
+}
