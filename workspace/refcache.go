@@ -32,9 +32,9 @@ type refCache struct {
 	commonDir string // refs/ and packed-refs live here (== gitDir unless a linked worktree)
 	entries   map[plumbing.ReferenceName]refEntry
 	now       func() time.Time // the clock stamps are aged against; tests move it
-	// resolutions counts the resolutions that went through go-git, so that
-	// tests can tell hits from misses.
-	resolutions int
+	// hits and resolutions count the names served from the cache and those
+	// resolved through go-git, so that tests can tell which happened.
+	hits, resolutions int
 }
 
 // refEntry is one cached outcome: the hash reference a name resolved to,
@@ -109,6 +109,7 @@ func (c *refCache) resolve(s storer.ReferenceStorer, name plumbing.ReferenceName
 	}
 	if e, ok := c.entries[name]; ok {
 		if c.unchanged(e.deps) {
+			c.hits++
 			if e.ref == nil {
 				return nil, plumbing.ErrReferenceNotFound
 			}
