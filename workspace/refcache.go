@@ -141,22 +141,15 @@ func (c *refCache) resolveStamped(s storer.ReferenceStorer, name plumbing.Refere
 			deps, stampable = c.stampRef(deps, name)
 		}
 		ref, err := s.Reference(name)
-		if err != nil {
-			return nil, keepIf(deps, stampable), err
-		}
-		if ref.Type() != plumbing.SymbolicReference {
-			return ref, keepIf(deps, stampable), nil
+		if err != nil || ref.Type() != plumbing.SymbolicReference {
+			if !stampable {
+				deps = nil
+			}
+			return ref, deps, err
 		}
 		name = ref.Target()
 	}
 	return nil, nil, storer.ErrMaxResolveRecursion
-}
-
-func keepIf(deps []fileDep, ok bool) []fileDep {
-	if !ok {
-		return nil
-	}
-	return deps
 }
 
 // stampRef adds the stamps of the files go-git reads to look up one ref
@@ -198,12 +191,12 @@ func stampOnce(deps []fileDep, path string) ([]fileDep, fileStamp, bool) {
 // refPath returns the file go-git reads a ref name from, mirroring
 // dotgit.RepositoryFilesystem: refs/ (but the exact paths refs/bisect,
 // refs/rewritten and refs/worktree) lives in the common directory, any
-// other name (HEAD) in the git directory. A name that is not a plain
-// relative path (a symbolic ref may point anywhere) is not cached.
+// other name (HEAD) in the git directory. A name validRefName refuses (a
+// symbolic ref may point anywhere) is not cached: it could name a path
+// that is not a plain descendant of the directory.
 func (c *refCache) refPath(name plumbing.ReferenceName) (string, bool) {
 	n := string(name)
-	if n == "" || strings.HasPrefix(n, "/") || strings.Contains(n, "\\") || !validRefName(n) ||
-		strings.Contains(n, "..") || filepath.Clean(filepath.FromSlash(n)) != filepath.FromSlash(n) {
+	if !validRefName(n) {
 		return "", false
 	}
 	dir := c.gitDir
