@@ -25,13 +25,20 @@ import (
 // rule): a file rewritten in place within one tick of the file-system
 // clock keeps its size, inode and timestamps, and only its age tells it
 // apart. And refs this process writes itself (UpdateRef) clear the cache.
+// The age rule trusts file timestamps to come from the clock time.Now
+// reads, give or take the margin; a network file system whose server clock
+// lags further behind could defeat it.
+//
+// A short name ("main") is looked up as each of its candidates
+// ("refs/heads/main", "refs/tags/main", ...), and each candidate, found or
+// not, is an entry of its own, so ambiguities are reported as go-git
+// alone would have them reported.
 //
 // A refCache belongs to a repo and is guarded by its mu.
 type refCache struct {
 	gitDir    string // HEAD and per-worktree refs live here
 	commonDir string // refs/ and packed-refs live here (== gitDir unless a linked worktree)
 	entries   map[plumbing.ReferenceName]refEntry
-	now       func() time.Time // the clock stamps are aged against; tests move it
 	// hits and resolutions count the names served from the cache and those
 	// resolved through go-git, so that tests can tell which happened.
 	hits, resolutions int
@@ -96,7 +103,6 @@ func newRefCache(layout gitLayout) *refCache {
 		gitDir:    layout.gitDir,
 		commonDir: common,
 		entries:   make(map[plumbing.ReferenceName]refEntry),
-		now:       time.Now,
 	}
 }
 
@@ -117,7 +123,7 @@ func (c *refCache) resolve(s storer.ReferenceStorer, name plumbing.ReferenceName
 		}
 		delete(c.entries, name)
 	}
-	start := c.now()
+	start := time.Now()
 	ref, deps, err := c.resolveStamped(s, name)
 	// Other errors (an unreadable packed-refs, a symbolic loop) are not
 	// remembered: they may be passing, and they are not the common case.

@@ -108,10 +108,11 @@ func TestRefCacheFollowsGit(t *testing.T) {
 				if len(args) > 0 && args[0] == "@linked" {
 					dir, args = dirs["linked"], args[1:]
 				}
-				for i, a := range args {
-					args[i] = strings.ReplaceAll(a, "{linked}", dirs["linked"])
+				var expanded []string
+				for _, a := range args {
+					expanded = append(expanded, strings.ReplaceAll(a, "{linked}", dirs["linked"]))
 				}
-				gitfixture.Git(t, dir, args...)
+				gitfixture.Git(t, dir, expanded...)
 			}
 			git([]string{"commit", "--allow-empty", "-qm", "one"})
 			git([]string{"branch", "dev"})
