@@ -296,3 +296,62 @@ func BenchmarkReadFileFirst(b *testing.B) {
 	}
 	reportLatency(b, lat)
 }
+
+// BenchmarkRefCache resolves HEAD, and takes a HEAD snapshot then reads one
+// small file, with the ref cache and without it (every resolution through
+// go-git, as before the cache). The uncached variants are the baseline.
+func BenchmarkRefCache(b *testing.B) {
+	dir, paths := benchCorpus(b)
+	ctx := context.Background()
+	spec, err := parseRevision("HEAD")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, cached := range []bool{true, false} {
+		reg, err := Open(Config{Workspaces: []WorkspaceConfig{{ID: "ws", Root: dir}}}, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer reg.Close()
+		ws := reg.workspaces["ws"]
+		if cached {
+			settleRefCache(b, ws)
+		} else {
+			ws.repo.refs = nil
+		}
+		b.Run(fmt.Sprintf("resolve/cached=%v", cached), func(b *testing.B) {
+			for b.Loop() {
+				if _, _, err := ws.resolve(spec); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("read/cached=%v", cached), func(b *testing.B) {
+			for b.Loop() {
+				s, err := reg.Snapshot(ctx, reader, "ws", "HEAD")
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := s.ReadFile(ctx, paths[0], ReadOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// settleRefCache resolves HEAD until the cache keeps it: right after a
+// corpus is built its ref files are too new to be trusted (racyMargin).
+func settleRefCache(b *testing.B, ws *Workspace) {
+	spec, _ := parseRevision("HEAD")
+	for range 100 {
+		ws.resolve(spec)
+		before := ws.repo.refs.resolutions
+		ws.resolve(spec)
+		if ws.repo.refs.resolutions == before {
+			return
+		}
+		time.Sleep(racyMargin / 2)
+	}
+	b.Fatal("the ref cache never kept HEAD")
+}

@@ -65,8 +65,10 @@
 // # Performance
 //
 // Each workspace keeps one go-git storage opened with KeepDescriptors, a
-// small object cache, a cache of decoded trees and of blob sizes, all
-// guarded by one mutex per workspace (go-git's shared pack readers are not
-// safe for concurrent use). Blobs above 1 MiB are streamed, so a read holds
-// at most its byte budget in memory.
+// small object cache, a cache of decoded trees and of blob sizes, and a
+// cache of what ref names resolve to, checked on each use by stat calls on
+// the ref files it was read from, all guarded by one mutex per workspace
+// (go-git's shared pack readers are not safe for concurrent use). Blobs
+// above 1 MiB are streamed, so a read holds at most its byte budget in
+// memory.
 package workspace

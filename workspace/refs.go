@@ -8,7 +8,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/plumbing/storer"
 
 	"github.com/repo-mcp/repo-mcp/server"
 )
@@ -37,7 +36,7 @@ func (s *Snapshot) Head() (Head, error) {
 	if ref.Type() == plumbing.SymbolicReference {
 		h.Ref = ref.Target().String()
 	}
-	if resolved, err := storer.ResolveReference(r.storage, plumbing.HEAD); err == nil {
+	if resolved, err := r.refs.resolve(r.storage, plumbing.HEAD); err == nil {
 		h.SHA = resolved.Hash().String()
 	}
 	return h, nil

@@ -125,6 +125,10 @@ func (w *Workspace) UpdateRef(name, newSHA, oldSHA string) error {
 		return w.internalError("writing a ref", err)
 	}
 	committed = true
+	// The ref cache's stamps see the rename too (a new inode), but what this
+	// process writes it must read back at once, whatever the file system's
+	// timestamps say.
+	r.refs.invalidate()
 	return nil
 }
 

@@ -28,8 +28,10 @@ type repo struct {
 	mu      sync.Mutex
 	storage *filesystem.Storage
 	trees   *treeCache
-	commits map[plumbing.Hash]commitInfo // bounded by maxCachedCommits
-	sizes   map[plumbing.Hash]int64      // blob sizes; bounded by maxCachedSizes
+	commits map[plumbing.Hash]commitInfo    // bounded by maxCachedCommits
+	sizes   map[plumbing.Hash]int64         // blob sizes; bounded by maxCachedSizes
+	peeled  map[plumbing.Hash]plumbing.Hash // commit or tag -> commit; bounded by maxCachedCommits
+	refs    *refCache                       // nil: every ref is resolved through go-git
 }
 
 type commitInfo struct {
@@ -129,6 +131,8 @@ func openRepo(layout gitLayout, cacheBytes, largeObject int64) (*repo, error) {
 		trees:   newTreeCache(1 << 18),
 		commits: make(map[plumbing.Hash]commitInfo),
 		sizes:   make(map[plumbing.Hash]int64),
+		peeled:  make(map[plumbing.Hash]plumbing.Hash),
+		refs:    newRefCache(layout),
 	}, nil
 }
 

@@ -10,7 +10,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/plumbing/storer"
 
 	"github.com/repo-mcp/repo-mcp/server"
 )
@@ -205,7 +204,7 @@ func (w *Workspace) resolve(spec revSpec) (Revision, plumbing.Hash, error) {
 func (w *Workspace) resolveBaseLocked(spec revSpec) (plumbing.Hash, string, error) {
 	base := spec.base
 	if base == "HEAD" {
-		ref, err := storer.ResolveReference(w.repo.storage, plumbing.HEAD)
+		ref, err := w.repo.refs.resolve(w.repo.storage, plumbing.HEAD)
 		if err != nil {
 			return plumbing.ZeroHash, "", w.refError(spec.input, err)
 		}
@@ -248,7 +247,7 @@ func (w *Workspace) matchingRefsLocked(name string) []*plumbing.Reference {
 	for _, c := range candidates {
 		// Any failure (no such ref, a directory of refs by that name) means
 		// the name does not resolve through this candidate.
-		if ref, err := storer.ResolveReference(w.repo.storage, plumbing.ReferenceName(c)); err == nil {
+		if ref, err := w.repo.refs.resolve(w.repo.storage, plumbing.ReferenceName(c)); err == nil {
 			found = append(found, plumbing.NewHashReference(plumbing.ReferenceName(c), ref.Hash()))
 		}
 	}
@@ -302,8 +301,26 @@ func ambiguous(input string, refs []*plumbing.Reference, commits []plumbing.Hash
 	return e.WithHint("give a full ref name or a longer SHA")
 }
 
-// peelLocked follows annotated tags to the commit they name.
+// peelLocked follows annotated tags to the commit they name. Objects never
+// change, so what a hash peels to is remembered; failures are not, as a
+// missing object may yet arrive.
 func (w *Workspace) peelLocked(h plumbing.Hash, input string) (plumbing.Hash, error) {
+	r := w.repo
+	if c, ok := r.peeled[h]; ok {
+		return c, nil
+	}
+	c, err := w.peelUncachedLocked(h, input)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if len(r.peeled) >= maxCachedCommits {
+		clear(r.peeled)
+	}
+	r.peeled[h] = c
+	return c, nil
+}
+
+func (w *Workspace) peelUncachedLocked(h plumbing.Hash, input string) (plumbing.Hash, error) {
 	for range maxTagDepth {
 		obj, err := w.repo.storage.EncodedObject(plumbing.AnyObject, h)
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
