@@ -2,7 +2,8 @@
 # bench/readtools.sh [COUNT]: the read tools through the repo-mcp binary over
 # stdio against git on the same repository (the Go standard library's source,
 # committed; set REPO_MCP_BENCH_REPO to reuse one), side by side:
-#   read_file, warm, per file      vs git cat-file --batch   (target: p50 within 3x)
+#   read_file, warm, per file      vs git cat-file --batch   (target: p50 within 3x;
+#                                  "ours" through client/, "wire" the server alone)
 #   list_files, the whole tree     vs git ls-tree -r         (target: within 2x)
 #   cold start to the first read_file answered                (target: under 150 ms)
 set -euo pipefail

@@ -79,7 +79,10 @@ func readFile(c *client.Conn, path string) (*client.Result, error) {
 
 // BenchmarkReadFile: one op reads one file (cycling through 1000 files,
 // after a warm-up pass), through read_file over stdio, or through one
-// long-running git cat-file --batch.
+// long-running git cat-file --batch. "ours" calls through client/, which
+// decodes each answer into a typed result; "wire" sends the same calls and
+// reads each answer frame without decoding it, as the git variant reads
+// cat-file's output, so it measures the server alone.
 func BenchmarkReadFile(b *testing.B) {
 	dir, paths := corpus(b)
 	b.Run("ours", func(b *testing.B) {
@@ -97,6 +100,19 @@ func BenchmarkReadFile(b *testing.B) {
 			}
 			return err
 		})
+	})
+	b.Run("wire", func(b *testing.B) {
+		call := wireClient(b, dir)
+		read := func(path string) error {
+			return call("read_file", fmt.Sprintf(`{"workspace_id":"go","path":%q,"max_bytes":1048576}`, path))
+		}
+		var readable []string
+		for _, p := range paths { // warm-up, as above
+			if read(p) == nil {
+				readable = append(readable, p)
+			}
+		}
+		benchlat.Measure(b, func(i int) error { return read(readable[i%len(readable)]) })
 	})
 	b.Run("git", func(b *testing.B) {
 		cmd := exec.Command("git", "cat-file", "--batch")
@@ -184,6 +200,48 @@ func BenchmarkColdStart(b *testing.B) {
 			return err
 		})
 	})
+}
+
+// wireClient starts repo-mcp and returns a function that makes one
+// tools/call in the 2026-07-28 era, as client/ does, and reads the answer
+// frame without decoding it. A result with isError is an error.
+func wireClient(b *testing.B, dir string) func(tool, args string) error {
+	cmd := exec.Command(repoMCP(b), "serve", "--workspace", "go="+dir, "--audit-log", os.DevNull)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { in.Close(); cmd.Wait() })
+	out := bufio.NewReaderSize(stdout, 1<<20)
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"}}`
+	id := 0
+	return func(tool, args string) error {
+		id++
+		if _, err := fmt.Fprintf(in, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{%s,"name":%q,"arguments":%s}}`+"\n", id, meta, tool, args); err != nil {
+			return err
+		}
+		var isError bool
+		for {
+			chunk, err := out.ReadSlice('\n')
+			isError = isError || bytes.Contains(chunk, []byte(`"isError":true`))
+			switch {
+			case err == bufio.ErrBufferFull:
+				continue
+			case err != nil:
+				return err
+			case isError:
+				return fmt.Errorf("%s: error result", tool)
+			}
+			return nil
+		}
+	}
 }
 
 // nextCursor finds next_cursor in a list_files result without decoding
