@@ -136,6 +136,8 @@ var oddFrames = []struct {
 	{"high then high", textBlock(`"\ud83d\ud83d\ude00"`)},
 	{"high at end", textBlock(`"\ud83d"`)},
 	{"high then other escape", textBlock(`"\ud83d\n"`)},
+	{"high then u without backslash", textBlock(`"\ud8000uDC00"`)},
+	{"high then bad hex", textBlock(`"\ud800\uDCxx"`)},
 	{"invalid UTF-8", textBlock("\"a\xffb\xc3(c\xed\xa0\x80\"")},
 	{"invalid UTF-8 with escape", textBlock("\"\xff\\n\xfe\"")},
 	{"valid multibyte", textBlock(`"héllo, 世界 😀"`)},
@@ -326,6 +328,26 @@ func FuzzDecodeMessage(f *testing.F) {
 		d := decoder{data: line}
 		if got, want := d.skip() && d.end(), json.Valid(line); got != want {
 			t.Fatalf("decoder accepts %q: %v; json.Valid: %v", line, got, want)
+		}
+	})
+}
+
+// FuzzUnquote compares the decoding of one string with encoding/json's.
+func FuzzUnquote(f *testing.F) {
+	for _, s := range []string{`a\"b`, `\ud83d\ude00`, `\ud8000uDC00`, "\xff\\n", `\u2028`, "é\\u00e9"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		quoted := append(append([]byte{'"'}, body...), '"')
+		var want string
+		wantErr := json.Unmarshal(quoted, &want)
+		d := decoder{data: quoted}
+		raw, escaped, ok := d.str()
+		if ok = ok && d.end(); ok != (wantErr == nil) {
+			t.Fatalf("%q: decoder accepts it: %v; encoding/json: %v", quoted, ok, wantErr)
+		}
+		if got := unquote(raw, escaped); ok && got != want {
+			t.Fatalf("%q: decoded %q; encoding/json %q", quoted, got, want)
 		}
 	})
 }
