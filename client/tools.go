@@ -95,9 +95,9 @@ func parseTool(raw json.RawMessage) (Tool, error) {
 // failure (the call reached the tool); a failed request is a *CallError instead.
 type Result struct {
 	Content           []Content
-	StructuredContent json.RawMessage // as sent; nil when absent
+	StructuredContent json.RawMessage // as sent; nil when absent; shares Raw's bytes
 	IsError           bool
-	Raw               json.RawMessage // the whole result as received
+	Raw               json.RawMessage // the whole result as received; the Result's own bytes
 }
 
 // Size is the number of bytes of the result as received.
@@ -132,7 +132,7 @@ type Content struct {
 	Type        string
 	Text        string          // the text of a text block
 	Unsupported bool            // not a text block: use Raw
-	Raw         json.RawMessage // the block as received
+	Raw         json.RawMessage // the block as received; shares Result.Raw's bytes
 }
 
 // Call calls the tool name with args (anything that marshals to a JSON object;
