@@ -245,8 +245,8 @@ func (d *decoder) str() (raw []byte, escaped, ok bool) {
 	}
 }
 
-// The bytes that end a run of plain bytes in a string: a quote, a backslash,
-// or a control character, which JSON does not allow unescaped.
+// isSpecial reports whether c ends a run of plain bytes in a string: a quote,
+// a backslash, or a control character, which JSON does not allow unescaped.
 func isSpecial(c byte) bool { return c < 0x20 || c == '"' || c == '\\' }
 
 // nextSpecial returns the index of the first special byte in data[i:], or

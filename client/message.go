@@ -102,7 +102,7 @@ func (d *decoder) message(m *message) (mismatch, ok bool) {
 		case keyIs(key, "params"):
 			m.Params, ok = d.raw()
 		case keyIs(key, "result"):
-			m.call, m.Result, ok = d.callResult()
+			m.call, m.Result, ok = d.readResult()
 		case keyIs(key, "error"):
 			return d.errorField(&m.Error, &mismatch)
 		default:

@@ -185,12 +185,12 @@ type block struct {
 	raw         span
 }
 
-// callResult reads a result as a tools/call result, as json.Unmarshal into
+// readResult reads a result as a tools/call result, as json.Unmarshal into
 // a struct of its fields (content as []json.RawMessage) and then each content
 // block into struct{Type string; Text *string} would. It returns the result's
 // bytes too. Whether the answer is a tools/call result is not known yet: for
 // any other result, the work is a syntax check, which skipping would do anyway.
-func (d *decoder) callResult() (*callResult, []byte, bool) {
+func (d *decoder) readResult() (*callResult, []byte, bool) {
 	d.skipSpace()
 	start := d.pos
 	r := new(callResult)
@@ -207,14 +207,16 @@ func (d *decoder) callResult() (*callResult, []byte, bool) {
 	return r, d.data[start:d.pos], ok
 }
 
-func (d *decoder) callResultField(r *callResult, key []byte, start int) bool {
+// callResultField reads one member of a result; offsets are relative to origin,
+// where the result starts.
+func (d *decoder) callResultField(r *callResult, key []byte, origin int) bool {
 	switch {
 	case keyIs(key, "content"):
 		switch d.peek() {
 		case '[':
 			r.blocks = r.blocks[:0] // a duplicate key replaces the array
 			return d.array(func() bool {
-				b, ok := d.contentBlock(start)
+				b, ok := d.contentBlock(origin)
 				r.blocks = append(r.blocks, b)
 				return ok
 			})
@@ -225,8 +227,10 @@ func (d *decoder) callResultField(r *callResult, key []byte, start int) bool {
 		r.mismatch = true
 		return d.skip()
 	case keyIs(key, "structuredContent"):
-		raw, ok := d.raw()
-		r.structured = span{d.pos - len(raw) - start, d.pos - start}
+		d.skipSpace()
+		from := d.pos
+		ok := d.skip()
+		r.structured = span{from - origin, d.pos - origin}
 		return ok
 	case keyIs(key, "isError"):
 		return d.boolField(&r.isError, &r.mismatch)
