@@ -49,10 +49,17 @@ type pending struct {
 // reply is what ended a pending request; exactly one field is set, or none
 // for a result.
 type reply struct {
-	result    json.RawMessage
+	result    answer
 	rpcErr    *RPCErrorObject
 	oversized *frame
 	lost      *Lost
+}
+
+// answer is a result as the reader read it. It owns its bytes: the frame
+// buffer they came from is never reused.
+type answer struct {
+	raw  json.RawMessage
+	call *callResult // raw read as a tools/call result
 }
 
 // Start launches the server, runs the handshake (see Options.Era), and returns
@@ -225,7 +232,7 @@ func (c *Conn) take(id int64) *pending {
 
 // roundTrip sends one request, waits for what ends it, and hands a result to
 // decode. It returns nil or a *CallError.
-func (c *Conn) roundTrip(ctx context.Context, timeout time.Duration, method string, params any, decode func(json.RawMessage) error) error {
+func (c *Conn) roundTrip(ctx context.Context, timeout time.Duration, method string, params any, decode func(answer) error) error {
 	id := c.nextID.Add(1)
 	ce := &CallError{Method: method, ID: id, Outcome: NotSent, stderrTail: c.opts.Limits.ErrorStderrTail}
 	line, err := json.Marshal(request{JSONRPC: "2.0", ID: &id, Method: method, Params: params})
@@ -272,7 +279,7 @@ func (c *Conn) roundTrip(ctx context.Context, timeout time.Duration, method stri
 	return ce
 }
 
-func (c *Conn) settle(ce *CallError, r reply, decode func(json.RawMessage) error) error {
+func (c *Conn) settle(ce *CallError, r reply, decode func(answer) error) error {
 	switch {
 	case r.lost != nil:
 		ce.Outcome, ce.Lost = ConnectionLost, r.lost
@@ -286,7 +293,8 @@ func (c *Conn) settle(ce *CallError, r reply, decode func(json.RawMessage) error
 			return nil
 		}
 		ce.Outcome, ce.Err = BadResult, err
-		ce.Head, ce.Size = r.result[:min(len(r.result), c.opts.Limits.OversizedKeep)], int64(len(r.result))
+		raw := r.result.raw
+		ce.Head, ce.Size = raw[:min(len(raw), c.opts.Limits.OversizedKeep)], int64(len(raw))
 	}
 	return ce
 }

@@ -26,7 +26,7 @@ func (c *Conn) handleFrame(f frame) {
 		c.stats.malformed.Add(1)
 		c.log.Warn("mcp malformed message dropped", "head", headString(f.line))
 	case kindResponse:
-		c.handleResponse(m)
+		c.handleResponse(m, f.owned)
 	case kindRequest:
 		c.answerServerRequest(m)
 	case kindNotification:
@@ -34,7 +34,10 @@ func (c *Conn) handleFrame(f frame) {
 	}
 }
 
-func (c *Conn) handleResponse(m message) {
+// handleResponse hands the result to the pending request. The result's bytes
+// are the frame's when the frame reader will not reuse its buffer (large
+// frames), and a copy otherwise.
+func (c *Conn) handleResponse(m message, owned bool) {
 	id, ok := parseID(m.ID)
 	if !ok {
 		c.stats.wrongIDType.Add(1)
@@ -47,7 +50,11 @@ func (c *Conn) handleResponse(m message) {
 		c.log.Warn("mcp response to no pending request dropped", "id", id)
 		return
 	}
-	p.reply <- reply{result: m.Result, rpcErr: m.Error}
+	a := answer{raw: m.Result, call: m.call}
+	if !owned && a.raw != nil {
+		a.raw = bytes.Clone(a.raw)
+	}
+	p.reply <- reply{result: a, rpcErr: m.Error}
 }
 
 func (c *Conn) handleOversized(f frame) {

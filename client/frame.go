@@ -9,8 +9,9 @@ import (
 
 // A frame is one newline-terminated line of the server's stdout.
 type frame struct {
-	line []byte // the frame without its newline; valid until the next read; nil when oversized
-	size int64  // length of the frame without its newline
+	line  []byte // the frame without its newline; valid until the next read unless owned; nil when oversized
+	owned bool   // line's buffer is never reused: line stays valid
+	size  int64  // length of the frame without its newline
 
 	oversized bool
 	head      []byte // oversized: the first bytes (a copy)
@@ -30,6 +31,10 @@ type frameReader struct {
 
 const frameTailKeep = 256
 
+// maxReusedBuf is the largest frame buffer reused for the next frame: the
+// reader does not keep one large frame's buffer for the connection's life.
+const maxReusedBuf = 1 << 20
+
 func newFrameReader(r io.Reader, max, keep int) *frameReader {
 	return &frameReader{r: bufio.NewReaderSize(r, 64<<10), max: max, keep: min(keep, max), tailKeep: frameTailKeep}
 }
@@ -37,9 +42,6 @@ func newFrameReader(r io.Reader, max, keep int) *frameReader {
 // next returns the next frame. At the end of the stream a final frame without
 // a newline is returned first; then the error (io.EOF or the read error).
 func (fr *frameReader) next() (frame, error) {
-	if cap(fr.buf) > 1<<20 {
-		fr.buf = nil // do not keep one large frame's buffer for the connection's life
-	}
 	fr.buf = fr.buf[:0]
 	var f frame
 	for {
@@ -79,6 +81,10 @@ func (fr *frameReader) next() (frame, error) {
 func (fr *frameReader) finish(f frame) frame {
 	if !f.oversized {
 		f.line = bytes.TrimSuffix(fr.buf, []byte("\r"))
+	}
+	if cap(fr.buf) > maxReusedBuf {
+		// The next frame gets a new buffer, so this one can be handed over.
+		fr.buf, f.owned = nil, true
 	}
 	return f
 }

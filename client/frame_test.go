@@ -88,6 +88,32 @@ func TestOversizedID(t *testing.T) {
 	}
 }
 
+// TestFrameOwned checks that a frame whose buffer the reader hands over stays
+// intact while the next frames are read, as the results that alias it rely on.
+func TestFrameOwned(t *testing.T) {
+	large := strings.Repeat("L", maxReusedBuf+1)
+	small := strings.Repeat("s", 100)
+	fr := newFrameReader(strings.NewReader(small+"\n"+large+"\n"+small+"\n"+large+"\n"), 4<<20, 100)
+	var owned [][]byte
+	for i := range 4 {
+		f, err := fr.next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := len(f.line) > maxReusedBuf; f.owned != want {
+			t.Fatalf("frame %d of %d bytes: owned %v; want %v", i, len(f.line), f.owned, want)
+		}
+		if f.owned {
+			owned = append(owned, f.line)
+		}
+	}
+	for _, line := range owned {
+		if string(line) != large {
+			t.Errorf("an owned frame changed after later reads")
+		}
+	}
+}
+
 func TestDecodeMessage(t *testing.T) {
 	tests := []struct {
 		line string

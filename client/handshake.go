@@ -68,7 +68,7 @@ func (c *Conn) discover(ctx context.Context) (modern bool, err error) {
 			ServerInfo Implementation `json:"io.modelcontextprotocol/serverInfo"`
 		} `json:"_meta"`
 	}
-	decode := func(raw json.RawMessage) error { return json.Unmarshal(raw, &r) }
+	decode := func(a answer) error { return json.Unmarshal(a.raw, &r) }
 	err = c.roundTrip(ctx, c.opts.Timeouts.Discover, methodDiscover, metaParams{Meta: meta}, decode)
 	var ce *CallError
 	switch {
@@ -134,7 +134,7 @@ func (c *Conn) initialize(ctx context.Context) error {
 		ServerInfo      Implementation  `json:"serverInfo"`
 		Instructions    string          `json:"instructions"`
 	}
-	decode := func(raw json.RawMessage) error { return json.Unmarshal(raw, &r) }
+	decode := func(a answer) error { return json.Unmarshal(a.raw, &r) }
 	if err := c.roundTrip(ctx, c.opts.Timeouts.Initialize, methodInitialize, params, decode); err != nil {
 		return fmt.Errorf("client: %w", err)
 	}

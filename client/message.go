@@ -3,7 +3,6 @@ package client
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"regexp"
 	"strconv"
 )
@@ -33,14 +32,19 @@ type response struct {
 }
 
 // message is any incoming JSON-RPC message. Key order does not matter
-// (TypeScript servers put result before jsonrpc and id).
+// (TypeScript servers put result before jsonrpc and id). ID, Params and
+// Result are slices of the frame.
 type message struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  string          `json:"method"`
-	Params  json.RawMessage `json:"params"`
-	Result  json.RawMessage `json:"result"`
-	Error   *RPCErrorObject `json:"error"`
+	JSONRPC string
+	ID      json.RawMessage
+	Method  string
+	Params  json.RawMessage
+	Result  json.RawMessage
+	Error   *RPCErrorObject
+
+	// call is the result read as a tools/call result, in the same pass as
+	// the frame: the id, which says what the result answers, may come after it.
+	call *callResult
 }
 
 type messageKind int
@@ -53,14 +57,18 @@ const (
 	kindNotification                    // method, no id
 )
 
-// decodeMessage classifies one frame.
+// decodeMessage classifies one frame and reads it in a single pass. It
+// classifies as json.Unmarshal into a struct of the message's fields would:
+// invalid JSON is kindNotJSON; valid JSON that is not an object, or whose
+// fields have the wrong JSON types, is kindMalformed.
 func decodeMessage(line []byte) (message, messageKind) {
 	var m message
-	if err := json.Unmarshal(line, &m); err != nil {
-		var syn *json.SyntaxError
-		if errors.As(err, &syn) || !json.Valid(line) {
-			return m, kindNotJSON
-		}
+	d := decoder{data: line}
+	mismatch, ok := d.message(&m)
+	if !ok || !d.end() {
+		return message{}, kindNotJSON
+	}
+	if mismatch {
 		return m, kindMalformed
 	}
 	hasID := len(m.ID) > 0 && !bytes.Equal(m.ID, []byte("null"))
@@ -73,6 +81,58 @@ func decodeMessage(line []byte) (message, messageKind) {
 		return m, kindResponse
 	}
 	return m, kindMalformed
+}
+
+// message reads a JSON-RPC message into m. mismatch reports a value of the
+// wrong JSON type for its field; ok is false on a syntax error.
+func (d *decoder) message(m *message) (mismatch, ok bool) {
+	if d.peek() != '{' {
+		// Valid JSON of another type is not a message (null decodes to nothing).
+		return true, d.skip()
+	}
+	ok = d.object(func(key []byte) bool {
+		var ok bool
+		switch {
+		case keyIs(key, "jsonrpc"):
+			return d.stringField(&m.JSONRPC, &mismatch)
+		case keyIs(key, "id"):
+			m.ID, ok = d.raw()
+		case keyIs(key, "method"):
+			return d.stringField(&m.Method, &mismatch)
+		case keyIs(key, "params"):
+			m.Params, ok = d.raw()
+		case keyIs(key, "result"):
+			m.call, m.Result, ok = d.readResult()
+		case keyIs(key, "error"):
+			return d.errorField(&m.Error, &mismatch)
+		default:
+			return d.skip()
+		}
+		return ok
+	})
+	return mismatch, ok
+}
+
+// errorField reads a JSON-RPC error object into *e as encoding/json would
+// decode a *RPCErrorObject field: null sets it to nil, and an object is
+// merged into the one a duplicate key already set. Error objects are small
+// and rare, so encoding/json decodes it, from bytes the decoder checked.
+func (d *decoder) errorField(e **RPCErrorObject, mismatch *bool) bool {
+	raw, ok := d.raw()
+	switch {
+	case !ok:
+		return false
+	case bytes.Equal(raw, []byte("null")):
+		*e = nil
+		return true
+	}
+	if *e == nil {
+		*e = new(RPCErrorObject)
+	}
+	if json.Unmarshal(raw, *e) != nil {
+		*mismatch = true
+	}
+	return true
 }
 
 // parseID reads a response id that must be a JSON integer, as this client's

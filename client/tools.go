@@ -38,7 +38,7 @@ func (c *Conn) Tools(ctx context.Context) ([]Tool, error) {
 			Tools      []json.RawMessage `json:"tools"`
 			NextCursor *string           `json:"nextCursor"`
 		}
-		decode := func(raw json.RawMessage) error { return json.Unmarshal(raw, &r) }
+		decode := func(a answer) error { return json.Unmarshal(a.raw, &r) }
 		params := listParams{Cursor: cursor, Meta: c.meta}
 		if err := c.roundTrip(ctx, c.opts.Timeouts.List, "tools/list", params, decode); err != nil {
 			return nil, err
@@ -95,9 +95,9 @@ func parseTool(raw json.RawMessage) (Tool, error) {
 // failure (the call reached the tool); a failed request is a *CallError instead.
 type Result struct {
 	Content           []Content
-	StructuredContent json.RawMessage // as sent; nil when absent
+	StructuredContent json.RawMessage // as sent; nil when absent; shares Raw's bytes
 	IsError           bool
-	Raw               json.RawMessage // the whole result as received
+	Raw               json.RawMessage // the whole result as received; the Result's own bytes
 }
 
 // Size is the number of bytes of the result as received.
@@ -132,7 +132,7 @@ type Content struct {
 	Type        string
 	Text        string          // the text of a text block
 	Unsupported bool            // not a text block: use Raw
-	Raw         json.RawMessage // the block as received
+	Raw         json.RawMessage // the block as received; shares Result.Raw's bytes
 }
 
 // Call calls the tool name with args (anything that marshals to a JSON object;
@@ -144,9 +144,9 @@ func (c *Conn) Call(ctx context.Context, name string, args any) (*Result, error)
 		args = nil
 	}
 	var res *Result
-	decode := func(raw json.RawMessage) error {
+	decode := func(a answer) error {
 		var err error
-		res, err = parseResult(raw)
+		res, err = a.call.result(a.raw)
 		return err
 	}
 	params := callParams{Name: name, Arguments: args, Meta: c.meta}
@@ -162,7 +162,154 @@ type callParams struct {
 	Meta      json.RawMessage `json:"_meta,omitempty"`
 }
 
-func parseResult(raw json.RawMessage) (*Result, error) {
+// callResult is a result read as a tools/call result, by the reader while it
+// reads the frame. It holds no reference to the frame: content blocks and
+// structuredContent are offsets into the result's bytes, which the reader
+// hands over with it.
+type callResult struct {
+	blocks     []block
+	structured span // end 0 when absent
+	isError    bool
+	resultType string
+	mismatch   bool // a field has the wrong JSON type: the result is malformed
+}
+
+// span is a range of offsets into a result's bytes.
+type span struct{ start, end int }
+
+// block is one content block: Content without its Raw.
+type block struct {
+	typ         string
+	text        string
+	unsupported bool
+	raw         span
+}
+
+// readResult reads a result as a tools/call result, as json.Unmarshal into
+// a struct of its fields (content as []json.RawMessage) and then each content
+// block into struct{Type string; Text *string} would. It returns the result's
+// bytes too. Whether the answer is a tools/call result is not known yet: for
+// any other result, the work is a syntax check, which skipping would do anyway.
+func (d *decoder) readResult() (*callResult, []byte, bool) {
+	d.skipSpace()
+	start := d.pos
+	r := new(callResult)
+	var ok bool
+	switch d.peek() {
+	case '{':
+		ok = d.object(func(key []byte) bool { return d.callResultField(r, key, start) })
+	case 'n':
+		ok = d.literal("null") // decodes to nothing
+	default:
+		r.mismatch = true
+		ok = d.skip()
+	}
+	return r, d.data[start:d.pos], ok
+}
+
+// callResultField reads one member of a result; offsets are relative to origin,
+// where the result starts.
+func (d *decoder) callResultField(r *callResult, key []byte, origin int) bool {
+	switch {
+	case keyIs(key, "content"):
+		switch d.peek() {
+		case '[':
+			r.blocks = r.blocks[:0] // a duplicate key replaces the array
+			return d.array(func() bool {
+				b, ok := d.contentBlock(origin)
+				r.blocks = append(r.blocks, b)
+				return ok
+			})
+		case 'n':
+			r.blocks = nil
+			return d.literal("null")
+		}
+		r.mismatch = true
+		return d.skip()
+	case keyIs(key, "structuredContent"):
+		d.skipSpace()
+		from := d.pos
+		ok := d.skip()
+		r.structured = span{from - origin, d.pos - origin}
+		return ok
+	case keyIs(key, "isError"):
+		return d.boolField(&r.isError, &r.mismatch)
+	case keyIs(key, "resultType"):
+		return d.stringField(&r.resultType, &r.mismatch)
+	}
+	return d.skip()
+}
+
+// contentBlock reads one content block. Only a text block whose fields all
+// have the right types is supported; any other block is kept with the type
+// it names, if any. The text is unquoted once the block is known to be text.
+func (d *decoder) contentBlock(origin int) (block, bool) {
+	d.skipSpace()
+	b := block{unsupported: true, raw: span{start: d.pos - origin}}
+	var ok bool
+	if d.peek() != '{' {
+		ok = d.skip() // null, or a mismatch: unsupported either way
+		b.raw.end = d.pos - origin
+		return b, ok
+	}
+	var (
+		mismatch bool
+		hasText  bool // text is a string, not null
+		text     []byte
+		escaped  bool
+	)
+	ok = d.object(func(key []byte) bool {
+		switch {
+		case keyIs(key, "type"):
+			return d.stringField(&b.typ, &mismatch)
+		case keyIs(key, "text"):
+			switch d.peek() {
+			case '"':
+				var ok bool
+				text, escaped, ok = d.str()
+				hasText = true
+				return ok
+			case 'n':
+				hasText = false
+				return d.literal("null")
+			}
+			mismatch = true
+			return d.skip()
+		}
+		return d.skip()
+	})
+	b.raw.end = d.pos - origin
+	if ok && !mismatch && b.typ == "text" && hasText {
+		b.text, b.unsupported = unquote(text, escaped), false
+	}
+	return b, ok
+}
+
+// result builds the Result from r and raw, the result's bytes.
+func (r *callResult) result(raw json.RawMessage) (*Result, error) {
+	if r.mismatch {
+		return nil, fmt.Errorf("malformed tools/call result: %w", mismatchError(raw))
+	}
+	if r.resultType != "" && r.resultType != "complete" {
+		return nil, fmt.Errorf("unsupported tools/call result type %q", r.resultType)
+	}
+	res := &Result{IsError: r.isError, Raw: raw}
+	if r.structured.end > 0 {
+		res.StructuredContent = raw[r.structured.start:r.structured.end]
+	}
+	if len(r.blocks) > 0 {
+		res.Content = make([]Content, len(r.blocks))
+	}
+	for i, b := range r.blocks {
+		res.Content[i] = Content{Type: b.typ, Text: b.text, Unsupported: b.unsupported, Raw: raw[b.raw.start:b.raw.end]}
+	}
+	return res, nil
+}
+
+// mismatchError returns the error json.Unmarshal reports for a tools/call
+// result with a field of the wrong type. Malformed results are rare, and an
+// error worded as encoding/json words it is worth a second read of one.
+func mismatchError(raw json.RawMessage) error {
 	var r struct {
 		Content           []json.RawMessage `json:"content"`
 		StructuredContent json.RawMessage   `json:"structuredContent"`
@@ -170,25 +317,7 @@ func parseResult(raw json.RawMessage) (*Result, error) {
 		ResultType        string            `json:"resultType"`
 	}
 	if err := json.Unmarshal(raw, &r); err != nil {
-		return nil, fmt.Errorf("malformed tools/call result: %w", err)
+		return err
 	}
-	if r.ResultType != "" && r.ResultType != "complete" {
-		return nil, fmt.Errorf("unsupported tools/call result type %q", r.ResultType)
-	}
-	res := &Result{StructuredContent: r.StructuredContent, IsError: r.IsError, Raw: raw}
-	for _, block := range r.Content {
-		res.Content = append(res.Content, parseContent(block))
-	}
-	return res, nil
-}
-
-func parseContent(raw json.RawMessage) Content {
-	var b struct {
-		Type string  `json:"type"`
-		Text *string `json:"text"`
-	}
-	if err := json.Unmarshal(raw, &b); err != nil || b.Type != "text" || b.Text == nil {
-		return Content{Type: b.Type, Unsupported: true, Raw: raw}
-	}
-	return Content{Type: b.Type, Text: *b.Text, Raw: raw}
+	return errors.New("a field has the wrong type")
 }
