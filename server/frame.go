@@ -269,7 +269,7 @@ func encodeMessage(msg jsonrpc.Message) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	data := make([]byte, 0, len(resp.Result)+len(id)+32)
+	data := make([]byte, 0, len(resp.Result)+len(id)+32) // room for writeLine's newline
 	data = append(data, `{"jsonrpc":"2.0","id":`...)
 	data = append(data, id...)
 	data = append(data, `,"result":`...)
@@ -313,10 +313,11 @@ func errorResponse(id json.RawMessage, code int, message string) []byte {
 }
 
 // writeLine writes one message and its newline in one call; wmu must be held.
+// The newline goes into data's spare capacity when it has some (messages
+// encoded here leave room for it), so a large message is not copied again.
 func (c *frameConn) writeLine(data []byte) error {
-	buf := make([]byte, 0, len(data)+1)
-	buf = append(append(buf, data...), '\n')
-	_, err := c.out.Write(buf)
+	line := append(data, '\n')
+	_, err := c.out.Write(line)
 	return err
 }
 

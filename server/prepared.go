@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -78,22 +76,24 @@ func encodePayload(res *Result) []byte {
 }
 
 // spliceResult returns the engine's encoding of a result with its content
-// and structuredContent members replaced by payload.
+// and structuredContent members replaced by payload. The engine's encoding
+// is valid JSON, made by encoding/json.
 func spliceResult(engine json.RawMessage, payload []byte) (json.RawMessage, error) {
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(engine, &members); err != nil {
-		return nil, fmt.Errorf("splice prepared result: %w", err)
+	engine = bytes.TrimSpace(engine)
+	if len(engine) == 0 || engine[0] != '{' {
+		return nil, fmt.Errorf("splice prepared result: the engine's result is not an object: %.40q", engine)
 	}
-	delete(members, "content")
-	delete(members, "structuredContent")
-	out := make([]byte, 0, len(engine)+len(payload)+2)
+	out := make([]byte, 0, len(engine)+len(payload)+2+32) // 32: the message around it
 	out = append(out, '{')
 	out = append(out, payload...)
-	for _, key := range slices.Sorted(maps.Keys(members)) {
+	for key, value := range members(engine) {
+		if key == "content" || key == "structuredContent" {
+			continue
+		}
 		out = append(out, ',')
 		out = fastjson.AppendEscape(out, key, 0)
 		out = append(out, ':')
-		out = append(out, bytes.TrimSpace(members[key])...)
+		out = append(out, value...)
 	}
 	return append(out, '}'), nil
 }

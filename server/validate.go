@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
@@ -114,6 +115,10 @@ func (v *validator) validate(args []byte, inst any, parseErr error) []Violation 
 	}
 	p := message.NewPrinter(language.English)
 	leaves(ve, func(e *jsonschema.ValidationError) {
+		if k, ok := e.ErrorKind.(*kind.AdditionalProperties); ok {
+			// They come in the order of a map's iteration.
+			k.Properties = slices.Sorted(slices.Values(k.Properties))
+		}
 		out = append(out, Violation{
 			Pointer: pointer(e.InstanceLocation),
 			Message: e.ErrorKind.LocalizedString(p),
