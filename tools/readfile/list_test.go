@@ -143,6 +143,13 @@ func BenchmarkListFilesInProcess(b *testing.B) {
 			}
 		}
 	})
+	b.Run("text-fmt", func(b *testing.B) {
+		for b.Loop() {
+			for _, o := range outs {
+				_ = fmtText(o)
+			}
+		}
+	})
 	b.Run("json", func(b *testing.B) {
 		for b.Loop() {
 			for _, o := range outs {
@@ -176,3 +183,7 @@ func BenchmarkListFilesInProcess(b *testing.B) {
 		}
 	})
 }
+
+// plainOut is ListFilesOut without its MarshalJSON: what encoding/json
+// makes of the struct by reflection.
+type plainOut ListFilesOut
