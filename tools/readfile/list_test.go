@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -144,24 +143,6 @@ func BenchmarkListFilesInProcess(b *testing.B) {
 			}
 		}
 	})
-	// json is what the server does, json-reflect what it did before
-	// ListFilesOut had a MarshalJSON.
-	b.Run("json", func(b *testing.B) {
-		for b.Loop() {
-			for _, o := range outs {
-				if _, err := json.Marshal(o); err != nil {
-					b.Fatal(err)
-				}
-			}
-		}
-	})
-	b.Run("json-direct", func(b *testing.B) {
-		for b.Loop() {
-			for _, o := range outs {
-				o.MarshalJSON()
-			}
-		}
-	})
 	b.Run("text-fmt", func(b *testing.B) {
 		for b.Loop() {
 			for _, o := range outs {
@@ -169,10 +150,10 @@ func BenchmarkListFilesInProcess(b *testing.B) {
 			}
 		}
 	})
-	b.Run("json-reflect", func(b *testing.B) {
+	b.Run("json", func(b *testing.B) {
 		for b.Loop() {
 			for _, o := range outs {
-				if _, err := json.Marshal(plainOut(o)); err != nil {
+				if _, err := json.Marshal(o); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -206,67 +187,3 @@ func BenchmarkListFilesInProcess(b *testing.B) {
 // plainOut is ListFilesOut without its MarshalJSON: what encoding/json
 // makes of the struct by reflection.
 type plainOut ListFilesOut
-
-// TestMarshalJSONMatchesReflection: the hand-written encoding is byte for
-// byte what encoding/json writes for the struct, on every page shape, on
-// a page whose every field is set (so that a field added to the struct
-// and not to MarshalJSON shows), and on the Go source's own listing.
-func TestMarshalJSONMatchesReflection(t *testing.T) {
-	full := ListFilesOut{}
-	fillFields(reflect.ValueOf(&full).Elem())
-	for i, o := range append(pages, full, ListFilesOut{}) {
-		checkMarshal(t, fmt.Sprint("page ", i), o)
-	}
-}
-
-// fillFields sets every field of a struct (and of one element of each
-// slice) to a value that is not its zero value.
-func fillFields(v reflect.Value) {
-	for i := range v.NumField() {
-		f := v.Field(i)
-		switch f.Kind() {
-		case reflect.String:
-			f.SetString(v.Type().Field(i).Name + " <&>")
-		case reflect.Int, reflect.Int64:
-			f.SetInt(int64(i + 1))
-		case reflect.Bool:
-			f.SetBool(true)
-		case reflect.Slice:
-			f.Set(reflect.MakeSlice(f.Type(), 1, 1))
-			fillFields(f.Index(0))
-		case reflect.Struct:
-			fillFields(f)
-		default:
-			panic("fillFields: a field of kind " + f.Kind().String())
-		}
-	}
-}
-
-func checkMarshal(t *testing.T, name string, o ListFilesOut) {
-	t.Helper()
-	got, err := json.Marshal(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := json.Marshal(plainOut(o))
-	if err != nil {
-		t.Fatal(err)
-	}
-	direct, _ := o.MarshalJSON()
-	if string(got) != string(want) || string(direct) != string(want) {
-		t.Errorf("%s: MarshalJSON =\n%s\nwant\n%s", name, direct, want)
-	}
-}
-
-// FuzzMarshalJSON compares the two encodings on arbitrary strings.
-func FuzzMarshalJSON(f *testing.F) {
-	for _, s := range []string{"", "a/b.go", "\"\\<>&\x00\x1f\x7f", "\u2028\u2029é", "\xff\xfe\xc3", "\xe2\x80"} {
-		f.Add(s, s, int64(len(s)))
-	}
-	f.Fuzz(func(t *testing.T, path, target string, size int64) {
-		checkMarshal(t, "fuzz", ListFilesOut{Revision: target, Path: path, NextCursor: target, Entries: []FileEntry{
-			{Path: path, Type: "symlink", Size: size, Mode: "120000", Target: target},
-			{Path: target, Type: path, Size: -size, Mode: path},
-		}})
-	})
-}
