@@ -150,7 +150,7 @@ func (c *commitSource) read(e Entry, offset, limit int64) ([]byte, int64, error)
 // list returns a copy of the cached listing's entries: callers of the
 // source interface own what they get.
 func (c *commitSource) list(ctx context.Context, dir Entry, sizes bool) ([]Entry, int, error) {
-	l, err := c.listing(dir, sizes)
+	l, err := c.listing(dir, sizes, nil)
 	if err != nil {
 		return nil, 0, err
 	}

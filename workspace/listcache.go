@@ -43,6 +43,8 @@ type listCache struct {
 	entries    int
 	order      *list.List // of *cachedListing, most recent at the front
 	byKey      map[listKey]*list.Element
+	// indexes are the pack indexes listings read blob sizes with.
+	indexes packIndexes
 }
 
 type cachedListing struct {
@@ -105,14 +107,16 @@ func (c *listCache) put(k listKey, l *dirListing) {
 }
 
 // listing returns the children of directory dir of the commit, from the
-// workspace's cache when it holds them (with sizes, if sizes is set).
-func (c *commitSource) listing(dir Entry, sizes bool) (*dirListing, error) {
+// workspace's cache when it holds them (with sizes, if sizes is set). A
+// walk passes its session, which keeps the packs open from one directory
+// to the next; sess may be nil.
+func (c *commitSource) listing(dir Entry, sizes bool, sess *listSession) (*dirListing, error) {
 	cache := c.ws.deny.listings
 	key := listKey{tree: parseHash(dir.SHA), dir: dir.Path}
 	if l, ok := cache.get(key); ok && (l.sized || !sizes) {
 		return l, nil
 	}
-	l, err := c.readListing(key, sizes)
+	l, err := c.readListing(key, sizes, sess)
 	if err != nil {
 		return nil, err
 	}
@@ -127,10 +131,14 @@ func (c *commitSource) listing(dir Entry, sizes bool) (*dirListing, error) {
 // readListing decodes the tree of directory k and describes its children.
 // Their paths share one string, and so do their SHAs: two allocations a
 // directory rather than two an entry.
-func (c *commitSource) readListing(k listKey, sizes bool) (*dirListing, error) {
+func (c *commitSource) readListing(k listKey, sizes bool, sess *listSession) (*dirListing, error) {
 	r := c.ws.repo
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	var sr *sizeReader
+	if sizes {
+		sr = sess.sizeReaderLocked(&c.ws.deny.listings.indexes, r)
+	}
 	tree, err := r.treeLocked(k.tree)
 	if err != nil {
 		return nil, c.objectError(k.dir, err)
@@ -165,7 +173,7 @@ func (c *commitSource) readListing(k listKey, sizes bool) (*dirListing, error) {
 		case e.Type == TypeSymlink:
 			err = c.fillTargetLocked(e, te.hash)
 		case sizes && e.Type == TypeFile:
-			e.Size, err = r.blobSizeLocked(te.hash)
+			e.Size, err = blobSizeLocked(r, sr, te.hash)
 			if err != nil {
 				err = c.objectError(e.Path, err)
 			}
@@ -184,4 +192,13 @@ func parseHash(s string) plumbing.Hash {
 	var text [2 * len(plumbing.ZeroHash)]byte
 	hex.Decode(h[:], text[:copy(text[:], s)])
 	return h
+}
+
+// blobSizeLocked reads a blob's size from its pack entry, or asks the
+// object store when sr cannot tell. r.mu must be held.
+func blobSizeLocked(r *repo, sr *sizeReader, h plumbing.Hash) (int64, error) {
+	if size, ok := sr.size(h); ok {
+		return size, nil
+	}
+	return r.blobSizeLocked(h)
 }

@@ -66,6 +66,7 @@ func (s *Snapshot) Walk(ctx context.Context, dir string, opts WalkOptions, fn fu
 	if opts.After != "" {
 		w.after = opts.After
 	}
+	defer w.session.close()
 	err = w.walk(ctx, root, len(splitPath(root.Path)))
 	if errors.Is(err, fs.SkipAll) {
 		err = nil
@@ -84,18 +85,19 @@ type walker struct {
 	// policed is set when the caller's policies may withhold paths; when
 	// one of them allows every path, only the deny patterns are consulted.
 	policed bool
+	session listSession
 }
 
 // cachingSource is a source that keeps its listings, judged by the
 // workspace's deny patterns, across walks.
 type cachingSource interface {
-	listing(dir Entry, sizes bool) (*dirListing, error)
+	listing(dir Entry, sizes bool, sess *listSession) (*dirListing, error)
 }
 
 // children lists directory dir, with the deny patterns' verdicts.
 func (w *walker) children(ctx context.Context, dir Entry) (*dirListing, error) {
 	if src, ok := w.s.src.(cachingSource); ok {
-		return src.listing(dir, w.opts.Sizes)
+		return src.listing(dir, w.opts.Sizes, &w.session)
 	}
 	entries, invalid, err := w.s.src.list(ctx, dir, w.opts.Sizes)
 	if err != nil {

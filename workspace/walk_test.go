@@ -168,3 +168,42 @@ func TestListCacheBound(t *testing.T) {
 		t.Errorf("cache holds %d entries, want 9 (bound %d)", c.entries, c.maxEntries)
 	}
 }
+
+// BenchmarkColdList opens a fresh registry (nothing cached) per op and
+// lists the whole tree with sizes, as the first list_files of a server
+// does; "warm" lists it again from the same registry.
+func BenchmarkColdList(b *testing.B) {
+	dir, _ := benchCorpus(b)
+	ctx := context.Background()
+	cfg := Config{Workspaces: []WorkspaceConfig{{ID: "ws", Root: dir}}}
+	list := func(reg *Registry) {
+		s, err := reg.Snapshot(ctx, reader, "ws", "HEAD")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.List(ctx, "", ListOptions{Recursive: true, Sizes: true, Limit: MaxListLimit}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("cold", func(b *testing.B) {
+		for b.Loop() {
+			reg, err := Open(cfg, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			list(reg)
+			reg.Close()
+		}
+	})
+	b.Run("warm", func(b *testing.B) {
+		reg, err := Open(cfg, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer reg.Close()
+		list(reg)
+		for b.Loop() {
+			list(reg)
+		}
+	})
+}
