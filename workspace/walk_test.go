@@ -2,7 +2,9 @@ package workspace
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -131,6 +133,67 @@ func TestSameTreeAtTwoPaths(t *testing.T) {
 		if diff := diffStrings([]string{"y/data/f.txt"}, got); diff != "" {
 			t.Errorf("walk of y/data: %s", diff)
 		}
+	}
+}
+
+// TestConcurrentListings walks one commit from several goroutines at once,
+// for two callers, with and without sizes, from a cold registry: the
+// shared cache and pack indexes must give each walk its exact answer.
+func TestConcurrentListings(t *testing.T) {
+	repo := packedRepo(t, false)
+	reg := openOne(t, repo.Dir, func(c *Config) {
+		c.Policies = []PolicyConfig{
+			{Identity: "all", Workspaces: []string{"*"}, Actions: []Action{ActionRead}},
+			{Identity: "some", Workspaces: []string{"*"}, Actions: []Action{ActionRead}, Allow: []string{"dir1/**"}},
+		}
+	})
+	ctx := context.Background()
+	walk := func(identity string, sizes bool) (string, error) {
+		s, err := reg.Snapshot(ctx, Access{Identity: identity, Action: ActionRead}, "ws", "HEAD~1")
+		if err != nil {
+			return "", err
+		}
+		var b strings.Builder
+		stats, err := s.Walk(ctx, "", WalkOptions{Recursive: true, Sizes: sizes}, func(e Entry) error {
+			fmt.Fprintf(&b, "%s %d %s\n", e.Cursor(), e.Size, e.SHA)
+			return nil
+		})
+		fmt.Fprintf(&b, "omitted %d invalid %d", stats.Omitted, stats.Invalid)
+		return b.String(), err
+	}
+	type variant struct {
+		identity string
+		sizes    bool
+	}
+	variants := []variant{{"all", true}, {"all", false}, {"some", true}, {"some", false}}
+	results := make([][]string, len(variants))
+	var wg sync.WaitGroup
+	for i, v := range variants {
+		results[i] = make([]string, 4)
+		for j := range results[i] {
+			wg.Go(func() {
+				out, err := walk(v.identity, v.sizes)
+				if err != nil {
+					t.Error(err)
+				}
+				results[i][j] = out
+			})
+		}
+	}
+	wg.Wait()
+	for i, v := range variants {
+		want, err := walk(v.identity, v.sizes) // warm, alone
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, got := range results[i] {
+			if got != want {
+				t.Errorf("%+v: a concurrent walk gave\n%s\nwant\n%s", v, got, want)
+			}
+		}
+	}
+	if results[0][0] == results[2][0] || results[0][0] == results[1][0] {
+		t.Errorf("the variants do not differ: the test does not test them")
 	}
 }
 
