@@ -65,12 +65,11 @@ type FileEntry struct {
 // Text renders the page as one line per entry. A page holds up to 10 000
 // entries, so it appends to one buffer rather than format each line.
 func (o ListFilesOut) Text() string {
-	var b []byte
 	size := 160 + len(o.NextCursor)
 	for _, e := range o.Entries {
 		size += len(e.Path) + len(e.Target) + 16
 	}
-	b = make([]byte, 0, size)
+	b := make([]byte, 0, size)
 	b = append(b, displayDir(o.Path)...)
 	b = append(b, " at "...)
 	b = append(b, o.Revision...)
