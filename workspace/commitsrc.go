@@ -3,6 +3,7 @@ package workspace
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -102,7 +103,14 @@ func findEntry(entries []treeEntry, name string) (treeEntry, bool) {
 }
 
 func entryFor(p string, te treeEntry) Entry {
-	e := Entry{Path: p, Mode: uint32(te.mode), SHA: te.hash.String()}
+	e := typedEntry(te)
+	e.Path, e.SHA = p, te.hash.String()
+	return e
+}
+
+// typedEntry fills in the type, mode and (unknown) size of a tree entry.
+func typedEntry(te treeEntry) Entry {
+	e := Entry{Mode: uint32(te.mode)}
 	switch te.mode {
 	case filemode.Dir:
 		e.Type = TypeDir
@@ -139,39 +147,14 @@ func (c *commitSource) read(e Entry, offset, limit int64) ([]byte, int64, error)
 	return data, size, nil
 }
 
+// list returns a copy of the cached listing's entries: callers of the
+// source interface own what they get.
 func (c *commitSource) list(ctx context.Context, dir Entry, sizes bool) ([]Entry, int, error) {
-	r := c.ws.repo
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	entries, err := r.treeLocked(plumbing.NewHash(dir.SHA))
+	l, err := c.listing(dir, sizes, nil)
 	if err != nil {
-		return nil, 0, c.objectError(dir.Path, err)
+		return nil, 0, err
 	}
-	prefix := dir.Path
-	if prefix != "" {
-		prefix += "/"
-	}
-	out := make([]Entry, 0, len(entries))
-	invalid := 0
-	for _, te := range entries {
-		if !validEntryName(te.name) {
-			invalid++
-			continue
-		}
-		e := entryFor(prefix+te.name, te)
-		switch {
-		case e.Type == TypeSymlink:
-			if err := c.fillTargetLocked(&e, te.hash); err != nil {
-				return nil, 0, err
-			}
-		case sizes && e.Type == TypeFile:
-			if e.Size, err = r.blobSizeLocked(te.hash); err != nil {
-				return nil, 0, c.objectError(e.Path, err)
-			}
-		}
-		out = append(out, e)
-	}
-	return out, invalid, nil
+	return slices.Clone(l.entries), l.invalid, nil
 }
 
 func (c *commitSource) objectError(p string, err error) error {

@@ -52,10 +52,14 @@ const (
 type denyList struct {
 	exact map[string]string // lower-case name -> pattern
 	rules []denyRule        // everything else
+	// listings keeps commit directories with this list's verdict on each
+	// entry. It lives here because a cached verdict is only valid for the
+	// list that gave it, and a workspace keeps its list for its lifetime.
+	listings *listCache
 }
 
 func compileDenyList(patterns ...[]string) (*denyList, error) {
-	d := &denyList{exact: make(map[string]string)}
+	d := &denyList{exact: make(map[string]string), listings: newListCache(maxListedEntries)}
 	for _, list := range patterns {
 		for _, p := range list {
 			if err := d.add(p); err != nil {

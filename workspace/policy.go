@@ -92,22 +92,36 @@ func (p *policy) appliesTo(identity, workspaceID string) bool {
 // pathVerdict says whether a policy lets a path through and, if not, why.
 // asDir relaxes the allow list to paths that may contain allowed ones.
 func (p *policy) pathVerdict(clean string, asDir bool) (ok bool, why string) {
+	ok, denier := p.judgePath(clean, asDir)
+	switch {
+	case ok:
+		return true, ""
+	case denier != nil:
+		return false, fmt.Sprintf("%s denies %q", p.name, denier.String())
+	}
+	return false, fmt.Sprintf("%s allows only %s", p.name, globList(p.allow))
+}
+
+// judgePath is pathVerdict without the message, for listings, which judge
+// every entry and never explain: it returns the deny glob that refuses the
+// path, or nil when the allow list leaves it out.
+func (p *policy) judgePath(clean string, asDir bool) (bool, *Glob) {
 	if clean != "" {
-		for _, g := range p.deny {
-			if matchSelfOrAncestor(g, clean) {
-				return false, fmt.Sprintf("%s denies %q", p.name, g.String())
+		for i := range p.deny {
+			if matchSelfOrAncestor(p.deny[i], clean) {
+				return false, &p.deny[i]
 			}
 		}
 	}
 	if p.allow == nil || clean == "" && asDir {
-		return true, ""
+		return true, nil
 	}
 	for _, g := range p.allow {
 		if matchSelfOrAncestor(g, clean) || asDir && g.MatchPrefix(clean) {
-			return true, ""
+			return true, nil
 		}
 	}
-	return false, fmt.Sprintf("%s allows only %s", p.name, globList(p.allow))
+	return false, nil
 }
 
 func (p *policy) allowsRef(ref string) bool {
@@ -180,11 +194,27 @@ func (g *grant) hidesEntry(p string, isDir bool) bool {
 	if _, denied := g.ws.deny.matchEntry(p); denied {
 		return true
 	}
+	return g.policyHides(p, isDir)
+}
+
+// policyHides is the part of hidesEntry the caller's policies decide.
+func (g *grant) policyHides(p string, isDir bool) bool {
 	for _, pol := range g.policies {
 		if pol.allow == nil && pol.deny == nil {
 			return false
 		}
-		if ok, _ := pol.pathVerdict(p, isDir); ok {
+		if ok, _ := pol.judgePath(p, isDir); ok {
+			return false
+		}
+	}
+	return true
+}
+
+// restrictsPaths reports whether policyHides may hide anything: it does
+// not when one of the policies allows every path.
+func (g *grant) restrictsPaths() bool {
+	for _, pol := range g.policies {
+		if pol.allow == nil && pol.deny == nil {
 			return false
 		}
 	}

@@ -55,7 +55,7 @@ func (s *Snapshot) Walk(ctx context.Context, dir string, opts WalkOptions, fn fu
 	if root.Type != TypeDir {
 		return stats, server.Errorf(server.InvalidInput, "path %s is a %s, not a directory", quoteInput(root.Path), root.Type)
 	}
-	w := &walker{s: s, opts: opts, fn: fn, stats: &stats, base: root.Path}
+	w := &walker{s: s, opts: opts, fn: fn, stats: &stats, base: root.Path, policed: s.grant.restrictsPaths()}
 	if opts.Pattern != "" {
 		g, err := ParseGlob(opts.Pattern)
 		if err != nil {
@@ -66,6 +66,7 @@ func (s *Snapshot) Walk(ctx context.Context, dir string, opts WalkOptions, fn fu
 	if opts.After != "" {
 		w.after = opts.After
 	}
+	defer w.session.close()
 	err = w.walk(ctx, root, len(splitPath(root.Path)))
 	if errors.Is(err, fs.SkipAll) {
 		err = nil
@@ -81,6 +82,32 @@ type walker struct {
 	base    string // the walked directory
 	pattern *Glob
 	after   string
+	// policed is set when the caller's policies may withhold paths; when
+	// one of them allows every path, only the deny patterns are consulted.
+	policed bool
+	session listSession
+}
+
+// cachingSource is a source that keeps its listings, judged by the
+// workspace's deny patterns, across walks.
+type cachingSource interface {
+	listing(dir Entry, sizes bool, sess *listSession) (*dirListing, error)
+}
+
+// children lists directory dir, with the deny patterns' verdicts.
+func (w *walker) children(ctx context.Context, dir Entry) (*dirListing, error) {
+	if src, ok := w.s.src.(cachingSource); ok {
+		return src.listing(dir, w.opts.Sizes, &w.session)
+	}
+	entries, invalid, err := w.s.src.list(ctx, dir, w.opts.Sizes)
+	if err != nil {
+		return nil, err
+	}
+	l := &dirListing{entries: entries, denied: make([]bool, len(entries)), invalid: invalid, sized: w.opts.Sizes}
+	for i, e := range entries {
+		_, l.denied[i] = w.s.grant.ws.deny.matchEntry(e.Path)
+	}
+	return l, nil
 }
 
 // walk visits the children of dir, which is depth components deep.
@@ -88,31 +115,34 @@ func (w *walker) walk(ctx context.Context, dir Entry, depth int) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	children, invalid, err := w.s.src.list(ctx, dir, w.opts.Sizes)
+	l, err := w.children(ctx, dir)
 	if err != nil {
 		return err
 	}
-	w.stats.Invalid += invalid
+	w.stats.Invalid += l.invalid
 	if depth+1 > MaxPathComponents {
 		// Deeper paths could not be named by a caller: report them as
 		// invalid rather than recurse without bound.
-		w.stats.Invalid += len(children)
+		w.stats.Invalid += len(l.entries)
 		return nil
 	}
-	for _, e := range children {
+	for i := range l.entries {
+		e := l.entries[i]
 		if len(e.Path) > MaxPathBytes {
 			w.stats.Invalid++
 			continue
+		}
+		if e.Type == TypeFile && !w.opts.Sizes {
+			e.Size = -1 // the listing may be a cached one with sizes
 		}
 		isDir := e.Type == TypeDir
 		descend := isDir && w.opts.Recursive
 		// Hidden entries are decided first: a cursor pointing inside a
 		// denied directory must not lead the walk into it.
-		hidden := w.s.grant.hidesEntry(e.Path, isDir)
+		hidden := l.denied[i] || w.policed && w.s.grant.policyHides(e.Path, isDir)
 		if w.after != "" {
-			key := e.Cursor()
-			if key <= w.after {
-				if !hidden && descend && strings.HasPrefix(w.after, key) {
+			if done, inside := passed(e, w.after); done {
+				if !hidden && descend && inside {
 					if err := w.walk(ctx, e, depth+1); err != nil {
 						return err
 					}
@@ -140,6 +170,28 @@ func (w *walker) walk(ctx context.Context, dir Entry, depth int) error {
 		}
 	}
 	return nil
+}
+
+// passed compares e.Cursor() with a cursor after without building it:
+// done reports e.Cursor() <= after (e is at or before the cursor), inside
+// that e.Cursor() is a prefix of after (the cursor lies within directory
+// e). Walks call it for every entry up to a cursor.
+func passed(e Entry, after string) (done, inside bool) {
+	p := e.Path
+	if e.Type != TypeDir {
+		return p <= after, strings.HasPrefix(after, p)
+	}
+	// The cursor of a directory is p + "/".
+	n := len(p)
+	if len(after) <= n || after[:n] != p {
+		return p < after[:min(n, len(after))], false
+	}
+	switch c := after[n]; {
+	case c == '/':
+		return true, true
+	default:
+		return c > '/', false
+	}
 }
 
 func (w *walker) relative(p string) string {
@@ -203,12 +255,16 @@ func (s *Snapshot) List(ctx context.Context, dir string, opts ListOptions) (Page
 		limit = DefaultListLimit
 	}
 	limit = min(limit, MaxListLimit)
-	var page Page
+	// A page is usually full (a listing's pages are all full but the
+	// last), so its room is taken at once rather than grown step by step.
+	page := Page{Entries: make([]Entry, 0, limit)}
 	stats, err := s.Walk(ctx, dir, WalkOptions{Recursive: opts.Recursive, Pattern: opts.Pattern, Sizes: opts.Sizes},
 		func(e Entry) error {
 			page.Total++
-			if opts.After != "" && e.Cursor() <= opts.After {
-				return nil
+			if opts.After != "" {
+				if done, _ := passed(e, opts.After); done {
+					return nil
+				}
 			}
 			if len(page.Entries) == limit {
 				page.Truncated = true

@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"strings"
+	"strconv"
 
 	"github.com/repo-mcp/repo-mcp/server"
 	"github.com/repo-mcp/repo-mcp/tools/toolkit"
@@ -62,30 +62,52 @@ type FileEntry struct {
 	Target string `json:"target,omitempty"`
 }
 
-// Text renders the page as one line per entry.
+// Text renders the page as one line per entry. A page holds up to 10 000
+// entries, so it appends to one buffer rather than format each line.
 func (o ListFilesOut) Text() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s at %s: %d of %d entries", displayDir(o.Path), o.Revision, len(o.Entries), o.Total)
-	if o.Omitted > 0 || o.Invalid > 0 {
-		fmt.Fprintf(&b, " (%d withheld by policy, %d with unsafe names)", o.Omitted, o.Invalid)
-	}
-	b.WriteString("\n")
+	size := 160 + len(o.NextCursor)
 	for _, e := range o.Entries {
+		size += len(e.Path) + len(e.Target) + 16
+	}
+	b := make([]byte, 0, size)
+	b = append(b, displayDir(o.Path)...)
+	b = append(b, " at "...)
+	b = append(b, o.Revision...)
+	b = append(b, ": "...)
+	b = strconv.AppendInt(b, int64(len(o.Entries)), 10)
+	b = append(b, " of "...)
+	b = strconv.AppendInt(b, int64(o.Total), 10)
+	b = append(b, " entries"...)
+	if o.Omitted > 0 || o.Invalid > 0 {
+		b = append(b, " ("...)
+		b = strconv.AppendInt(b, int64(o.Omitted), 10)
+		b = append(b, " withheld by policy, "...)
+		b = strconv.AppendInt(b, int64(o.Invalid), 10)
+		b = append(b, " with unsafe names)"...)
+	}
+	b = append(b, '\n')
+	for _, e := range o.Entries {
+		b = append(b, e.Path...)
 		switch e.Type {
 		case "dir":
-			fmt.Fprintf(&b, "%s/\n", e.Path)
+			b = append(b, '/')
 		case "symlink":
-			fmt.Fprintf(&b, "%s -> %s\n", e.Path, e.Target)
+			b = append(b, " -> "...)
+			b = append(b, e.Target...)
 		case "submodule":
-			fmt.Fprintf(&b, "%s (submodule)\n", e.Path)
+			b = append(b, " (submodule)"...)
 		default:
-			fmt.Fprintf(&b, "%s\t%d\n", e.Path, e.Size)
+			b = append(b, '\t')
+			b = strconv.AppendInt(b, e.Size, 10)
 		}
+		b = append(b, '\n')
 	}
 	if o.Truncated {
-		fmt.Fprintf(&b, "[more entries: continue with cursor %s]", o.NextCursor)
+		b = append(b, "[more entries: continue with cursor "...)
+		b = append(b, o.NextCursor...)
+		b = append(b, ']')
 	}
-	return b.String()
+	return string(b)
 }
 
 func displayDir(p string) string {
@@ -133,6 +155,12 @@ func listFiles(ctx context.Context, reg *workspace.Registry, req *server.Request
 	if err != nil {
 		return ListFilesOut{}, err
 	}
+	return listPage(ctx, snap, in)
+}
+
+// listPage answers list_files from a snapshot the caller may read.
+func listPage(ctx context.Context, snap *workspace.Snapshot, in ListFilesIn) (ListFilesOut, error) {
+	var err error
 	sha := snap.Revision().SHA
 	dir := in.Path
 	if dir != "" {
@@ -178,7 +206,7 @@ func listFiles(ctx context.Context, reg *workspace.Registry, req *server.Request
 			out.Truncated, next = true, page.Entries[i-1].Cursor()
 			break
 		}
-		out.Entries = append(out.Entries, FileEntry{Path: e.Path, Type: string(e.Type), Size: max(e.Size, 0), Mode: fmt.Sprintf("%06o", e.Mode), Target: e.Target})
+		out.Entries = append(out.Entries, FileEntry{Path: e.Path, Type: string(e.Type), Size: max(e.Size, 0), Mode: modeText(e.Mode), Target: e.Target})
 	}
 	if out.Truncated {
 		out.NextCursor = cursor{
@@ -189,6 +217,24 @@ func listFiles(ctx context.Context, reg *workspace.Registry, req *server.Request
 	return out, nil
 }
 
+// modeText renders a git mode in octal, six digits wide, without
+// formatting the modes every tree is made of.
+func modeText(m uint32) string {
+	switch m {
+	case workspace.ModeFile:
+		return "100644"
+	case workspace.ModeExecutable:
+		return "100755"
+	case workspace.ModeSymlink:
+		return "120000"
+	case workspace.ModeDir:
+		return "040000"
+	case workspace.ModeSubmodule:
+		return "160000"
+	}
+	return fmt.Sprintf("%06o", m)
+}
+
 // continuePage lists the page after a cursor: it walks on from where the
 // previous page stopped, only as far as this page reaches, and takes the
 // counts of the whole listing from the cursor.
@@ -197,7 +243,10 @@ func continuePage(ctx context.Context, snap *workspace.Snapshot, dir string, in 
 	if limit == 0 {
 		limit = workspace.DefaultListLimit
 	}
-	page := workspace.Page{Total: c.Total, WalkStats: workspace.WalkStats{Omitted: c.Omitted, Invalid: c.Invalid}}
+	page := workspace.Page{
+		Entries: make([]workspace.Entry, 0, max(min(limit, c.Total), 0)),
+		Total:   c.Total, WalkStats: workspace.WalkStats{Omitted: c.Omitted, Invalid: c.Invalid},
+	}
 	_, err := snap.Walk(ctx, dir, workspace.WalkOptions{Recursive: in.Recursive, Pattern: in.Pattern, Sizes: true, After: c.After},
 		func(e workspace.Entry) error {
 			if len(page.Entries) == limit {

@@ -1,0 +1,204 @@
+package workspace
+
+import (
+	"container/list"
+	"encoding/hex"
+	"sync"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// A dirListing is the children of one directory as a listing shows them:
+// names that cannot be shown already dropped and counted, each remaining
+// entry judged once by the workspace's deny patterns. The caller's
+// policies are not part of it; a walk applies them on every call.
+//
+// A dirListing taken from a listCache is shared: it must not be modified.
+type dirListing struct {
+	entries []Entry
+	// denied[i] says the workspace deny list hides entries[i] (given that
+	// its parent is shown); nil means nothing was judged yet.
+	denied  []bool
+	invalid int  // children dropped for their names
+	sized   bool // files carry their sizes
+}
+
+// listKey names a directory of a commit. The tree hash alone does not
+// suffice: the same tree may sit at several paths, and entries carry
+// their full paths.
+type listKey struct {
+	tree plumbing.Hash
+	dir  string
+}
+
+// listCache keeps the dirListings of commit trees, least recently used
+// first out, bounded by the number of entries it holds. Trees are
+// immutable, so a cached listing never goes stale; what it saves on a
+// repeated listing is the decoding, the object header read for every
+// file's size, and the deny-pattern matching. It is safe for concurrent
+// use.
+type listCache struct {
+	mu         sync.Mutex
+	maxEntries int
+	entries    int
+	order      *list.List // of *cachedListing, most recent at the front
+	byKey      map[listKey]*list.Element
+	// indexes are the pack indexes listings read blob sizes with.
+	indexes packIndexes
+}
+
+type cachedListing struct {
+	key     listKey
+	listing *dirListing
+}
+
+// maxListedEntries bounds a workspace's listCache: about 160 bytes an
+// entry (the Entry, its path and its SHA), so at most about 20 MiB, which
+// holds the whole tree of a Kubernetes-sized repository at four commits.
+const maxListedEntries = 1 << 17
+
+func newListCache(maxEntries int) *listCache {
+	return &listCache{
+		maxEntries: maxEntries,
+		order:      list.New(),
+		byKey:      make(map[listKey]*list.Element),
+	}
+}
+
+func (c *listCache) get(k listKey) (*dirListing, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.byKey[k]
+	if !ok {
+		return nil, false
+	}
+	c.order.MoveToFront(el)
+	return el.Value.(*cachedListing).listing, true
+}
+
+// put stores l under k, replacing a listing without sizes by one with
+// them, and evicts the least recently used listings beyond the bound.
+func (c *listCache) put(k listKey, l *dirListing) {
+	n := len(l.entries)
+	if n > c.maxEntries {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.byKey[k]; ok {
+		old := el.Value.(*cachedListing)
+		if old.listing.sized || !l.sized {
+			return
+		}
+		c.entries += n - len(old.listing.entries)
+		old.listing = l
+		c.order.MoveToFront(el)
+	} else {
+		c.byKey[k] = c.order.PushFront(&cachedListing{key: k, listing: l})
+		c.entries += n
+	}
+	for c.entries > c.maxEntries {
+		last := c.order.Back()
+		t := last.Value.(*cachedListing)
+		c.order.Remove(last)
+		delete(c.byKey, t.key)
+		c.entries -= len(t.listing.entries)
+	}
+}
+
+// listing returns the children of directory dir of the commit, from the
+// workspace's cache when it holds them (with sizes, if sizes is set). A
+// walk passes its session, which keeps the packs open from one directory
+// to the next; sess may be nil.
+func (c *commitSource) listing(dir Entry, sizes bool, sess *listSession) (*dirListing, error) {
+	cache := c.ws.deny.listings
+	key := listKey{tree: parseHash(dir.SHA), dir: dir.Path}
+	if l, ok := cache.get(key); ok && (l.sized || !sizes) {
+		return l, nil
+	}
+	l, err := c.readListing(key, sizes, sess)
+	if err != nil {
+		return nil, err
+	}
+	l.denied = make([]bool, len(l.entries))
+	for i, e := range l.entries {
+		_, l.denied[i] = c.ws.deny.matchEntry(e.Path)
+	}
+	cache.put(key, l)
+	return l, nil
+}
+
+// readListing decodes the tree of directory k and describes its children.
+// Their paths share one string, and so do their SHAs: two allocations a
+// directory rather than two an entry.
+func (c *commitSource) readListing(k listKey, sizes bool, sess *listSession) (*dirListing, error) {
+	r := c.ws.repo
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var sr *sizeReader
+	if sizes {
+		sr = sess.sizeReaderLocked(&c.ws.deny.listings.indexes, r)
+	}
+	tree, err := r.treeLocked(k.tree)
+	if err != nil {
+		return nil, c.objectError(k.dir, err)
+	}
+	prefix := k.dir
+	if prefix != "" {
+		prefix += "/"
+	}
+	valid := make([]treeEntry, 0, len(tree))
+	pathBytes := 0
+	for _, te := range tree {
+		if validEntryName(te.name) {
+			valid = append(valid, te)
+			pathBytes += len(prefix) + len(te.name)
+		}
+	}
+	paths, shas := make([]byte, 0, pathBytes), make([]byte, len(valid)*2*len(plumbing.ZeroHash))
+	for i, te := range valid {
+		paths = append(append(paths, prefix...), te.name...)
+		hex.Encode(shas[i*2*len(te.hash):], te.hash[:])
+	}
+	pathText, shaText := string(paths), string(shas)
+	l := &dirListing{entries: make([]Entry, len(valid)), invalid: len(tree) - len(valid), sized: sizes}
+	off := 0
+	for i, te := range valid {
+		n := len(prefix) + len(te.name)
+		e := &l.entries[i]
+		*e = typedEntry(te)
+		e.Path, e.SHA = pathText[off:off+n], shaText[i*2*len(te.hash):(i+1)*2*len(te.hash)]
+		off += n
+		switch {
+		case e.Type == TypeSymlink:
+			err = c.fillTargetLocked(e, te.hash)
+		case sizes && e.Type == TypeFile:
+			e.Size, err = blobSizeLocked(r, sr, te.hash)
+			if err != nil {
+				err = c.objectError(e.Path, err)
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+// parseHash is plumbing.NewHash without its allocation: walks parse the
+// SHA of every directory they enter.
+func parseHash(s string) plumbing.Hash {
+	var h plumbing.Hash
+	var text [2 * len(plumbing.ZeroHash)]byte
+	hex.Decode(h[:], text[:copy(text[:], s)])
+	return h
+}
+
+// blobSizeLocked reads a blob's size from its pack entry, or asks the
+// object store when sr cannot tell. r.mu must be held.
+func blobSizeLocked(r *repo, sr *sizeReader, h plumbing.Hash) (int64, error) {
+	if size, ok := sr.size(h); ok {
+		return size, nil
+	}
+	return r.blobSizeLocked(h)
+}
