@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"slices"
 )
 
 // A frame is one newline-terminated line of the server's stdout.
@@ -27,6 +28,12 @@ type frameReader struct {
 	keep     int
 	tailKeep int
 	buf      []byte
+	// recent are the sizes of the last two frames: a frame longer than
+	// one read grows its buffer at once to the larger, since a server's
+	// large answers (a listing's full pages between its last ones, say)
+	// tend to come back in like sizes, and regrowing a buffer of megabytes
+	// costs more than reading it.
+	recent [2]int
 }
 
 const frameTailKeep = 256
@@ -53,6 +60,9 @@ func (fr *frameReader) next() (frame, error) {
 		f.size += int64(len(chunk))
 		switch {
 		case !f.oversized && len(fr.buf)+len(chunk) <= fr.max:
+			if need := len(fr.buf) + len(chunk); need > cap(fr.buf) && len(fr.buf) > 0 {
+				fr.buf = slices.Grow(fr.buf, max(need, fr.recent[0], fr.recent[1])-len(fr.buf))
+			}
 			fr.buf = append(fr.buf, chunk...)
 		case !f.oversized:
 			f.oversized = true
@@ -79,6 +89,7 @@ func (fr *frameReader) next() (frame, error) {
 }
 
 func (fr *frameReader) finish(f frame) frame {
+	fr.recent[0], fr.recent[1] = fr.recent[1], int(min(f.size, int64(fr.max)))
 	if !f.oversized {
 		f.line = bytes.TrimSuffix(fr.buf, []byte("\r"))
 	}

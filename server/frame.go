@@ -205,10 +205,11 @@ func (c *frameConn) prepare(id jsonrpc.ID, payload []byte) {
 }
 
 func (c *frameConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	var payload []byte
 	if resp, ok := msg.(*jsonrpc.Response); ok {
-		c.completeResponse(resp)
+		payload = c.completeResponse(resp)
 	}
-	data, err := encodeMessage(msg)
+	data, err := encodeMessage(msg, payload)
 	if err != nil {
 		return err
 	}
@@ -230,10 +231,10 @@ func (c *frameConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	return nil
 }
 
-// completeResponse readies a response for the wire: a prepared payload
-// goes in place of the engine's empty one, and an error never goes out
-// with code 0.
-func (c *frameConn) completeResponse(resp *jsonrpc.Response) {
+// completeResponse readies a response for the wire: an error never goes
+// out with code 0, and a result the server prepared is returned, to be
+// spliced into the engine's (see prepared.go).
+func (c *frameConn) completeResponse(resp *jsonrpc.Response) (payload []byte) {
 	c.wmu.Lock()
 	payload, prepared := c.prepared[resp.ID]
 	delete(c.prepared, resp.ID)
@@ -243,37 +244,42 @@ func (c *frameConn) completeResponse(resp *jsonrpc.Response) {
 		if !errors.As(resp.Error, &we) || we.Code == 0 {
 			resp.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: resp.Error.Error()}
 		}
-		return
+		return nil
 	}
-	if prepared {
-		result, err := spliceResult(resp.Result, payload)
-		if err != nil {
-			c.log.Error("prepared result", "id", resp.ID.Raw(), "error", err)
-			resp.Result, resp.Error = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal error: the result could not be encoded"}
-			return
-		}
-		resp.Result = result
+	if !prepared {
+		return nil
 	}
+	if r := bytes.TrimSpace(resp.Result); len(r) == 0 || r[0] != '{' || !resp.ID.IsValid() {
+		c.log.Error("prepared result: the engine's result is not an object", "id", resp.ID.Raw(), "result", fmt.Sprintf("%.40q", r))
+		resp.Result, resp.Error = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal error: the result could not be encoded"}
+		return nil
+	}
+	return payload
 }
 
 // encodeMessage encodes msg for the wire. A successful response is
 // assembled around its result, which go-sdk has already marshalled:
-// encoding it again would re-validate and re-compact every byte of it (a
-// whole file's content, for read_file).
-func encodeMessage(msg jsonrpc.Message) ([]byte, error) {
+// encoding it again would re-validate and re-compact every byte of it. A
+// prepared payload goes into the result as it is assembled.
+func encodeMessage(msg jsonrpc.Message, payload []byte) ([]byte, error) {
 	resp, ok := msg.(*jsonrpc.Response)
-	if !ok || resp.Error != nil || len(resp.Result) == 0 || !resp.ID.IsValid() || bytes.IndexByte(resp.Result, '\n') >= 0 {
+	if !ok || resp.Error != nil || len(resp.Result) == 0 || !resp.ID.IsValid() ||
+		payload == nil && bytes.IndexByte(resp.Result, '\n') >= 0 {
 		return jsonrpc.EncodeMessage(msg)
 	}
 	id, err := json.Marshal(resp.ID.Raw())
 	if err != nil {
 		return nil, err
 	}
-	data := make([]byte, 0, len(resp.Result)+len(id)+32) // room for writeLine's newline
+	data := make([]byte, 0, len(resp.Result)+len(payload)+len(id)+32) // room for writeLine's newline
 	data = append(data, `{"jsonrpc":"2.0","id":`...)
 	data = append(data, id...)
 	data = append(data, `,"result":`...)
-	data = append(data, resp.Result...)
+	if payload != nil {
+		data = appendSpliced(data, resp.Result, payload)
+	} else {
+		data = append(data, resp.Result...)
+	}
 	return append(data, '}'), nil
 }
 

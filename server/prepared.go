@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -75,18 +74,13 @@ func encodePayload(res *Result) []byte {
 	return data
 }
 
-// spliceResult returns the engine's encoding of a result with its content
-// and structuredContent members replaced by payload. The engine's encoding
-// is valid JSON, made by encoding/json.
-func spliceResult(engine json.RawMessage, payload []byte) (json.RawMessage, error) {
-	engine = bytes.TrimSpace(engine)
-	if len(engine) == 0 || engine[0] != '{' {
-		return nil, fmt.Errorf("splice prepared result: the engine's result is not an object: %.40q", engine)
-	}
-	out := make([]byte, 0, len(engine)+len(payload)+2+32) // 32: the message around it
+// appendSpliced appends the engine's encoding of a result, a JSON object
+// made by encoding/json, with its content and structuredContent members
+// replaced by payload.
+func appendSpliced(out []byte, engine json.RawMessage, payload []byte) []byte {
 	out = append(out, '{')
 	out = append(out, payload...)
-	for key, value := range members(engine) {
+	for key, value := range members(bytes.TrimSpace(engine)) {
 		if key == "content" || key == "structuredContent" {
 			continue
 		}
@@ -95,5 +89,5 @@ func spliceResult(engine json.RawMessage, payload []byte) (json.RawMessage, erro
 		out = append(out, ':')
 		out = append(out, value...)
 	}
-	return append(out, '}'), nil
+	return append(out, '}')
 }
