@@ -68,7 +68,10 @@
 // small object cache, a cache of decoded trees and of blob sizes, and a
 // cache of what ref names resolve to, checked on each use by stat calls on
 // the ref files it was read from, all guarded by one mutex per workspace
-// (go-git's shared pack readers are not safe for concurrent use). Blobs
+// (go-git's shared pack readers are not safe for concurrent use). Listings
+// of commit directories are cached too, with the workspace's deny verdict
+// on each entry (the caller's policy still applies on every call), and a
+// cold listing reads blob sizes from the pack entries' headers. Blobs
 // above 1 MiB are streamed, so a read holds at most its byte budget in
 // memory.
 package workspace
