@@ -5,13 +5,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	fastjson "github.com/segmentio/encoding/json"
 )
 
 // HTTPOptions configure [Server.HTTPHandler].
@@ -35,13 +38,14 @@ type HTTPOptions struct {
 func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.engine() },
 		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: s.log})
-	return &httpGuard{next: h, opts: opts, maxBody: int64(s.opts.MaxFrameBytes)}
+	return &httpGuard{next: h, opts: opts, maxBody: int64(s.opts.MaxFrameBytes), log: s.log}
 }
 
 type httpGuard struct {
 	next    http.Handler
 	opts    HTTPOptions
 	maxBody int64
+	log     *slog.Logger
 }
 
 func (g *httpGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -72,16 +76,21 @@ func (g *httpGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, http.StatusBadRequest, bad.id, bad.code, bad.message)
 		return
 	}
-	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "tools/call" {
-		// checkFrame added the JSON-RPC id to the params.
-		if body, err = jsonrpc.EncodeMessage(req); err != nil {
-			writeHTTPError(w, http.StatusInternalServerError, nil, jsonrpc.CodeInternalError, "internal error")
-			return
-		}
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok || req.Method != "tools/call" {
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		g.next.ServeHTTP(w, r)
+		return
+	}
+	// checkFrame added the JSON-RPC id to the params.
+	if body, err = jsonrpc.EncodeMessage(req); err != nil {
+		writeHTTPError(w, http.StatusInternalServerError, nil, jsonrpc.CodeInternalError, "internal error")
+		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
-	g.next.ServeHTTP(w, r)
+	g.serveCall(w, r, req.ID)
 }
 
 // hostAllowed accepts loopback hosts and those listed.
@@ -130,4 +139,73 @@ func writeHTTPError(w http.ResponseWriter, status int, id json.RawMessage, code 
 		ID      json.RawMessage `json:"id"`
 		Error   jsonrpc.Error   `json:"error"`
 	}{"2.0", id, jsonrpc.Error{Code: int64(code), Message: message}})
+}
+
+// serveCall serves a tools/call whose result the server may prepare (see
+// prepared.go): the engine's response, one JSON-RPC message in the body
+// (JSONResponse), is held back and the payload spliced into it.
+func (g *httpGuard) serveCall(w http.ResponseWriter, r *http.Request, id jsonrpc.ID) {
+	p := &callPreparer{id: id}
+	held := &heldResponse{header: w.Header(), status: http.StatusOK}
+	g.next.ServeHTTP(held, r.WithContext(withPreparer(r.Context(), p)))
+	body := held.body.Bytes()
+	if p.payload != nil {
+		var err error
+		if body, err = spliceResponse(body, p.payload); err != nil {
+			g.log.Error("prepared result over HTTP", "error", err)
+			writeHTTPError(w, http.StatusInternalServerError, rawID(id), jsonrpc.CodeInternalError, "internal error: the result could not be encoded")
+			return
+		}
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	}
+	w.WriteHeader(held.status)
+	w.Write(body)
+}
+
+// callPreparer takes the prepared payload of one call.
+type callPreparer struct {
+	id      jsonrpc.ID
+	payload []byte
+}
+
+func (p *callPreparer) prepare(id jsonrpc.ID, payload []byte) {
+	if id == p.id {
+		p.payload = payload
+	}
+}
+
+// heldResponse keeps what a handler writes.
+type heldResponse struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (h *heldResponse) Header() http.Header         { return h.header }
+func (h *heldResponse) WriteHeader(status int)      { h.status = status }
+func (h *heldResponse) Write(p []byte) (int, error) { return h.body.Write(p) }
+
+// spliceResponse puts payload into the result of a JSON-RPC response the
+// engine encoded. A response without a result (an error) is returned as
+// it is.
+func spliceResponse(msg, payload []byte) ([]byte, error) {
+	msg = bytes.TrimSpace(msg)
+	if len(msg) == 0 || msg[0] != '{' || !json.Valid(msg) {
+		return nil, fmt.Errorf("the engine's response is not a JSON object: %.40q", msg)
+	}
+	out := make([]byte, 0, len(msg)+len(payload)+1)
+	out = append(out, '{')
+	for key, value := range members(msg) {
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = fastjson.AppendEscape(out, key, 0)
+		out = append(out, ':')
+		if key == "result" && len(value) > 0 && value[0] == '{' {
+			out = appendSpliced(out, value, payload)
+		} else {
+			out = append(out, value...)
+		}
+	}
+	return append(out, '}', '\n'), nil
 }

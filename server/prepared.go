@@ -16,11 +16,12 @@ import (
 // json.Marshalers (CallToolResult and TextContent): the text is escaped once
 // and every byte is then re-validated and re-compacted twice. For a tool
 // whose result is a whole file or a 10 000-entry listing, that is most of
-// the server's time. On the stdio transport, whose writer is ours, the
-// server therefore encodes such a result itself, once, and hands the engine
-// a result whose payload is empty; the writer puts the prepared payload in
-// place of the empty one when the engine's response for that request goes
-// out. Everything else the engine adds to the result is kept.
+// the server's time. The server therefore encodes such a result itself,
+// once, and hands the engine a result whose payload is empty; the
+// transport puts the prepared payload in place of the empty one when the
+// engine's response to that request goes out: on stdio the frame writer
+// (frame.go), over HTTP the guard, which holds the response back
+// (http.go). Everything else the engine puts in the result is kept.
 
 // preparedKey is the context key under which a transport that can write
 // prepared results offers its [resultPreparer].

@@ -4,8 +4,11 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -72,6 +75,51 @@ func exchange(t *testing.T, prepared bool, lines []string) []string {
 	return got
 }
 
+// post sends one message to the server's HTTP handler and returns the
+// response body.
+func post(t *testing.T, msg string) string {
+	t.Helper()
+	ts := httptest.NewServer(newBlobServer().HTTPHandler(HTTPOptions{}))
+	defer ts.Close()
+	req, _ := http.NewRequest("POST", ts.URL, strings.NewReader(msg))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "tools/call")
+	req.Header.Set("Mcp-Name", "blob")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d: %s", resp.StatusCode, body)
+	}
+	if !strings.Contains(string(body), `"result":{"content":`) {
+		t.Errorf("the result was not prepared: %.200s", body)
+	}
+	return string(body)
+}
+
+// sameResult compares two JSON-RPC responses.
+func sameResult(t *testing.T, name, want, got string) {
+	t.Helper()
+	var w, g any
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(got), &g); err != nil {
+		t.Fatalf("%s: not JSON: %v\n%s", name, err, got)
+	}
+	if diff := cmp.Diff(w, g); diff != "" {
+		t.Errorf("%s: prepared response differs (-engine +prepared):\n%s", name, diff)
+	}
+}
+
 // TestPreparedResultsMatchTheEngine checks that a result the server
 // encodes itself reads exactly as go-sdk's encoding of the same result, in
 // both protocol eras, for text that exercises JSON string escaping.
@@ -101,19 +149,13 @@ func TestPreparedResultsMatchTheEngine(t *testing.T) {
 				engine := exchange(t, false, lines)
 				prepared := exchange(t, true, lines)
 				for i := range engine {
-					var want, got any
-					if err := json.Unmarshal([]byte(engine[i]), &want); err != nil {
-						t.Fatal(err)
-					}
-					if err := json.Unmarshal([]byte(prepared[i]), &got); err != nil {
-						t.Fatalf("%s/%s: prepared reply is not JSON: %v\n%s", name, era, err, prepared[i])
-					}
-					if diff := cmp.Diff(want, got); diff != "" {
-						t.Errorf("%s/%s fail=%v: prepared reply differs (-engine +prepared):\n%s", name, era, fail, diff)
-					}
+					sameResult(t, fmt.Sprintf("%s/%s fail=%v", name, era, fail), engine[i], prepared[i])
 				}
 				if last := prepared[len(prepared)-1]; !strings.HasPrefix(last[strings.Index(last, `"result":`):], `"result":{"content":`) {
 					t.Errorf("%s/%s: the result was not prepared: %.200s", name, era, last)
+				}
+				if era == "modern" {
+					sameResult(t, name+" over HTTP", engine[0], post(t, lines[0]))
 				}
 			}
 		}
