@@ -230,16 +230,11 @@ func (c *compiledQuery) admits(x *Index, e *entryRef, files *fileGate) bool {
 		}
 		return hasPathSuffix(f.importPath, c.pathPrefix+x.name(e))
 	}
-	// The qualifiers, right-aligned, name the container type and package.
+	// The qualifiers, right-aligned, name the container type, then the
+	// package: its name, or the last element of its import path, which may
+	// itself hold dots (gopkg.in/yaml.v3.Marshal).
 	s := &f.pf.syms[e.sym]
 	q := c.qualifiers
-	depth := 1
-	if s.container != "" {
-		depth = 2
-	}
-	if len(q) > depth || c.pathPrefix != "" && len(q) != depth {
-		return false
-	}
 	if s.container != "" && len(q) > 0 {
 		if !strings.EqualFold(q[len(q)-1], s.container) {
 			return false
@@ -247,12 +242,13 @@ func (c *compiledQuery) admits(x *Index, e *entryRef, files *fileGate) bool {
 		q = q[:len(q)-1]
 	}
 	if len(q) == 0 {
-		return true
+		return c.pathPrefix == ""
 	}
-	if !strings.EqualFold(q[0], f.pf.pkgName) && !strings.EqualFold(q[0], path.Base(f.importPath)) {
+	pkg := strings.Join(q, ".")
+	if !strings.EqualFold(pkg, f.pf.pkgName) && !strings.EqualFold(pkg, path.Base(f.importPath)) {
 		return false
 	}
-	return c.pathPrefix == "" || hasPathSuffix(f.importPath, c.pathPrefix+q[0])
+	return c.pathPrefix == "" || hasPathSuffix(f.importPath, c.pathPrefix+pkg)
 }
 
 // hasPathSuffix reports whether import path p is suffix or ends with

@@ -54,6 +54,11 @@ func TestSearch(t *testing.T) {
 		{"fuzzy", Query{Query: "srvr"}, []string{"fuzzy inner.Server"}, 1},
 		{"camel initials", Query{Query: "NR"}, []string{
 			"prefix sub.NRGBA", "initials sub.NewReader", "initials inner.NewReader", "initials sub.NewReaderSize"}, -1},
+		{"dotted import path element", Query{Query: "example.com/fix/yaml.v3.Marshal"}, []string{"exact yaml.Marshal"}, 1},
+		{"dotted path element and type", Query{Query: "fix/yaml.v3.Decoder.Decode"}, []string{"exact yaml.Decoder.Decode"}, 1},
+		{"dotted path element alone", Query{Query: "yaml.v3.Marshal"}, []string{"exact yaml.Marshal"}, 1},
+		{"package name for a dotted path", Query{Query: "yaml.Marshal"}, []string{"exact yaml.Marshal"}, 1},
+		{"wrong dotted path element", Query{Query: "fix/yaml.v2.Marshal"}, nil, 0},
 		{"package by import path", Query{Query: "example.com/fix/sub"}, []string{"exact example.com/fix/sub"}, 1},
 		{"package by path suffix", Query{Query: "fix/sub"}, []string{"exact example.com/fix/sub"}, 1},
 		{"package by name", Query{Query: "inner", Kinds: []string{"package"}}, []string{"exact example.com/other/inner"}, 1},
