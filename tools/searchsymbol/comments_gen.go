@@ -35,7 +35,7 @@ func goComments() map[string]string {
 		"github.com/repo-mcp/repo-mcp/tools/searchsymbol.SearchSymbolOut.Truncated":      "Truncated says more matches follow this page.",
 		"github.com/repo-mcp/repo-mcp/tools/searchsymbol.Service":                        "Service is the state search_symbol keeps between calls: the indexer (with its caches) and a repository handle per workspace.",
 		"github.com/repo-mcp/repo-mcp/tools/searchsymbol.Symbol":                         "Symbol is one declaration.",
-		"github.com/repo-mcp/repo-mcp/tools/searchsymbol.Symbol.BuildConstraint":         "The file's //go:build expression.",
+		"github.com/repo-mcp/repo-mcp/tools/searchsymbol.Symbol.BuildConstraint":         "The file's build constraint: its //go:build expression and what its name implies (_linux.go).",
 		"github.com/repo-mcp/repo-mcp/tools/searchsymbol.Symbol.Column":                  "1-based, in bytes.",
 		"github.com/repo-mcp/repo-mcp/tools/searchsymbol.Symbol.Container":               "The type a method, field or interface method belongs to, with a leading * for a pointer receiver.",
 		"github.com/repo-mcp/repo-mcp/tools/searchsymbol.Symbol.Doc":                     "The first sentence of its doc comment.",

@@ -83,7 +83,7 @@ type Symbol struct {
 	Doc string `json:"doc,omitempty"`
 	// Test says the declaration is in a _test.go file.
 	Test bool `json:"test,omitempty"`
-	// BuildConstraint is the file's //go:build expression.
+	// BuildConstraint is the file's build constraint: its //go:build expression and what its name implies (_linux.go).
 	BuildConstraint string `json:"build_constraint,omitempty"`
 	// Match is how the name matched: exact, exact_fold, prefix, initials, substring, fuzzy or regexp.
 	Match string `json:"match"`

@@ -24,7 +24,7 @@ type Entry struct {
 	Signature       string // the declaration's header, white space collapsed
 	Doc             string // the first sentence of its doc comment
 	Test            bool   // declared in a _test.go file
-	BuildConstraint string // the file's //go:build expression, if any
+	BuildConstraint string // the file's //go:build expression and what its name implies (_linux.go), if any
 	Match           string // how the name matched: exact, exact_fold, prefix, initials, substring, fuzzy or regexp
 }
 
@@ -119,7 +119,7 @@ func (x *Index) entry(key uint64) Entry {
 		PackageName:     pf.pkgName,
 		File:            f.path,
 		Test:            f.test(),
-		BuildConstraint: pf.constraint,
+		BuildConstraint: fileConstraint(f.path, pf.constraint),
 		Exported:        ref.rank&rankUnexported == 0,
 		Match:           tier(key >> tierShift).String(),
 	}

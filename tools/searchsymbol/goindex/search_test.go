@@ -83,6 +83,7 @@ func TestSearch(t *testing.T) {
 		{"grouped var", Query{Query: "spare"}, []string{"exact fix.spare"}, 1},
 		{"alias", Query{Query: "Alias", Kinds: []string{"alias"}}, []string{"exact fix.Alias"}, 1},
 		{"build-tagged file", Query{Query: "OnLinux"}, []string{"exact tagged.OnLinux"}, 1},
+		{"file with a GOOS_GOARCH name", Query{Query: "OnWindows"}, []string{"exact tagged.OnWindows"}, 1},
 		{"vendor excluded by default", Query{Query: "Vendored"}, nil, 0},
 		{"testdata excluded by default", Query{Query: "InTestdata"}, nil, 0},
 		{"init is not indexed", Query{Query: "init", Match: MatchExact}, nil, 0},
@@ -123,6 +124,23 @@ func TestSearchEntryFields(t *testing.T) {
 	}
 	if got != want {
 		t.Errorf("got  %+v\nwant %+v", got, want)
+	}
+}
+
+func TestSearchBuildConstraints(t *testing.T) {
+	idx := fixtureIndex(t)
+	for query, want := range map[string]string{
+		"OnLinux":   "linux && !race",
+		"OnWindows": "windows && amd64 && !purego",
+		"List.Push": "",
+	} {
+		res, err := idx.Search(Query{Query: query, Match: MatchExact})
+		if err != nil || len(res.Entries) != 1 {
+			t.Fatalf("Search(%s): %v, %d entries", query, err, len(res.Entries))
+		}
+		if got := res.Entries[0].BuildConstraint; got != want {
+			t.Errorf("%s: build constraint %q, want %q", query, got, want)
+		}
 	}
 }
 
