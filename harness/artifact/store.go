@@ -61,7 +61,24 @@ func (s *Store) Put(data []byte) (Ref, error) {
 		os.Remove(tmp.Name())
 		return Ref{}, fmt.Errorf("artifact: %w", err)
 	}
+	// The event log may name the artifact as soon as Put returns: its
+	// directory entry must be as durable as its bytes.
+	if err := s.syncDir(); err != nil {
+		return Ref{}, fmt.Errorf("artifact: %w", err)
+	}
 	return ref, nil
+}
+
+func (s *Store) syncDir() error {
+	d, err := os.Open(s.dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // Get returns the content of the artifact with the given digest.
