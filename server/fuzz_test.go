@@ -113,7 +113,7 @@ func FuzzWithRPCID(f *testing.F) {
 		`{}`, ` { "name" : "t" , "arguments" : { "a" : [1, {"b": "}"}] } } `,
 		`{"_meta":{"progressToken":1,"io.github.repo-mcp/rpc-id":"forged"},"name":"t"}`,
 		`{"_META":{"x":1},"_meta":{"y":2},"n":null,"n":true}`, `{"\u005fmeta":{"x":"\"}"}}`,
-		`{"_meta":5}`, `[1]`, `"s"`, `{"a":"\\","b":-1.5e3}`,
+		`{"_meta":5}`, `{"_meta":null,"name":"t"}`, `[1]`, `"s"`, `{"a":"\\","b":-1.5e3}`,
 	} {
 		f.Add([]byte(seed), "7")
 	}
@@ -163,6 +163,9 @@ func withRPCIDOracle(t *testing.T, params []byte, id string) (want map[string]an
 		} else {
 			want[key] = value
 		}
+	}
+	if meta == nil { // null
+		meta = map[string]any{}
 	}
 	m, ok := meta.(map[string]any)
 	if !ok {

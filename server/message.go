@@ -156,6 +156,9 @@ func withRPCID(params json.RawMessage, id string) json.RawMessage {
 			meta = value // the last one wins, as in the engine's decoding
 		}
 	}
+	if string(meta) == "null" {
+		meta = nil // as if absent
+	}
 	if meta != nil && meta[0] != '{' {
 		return params
 	}
