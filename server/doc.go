@@ -56,6 +56,13 @@
 // -32600, -32700); the stdio frame guard answers malformed and oversized
 // frames itself and keeps serving, and no error with code 0 is ever sent.
 //
+// A result of more than a few hundred bytes is encoded once, by the
+// framework, and spliced into the response go-sdk encodes around it, whose
+// own encoding of a result validates and compacts every byte several
+// times (see prepared.go). Tools need do nothing for it; [Texter] lets a
+// large output render its text itself and leave it out of the structured
+// result.
+//
 // # Asking the person behind the client
 //
 // A tool that needs a person's confirmation returns [Ask] with its
