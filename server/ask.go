@@ -57,6 +57,13 @@ func Ask(state string, questions map[string]Question) error {
 	return &askError{state: state, questions: questions}
 }
 
+// IsAsk reports whether err carries questions made by [Ask]: the call is
+// not over, it waits for the person's answers.
+func IsAsk(err error) bool {
+	_, ok := errors.AsType[*askError](err)
+	return ok
+}
+
 // CanAsk reports whether the client declared that it can put questions to
 // the person (the elicitation capability).
 func (r *Request) CanAsk() bool { return r.canAsk }

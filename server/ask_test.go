@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -69,4 +70,21 @@ func TestAsk(t *testing.T) {
 			t.Errorf("got %s", res.Text)
 		}
 	})
+}
+
+func TestIsAsk(t *testing.T) {
+	ask := server.Ask("s", map[string]server.Question{"ok": {Message: "Sure?"}})
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{ask, true},
+		{fmt.Errorf("wrapped: %w", ask), true},
+		{server.Errorf(server.NotFound, "no"), false},
+		{nil, false},
+	} {
+		if got := server.IsAsk(tc.err); got != tc.want {
+			t.Errorf("IsAsk(%v) = %v, want %v", tc.err, got, tc.want)
+		}
+	}
 }

@@ -179,6 +179,8 @@ func describe(conflicts []workspace.Conflict) string {
 func (t *tools) logApply(req *server.Request, in ApplyPatchIn, out ApplyPatchOut, err error) {
 	outcome := "applied"
 	switch {
+	case server.IsAsk(err):
+		outcome = "input_required" // a question round, as the audit line says
 	case err != nil:
 		outcome = string(server.ClassOf(err))
 	case out.AlreadyApplied:

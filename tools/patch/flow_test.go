@@ -207,6 +207,9 @@ func TestAskPerson(t *testing.T) {
 				if len(asked) != 1 || !strings.Contains(asked[0], g.DiffSHA256) || !strings.Contains(asked[0], "modified greet.go (+1 -1)") {
 					t.Fatalf("questions: %q", asked)
 				}
+				if log := f.log.String(); !strings.Contains(log, `"outcome":"input_required"`) || strings.Contains(log, `"outcome":"internal"`) {
+					t.Errorf("the question round is not logged as such:\n%s", log)
+				}
 				switch action {
 				case "accept":
 					if res.IsError || !strings.Contains(f.read(t, "greet.go"), `"hi"`) {
