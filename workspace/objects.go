@@ -61,6 +61,19 @@ func (w *Workspace) ReadBlob(sha string, max int64) ([]byte, error) {
 	return data, nil
 }
 
+// WriteEmptyTree stores the empty tree and returns its SHA: the tree of
+// commits that carry only a message, such as records.
+func (w *Workspace) WriteEmptyTree() (string, error) {
+	r := w.repo
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	h, err := r.writeObjectLocked(plumbing.TreeObject, nil)
+	if err != nil {
+		return "", w.internalError("writing the empty tree", err)
+	}
+	return h.String(), nil
+}
+
 // ReadCommit reads a commit object.
 func (w *Workspace) ReadCommit(sha string) (CommitObject, error) {
 	r := w.repo

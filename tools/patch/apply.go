@@ -62,16 +62,23 @@ func (t *tools) apply(ctx context.Context, req *server.Request, in ApplyPatchIn)
 	if in.Target == "" {
 		in.Target = targetBranch
 	}
-	defer func() { t.logApply(req, in, out, err) }()
+	var ws *workspace.Workspace
+	var p *proposal
+	defer func() {
+		t.logApply(req, in, out, err)
+		t.recordAttempt(ws, p, req, in, out, err)
+	}()
 	acc := toolkit.Access(req)
-	ws, err := t.reg.Workspace(acc, in.WorkspaceID)
+	w, err := t.reg.Workspace(acc, in.WorkspaceID)
 	if err != nil {
 		return out, err
 	}
-	p, err := t.proposal(ws, in.PatchID)
+	ws = w
+	loaded, err := t.proposal(ws, in.PatchID)
 	if err != nil {
 		return out, err
 	}
+	p = loaded
 	if subtle.ConstantTimeCompare([]byte(in.DiffSHA256), []byte(p.digest)) != 1 {
 		return out, server.Errorf(server.PermissionDenied, "diff_sha256 does not match patch %s: the diff approved is not this patch's", p.id).
 			WithHint("call preview_diff, review the diff, and pass its approval's diff_sha256")
@@ -175,19 +182,10 @@ func describe(conflicts []workspace.Conflict) string {
 	return s
 }
 
-// logApply records every apply attempt, whatever its outcome.
+// logApply logs every apply attempt, whatever its outcome.
 func (t *tools) logApply(req *server.Request, in ApplyPatchIn, out ApplyPatchOut, err error) {
-	outcome := "applied"
-	switch {
-	case server.IsAsk(err):
-		outcome = "input_required" // a question round, as the audit line says
-	case err != nil:
-		outcome = string(server.ClassOf(err))
-	case out.AlreadyApplied:
-		outcome = "already_applied"
-	}
 	t.opts.Logger.Info("patch apply", "request_id", req.ID, "caller", req.Caller, "workspace", in.WorkspaceID,
-		"patch_id", in.PatchID, "diff_sha256", in.DiffSHA256, "target", in.Target, "branch", out.Branch, "outcome", outcome)
+		"patch_id", in.PatchID, "diff_sha256", in.DiffSHA256, "target", in.Target, "branch", out.Branch, "outcome", outcome(out, err))
 }
 
 // confirmKey names apply_patch's question to the person.

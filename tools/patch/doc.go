@@ -16,7 +16,10 @@
 //     lines of context). It moves a branch with a compare-and-swap, or
 //     writes the working tree all or nothing with a journal that the next
 //     start rolls back after a crash. It records each apply under
-//     refs/repo-mcp/applied/ and answers a repeat with that record.
+//     refs/repo-mcp/applied/ and answers a repeat with that record; every
+//     call that reached the patch, whatever its outcome, is also kept in
+//     the chain of commits refs/repo-mcp/attempts/<patch_id>, which git
+//     log reads.
 //  4. verify_patch (write, action verify) exports the patch's tree, without
 //     .git and without what policy hides, and runs the operator's
 //     allowlisted checks on it in a sandbox (see package verify).

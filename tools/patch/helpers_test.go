@@ -150,11 +150,17 @@ func fails(t *testing.T, f *fixture, tool string, args map[string]any, class ser
 }
 
 // state is what a test compares to prove that nothing was written: every
-// ref, and every file of the working tree.
+// ref but the apply attempt records, and every file of the working tree.
 func (f *fixture) state(t *testing.T) string {
 	t.Helper()
 	var b strings.Builder
-	b.WriteString(gitfixture.Git(t, f.dir, "for-each-ref", "--format=%(refname) %(objectname)"))
+	// Every apply attempt is recorded: that is the one thing a refused
+	// apply writes (see TestApplyAttempts).
+	for ref := range strings.Lines(gitfixture.Git(t, f.dir, "for-each-ref", "--format=%(refname) %(objectname)")) {
+		if !strings.HasPrefix(ref, "refs/repo-mcp/attempts/") {
+			b.WriteString(ref)
+		}
+	}
 	filepath.WalkDir(f.dir, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.Name() == ".git" {
 			if d != nil && d.IsDir() && d.Name() == ".git" {
