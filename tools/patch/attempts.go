@@ -37,8 +37,8 @@ type attempt struct {
 	Branch     string `json:"branch,omitempty"`
 	Caller     string `json:"caller"`
 	RequestID  string `json:"request_id"`
-	Outcome    string `json:"outcome"` // applied, already_applied, or the error class
-	Error      string `json:"error,omitempty"`
+	Outcome    string `json:"outcome"`         // applied, already_applied, or the error class
+	Error      string `json:"error,omitempty"` // the message the caller was given
 	Time       string `json:"time"`
 }
 
@@ -102,8 +102,10 @@ func (t *tools) recordAttempt(ws *workspace.Workspace, p *proposal, req *server.
 	}
 	a := attempt{PatchID: p.id, DiffSHA256: in.DiffSHA256, Target: in.Target, Branch: out.Branch,
 		Caller: req.Caller, RequestID: req.ID, Outcome: outcome(out, err)}
-	if err != nil {
-		a.Error = err.Error()
+	// The message the caller saw, never an internal error's text, which
+	// stays in the log.
+	if e, ok := errors.AsType[*server.Error](err); ok && e.Class != server.Internal {
+		a.Error = e.Message
 	}
 	now := time.Now().UTC()
 	a.Time = now.Format(time.RFC3339Nano)

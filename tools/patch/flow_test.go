@@ -250,6 +250,10 @@ func TestApplyAttempts(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &rec); err != nil {
 		t.Fatalf("record %q: %v", body, err)
 	}
+	first := gitfixture.Git(t, f.dir, "log", "-1", "--format=%b", "refs/repo-mcp/attempts/"+g.PatchID+"~3")
+	if !strings.Contains(first, `"error":"diff_sha256 does not match patch `) {
+		t.Errorf("the refused attempt's record lacks the message the caller was given: %s", first)
+	}
 	if rec["request_id"] != a.RequestID || rec["caller"] != "local" || rec["diff_sha256"] != g.DiffSHA256 || rec["branch"] != a.Branch || rec["target"] != "branch" {
 		t.Errorf("record of the apply: %v; apply %+v", rec, a)
 	}
