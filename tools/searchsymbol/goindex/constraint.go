@@ -40,28 +40,32 @@ func nameConstraint(base string) string {
 	}
 	n := len(l)
 	switch {
-	case n >= 2 && knownOS[l[n-2]] && knownArch[l[n-1]]:
+	case n >= 2 && knownOS(l[n-2]) && knownArch(l[n-1]):
 		return l[n-2] + " && " + l[n-1]
-	case n >= 1 && (knownOS[l[n-1]] || knownArch[l[n-1]]):
+	case n >= 1 && (knownOS(l[n-1]) || knownArch(l[n-1])):
 		return l[n-1]
 	}
 	return ""
 }
 
-// knownOS and knownArch are the GOOS and GOARCH values go/build recognizes
-// in file names (its syslist.go), past and future ones included.
-var (
-	knownOS = setOf("aix", "android", "darwin", "dragonfly", "freebsd", "hurd", "illumos", "ios", "js",
-		"linux", "nacl", "netbsd", "openbsd", "plan9", "solaris", "wasip1", "windows", "zos")
-	knownArch = setOf("386", "amd64", "amd64p32", "arm", "armbe", "arm64", "arm64be", "loong64",
-		"mips", "mipsle", "mips64", "mips64le", "mips64p32", "mips64p32le", "ppc", "ppc64", "ppc64le",
-		"riscv", "riscv64", "s390", "s390x", "sparc", "sparc64", "wasm")
-)
-
-func setOf(names ...string) map[string]bool {
-	m := make(map[string]bool, len(names))
-	for _, n := range names {
-		m[n] = true
+// knownOS and knownArch say whether a name is a GOOS or GOARCH value that
+// go/build recognizes in file names (its syslist.go), past and future ones
+// included.
+func knownOS(name string) bool {
+	switch name {
+	case "aix", "android", "darwin", "dragonfly", "freebsd", "hurd", "illumos", "ios", "js",
+		"linux", "nacl", "netbsd", "openbsd", "plan9", "solaris", "wasip1", "windows", "zos":
+		return true
 	}
-	return m
+	return false
+}
+
+func knownArch(name string) bool {
+	switch name {
+	case "386", "amd64", "amd64p32", "arm", "armbe", "arm64", "arm64be", "loong64",
+		"mips", "mipsle", "mips64", "mips64le", "mips64p32", "mips64p32le", "ppc", "ppc64", "ppc64le",
+		"riscv", "riscv64", "s390", "s390x", "sparc", "sparc64", "wasm":
+		return true
+	}
+	return false
 }
