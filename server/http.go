@@ -153,6 +153,7 @@ func (g *httpGuard) serveCall(w http.ResponseWriter, r *http.Request, id jsonrpc
 		var err error
 		if body, err = spliceResponse(body, p.payload); err != nil {
 			g.log.Error("prepared result over HTTP", "error", err)
+			w.Header().Del("Content-Length") // the engine's, for the body not sent
 			writeHTTPError(w, http.StatusInternalServerError, rawID(id), jsonrpc.CodeInternalError, "internal error: the result could not be encoded")
 			return
 		}

@@ -183,7 +183,3 @@ func BenchmarkListFilesInProcess(b *testing.B) {
 		}
 	})
 }
-
-// plainOut is ListFilesOut without its MarshalJSON: what encoding/json
-// makes of the struct by reflection.
-type plainOut ListFilesOut

@@ -58,11 +58,6 @@ func (k Kind) MarshalText() ([]byte, error) {
 	return []byte(kindNames[k]), nil
 }
 
-// isType reports whether k is one of the kinds of type declaration.
-func (k Kind) isType() bool {
-	return k == KindStruct || k == KindInterface || k == KindAlias || k == KindType
-}
-
 // kindSet is a set of kinds, as a bit mask.
 type kindSet uint16
 
