@@ -165,20 +165,22 @@ func withRPCID(params json.RawMessage, id string) json.RawMessage {
 	out := make([]byte, 0, len(params)+len(metaRPCID)+len(id)+32)
 	out = append(out, `{"_meta":{"`+metaRPCID+`":`...)
 	out = fastjson.AppendEscape(out, id, 0)
-	out = appendMembers(out, meta, metaRPCID)
+	// _meta decodes into a map, whose keys match exactly: only our own
+	// key is replaced there, and a client's key in another case is kept.
+	out = appendMembers(out, meta, func(key string) bool { return key == metaRPCID })
 	out = append(out, '}')
-	out = appendMembers(out, params, "_meta")
+	out = appendMembers(out, params, func(key string) bool { return strings.EqualFold(key, "_meta") })
 	return append(out, '}')
 }
 
 // appendMembers appends ,"key":value for each member of the object obj
-// (nil: none) whose key is not skip in any case.
-func appendMembers(out, obj []byte, skip string) []byte {
+// (nil: none) whose key is not skipped.
+func appendMembers(out, obj []byte, skip func(key string) bool) []byte {
 	if obj == nil {
 		return out
 	}
 	for key, value := range members(obj) {
-		if strings.EqualFold(key, skip) {
+		if skip(key) {
 			continue
 		}
 		out = append(out, ',')
