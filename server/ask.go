@@ -50,8 +50,8 @@ func (e *askError) Error() string { return "the tool asks the person behind the 
 
 // Ask returns the error a handler returns to put questions, keyed by
 // names of its choice, to the person behind the client. state is saved
-// with them (integrity-protected and bound to this call's tool and
-// arguments); the handler finds it again with [Request.State]. Ask only
+// with them (integrity-protected and bound to this call's tool, caller
+// and arguments); the handler finds it again with [Request.State]. Ask only
 // when [Request.CanAsk] is true.
 func Ask(state string, questions map[string]Question) error {
 	return &askError{state: state, questions: questions}
@@ -85,6 +85,7 @@ const askLifetime = 10 * time.Minute
 // askState is what the requestState of an input_required result holds.
 type askState struct {
 	Tool    string `json:"t"`
+	Caller  string `json:"c"` // another caller cannot answer this one's question
 	Digest  string `json:"d"` // of the call's canonical arguments
 	Expires int64  `json:"e"` // Unix seconds
 	State   string `json:"s"`
@@ -112,7 +113,7 @@ func (s *Server) openState(token string, req *Request) (string, error) {
 	mac.Write(payload)
 	var st askState
 	if !hmac.Equal(got, mac.Sum(nil)) || json.Unmarshal(payload, &st) != nil ||
-		st.Tool != req.Tool || st.Digest != argumentsDigest(req) || time.Now().Unix() > st.Expires {
+		st.Tool != req.Tool || st.Caller != req.Caller || st.Digest != argumentsDigest(req) || time.Now().Unix() > st.Expires {
 		return "", errBadState
 	}
 	return st.State, nil
@@ -156,6 +157,6 @@ func (s *Server) inputRequired(req *Request, a *askError) *mcp.CallToolResult {
 		}
 		requests[key] = &mcp.ElicitParams{Mode: "form", Message: q.Message, RequestedSchema: schema}
 	}
-	state := s.signState(askState{Tool: req.Tool, Digest: argumentsDigest(req), Expires: time.Now().Add(askLifetime).Unix(), State: a.state})
+	state := s.signState(askState{Tool: req.Tool, Caller: req.Caller, Digest: argumentsDigest(req), Expires: time.Now().Add(askLifetime).Unix(), State: a.state})
 	return &mcp.CallToolResult{InputRequests: requests, RequestState: state, Meta: mcp.Meta{MetaRequestID: req.ID}}
 }

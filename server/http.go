@@ -27,6 +27,10 @@ type HTTPOptions struct {
 	// AllowedHosts lists extra Host header values accepted besides
 	// loopback names. Needed only when serving beyond loopback.
 	AllowedHosts []string
+	// Auth, when set, requires a bearer token on every request and makes
+	// the token's user the caller of its calls. Without it, calls over
+	// HTTP are made for [Options.Caller].
+	Auth *BearerAuth
 }
 
 // HTTPHandler returns the Streamable HTTP handler of the server, to mount
@@ -56,6 +60,12 @@ func (g *httpGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if origin := r.Header.Get("Origin"); origin != "" && !g.originAllowed(origin) {
 		http.Error(w, "forbidden: Origin is not allowed", http.StatusForbidden)
 		return
+	}
+	if g.opts.Auth != nil {
+		var ok bool
+		if r, ok = g.opts.Auth.authenticate(w, r); !ok {
+			return
+		}
 	}
 	if r.Method != http.MethodPost {
 		g.next.ServeHTTP(w, r)

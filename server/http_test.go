@@ -1,14 +1,18 @@
 package server_test
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/repo-mcp/repo-mcp/server"
 )
 
@@ -88,4 +92,99 @@ func TestHTTPAuditNamesRPCID(t *testing.T) {
 	if !strings.Contains(audit.String(), `"rpc_id":"\"abc\""`) || strings.Contains(audit.String(), "spoofed") {
 		t.Errorf("audit line does not name the real JSON-RPC id:\n%s", audit.String())
 	}
+}
+
+// TestHTTPBearerAuth checks that a server with BearerAuth refuses requests
+// without a good token, makes the token's user the caller, and keeps one
+// caller from answering another's question.
+func TestHTTPBearerAuth(t *testing.T) {
+	var audit syncBuffer
+	users := map[string]*auth.TokenInfo{
+		"alice-token":   {UserID: "alice"},
+		"bob-token":     {UserID: "bob", Expiration: time.Now().Add(time.Hour)},
+		"expired-token": {UserID: "carol", Expiration: time.Now().Add(-time.Minute)},
+		"nobody-token":  {},
+	}
+	verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		if info, ok := users[token]; ok {
+			return info, nil
+		}
+		return nil, fmt.Errorf("%w: unknown token", auth.ErrInvalidToken)
+	}
+	s := newTestServer(server.Options{Logger: slog.New(slog.DiscardHandler), Audit: &audit, Caller: "operator"})
+	ts := httptest.NewServer(s.HTTPHandler(server.HTTPOptions{Auth: &server.BearerAuth{Verify: verify}}))
+	defer ts.Close()
+
+	post := func(t *testing.T, authorization, tool, body string) (int, http.Header, string) {
+		t.Helper()
+		req, _ := http.NewRequest("POST", ts.URL+"/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", "tools/call")
+		req.Header.Set("Mcp-Name", tool)
+		if authorization != "" {
+			req.Header.Set("Authorization", authorization)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		out, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header, string(out)
+	}
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}`
+	whoCall := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + meta + `,"name":"who","arguments":{"workspace_id":"w"}}}`
+
+	for _, tt := range []struct {
+		name, authorization string
+		wantStatus          int
+		wantInBody          string
+	}{
+		{"no token", "", 401, ""},
+		{"basic credentials", "Basic YWxpY2U6cHc=", 401, ""},
+		{"unknown token", "Bearer guess", 401, "invalid token"},
+		{"expired token", "Bearer expired-token", 401, "expired"},
+		{"token without a user", "Bearer nobody-token", 500, "without a user"},
+		{"alice", "Bearer alice-token", 200, `"caller":"alice"`},
+		{"bob, scheme in another case", "bearer bob-token", 200, `"caller":"bob"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			status, header, body := post(t, tt.authorization, "who", whoCall)
+			if status != tt.wantStatus || !strings.Contains(body, tt.wantInBody) {
+				t.Fatalf("status %d, body %s; want %d containing %s", status, body, tt.wantStatus, tt.wantInBody)
+			}
+			if status == 401 && !strings.HasPrefix(header.Get("WWW-Authenticate"), "Bearer") {
+				t.Errorf("401 without a Bearer challenge: %q", header.Get("WWW-Authenticate"))
+			}
+			if strings.Contains(body, "operator") {
+				t.Errorf("a call over authenticated HTTP was made for the operator: %s", body)
+			}
+		})
+	}
+	if strings.Contains(audit.String(), `"caller":"operator"`) || !strings.Contains(audit.String(), `"caller":"alice"`) {
+		t.Errorf("audit does not name the token's users:\n%s", audit.String())
+	}
+
+	t.Run("a question is answered only by its caller", func(t *testing.T) {
+		ask := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{` + meta + `,"name":"confirm","arguments":{"digest":"abc"}}}`
+		_, _, body := post(t, "Bearer alice-token", "confirm", ask)
+		var asked struct {
+			Result struct {
+				RequestState string `json:"requestState"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(body), &asked); err != nil || asked.Result.RequestState == "" {
+			t.Fatalf("no requestState in %s (%v)", body, err)
+		}
+		answer := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{` + meta + `,"name":"confirm","arguments":{"digest":"abc"},` +
+			`"inputResponses":{"confirm":{"action":"accept"}},"requestState":"` + asked.Result.RequestState + `"}}`
+		if _, _, body := post(t, "Bearer bob-token", "confirm", answer); !strings.Contains(body, "requestState is not one") {
+			t.Errorf("bob answered alice's question: %s", body)
+		}
+		if _, _, body := post(t, "Bearer alice-token", "confirm", answer); !strings.Contains(body, `"confirmed":true`) {
+			t.Errorf("alice could not answer her own question: %s", body)
+		}
+	})
 }

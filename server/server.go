@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"maps"
-	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -45,10 +44,6 @@ type Options struct {
 	// validated and before its handler. An error refuses the call; return
 	// an [*Error] of class PermissionDenied saying which rule refused.
 	Authorize func(ctx context.Context, req *Request) error
-	// Identify, when set, names the caller of a call that came over HTTP
-	// from its request header (a bearer token, say). Calls over stdio are
-	// made for Caller.
-	Identify func(http.Header) string
 	// Middleware runs inside authorization and outside the per-tool
 	// timeout, in order.
 	Middleware []Middleware
@@ -243,11 +238,11 @@ func (s *Server) callHandler(r *registered) mcp.ToolHandler {
 		if id, ok := creq.Params.Meta[metaRPCID].(string); ok {
 			req.RPCID = id
 		}
-		if creq.Extra != nil {
-			req.Header = creq.Extra.Header
-		}
-		if s.opts.Identify != nil && req.Header != nil {
-			req.Caller = s.opts.Identify(req.Header)
+		if extra := creq.Extra; extra != nil {
+			req.Header = extra.Header
+			if extra.TokenInfo != nil {
+				req.Caller = extra.TokenInfo.UserID // see BearerAuth
+			}
 		}
 		if caps := creq.ClientCapabilities(); caps != nil && caps.Elicitation != nil {
 			req.canAsk = true

@@ -1,0 +1,65 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+)
+
+// BearerAuth makes [Server.HTTPHandler] require an OAuth 2.0 bearer token
+// (RFC 6750) on every request. The token's [auth.TokenInfo.UserID] is the
+// caller of the calls the request carries: authorization decides what that
+// identity may do, as it does for the operator's calls over stdio.
+type BearerAuth struct {
+	// Verify checks a token and describes it. It must return an error
+	// wrapping [auth.ErrInvalidToken] for a token it does not accept, and a
+	// TokenInfo with a UserID for one it does; a token without a user is
+	// refused. Tokens that expire must carry their Expiration, which is
+	// then enforced.
+	Verify auth.TokenVerifier
+	// ResourceMetadataURL, when set, is announced in the WWW-Authenticate
+	// challenge of refused requests (RFC 9728), for clients that obtain
+	// tokens through OAuth.
+	ResourceMetadataURL string
+	// Scopes lists the scopes every token must have.
+	Scopes []string
+}
+
+// errNoUser refuses a token its verifier accepted without naming a user:
+// its calls would otherwise be made for no one, or for the operator.
+var errNoUser = errors.New("the token verifier accepted a token without a user id")
+
+// authenticate runs go-sdk's bearer token check on r. When it passes, it
+// returns r with the token's description in its context, where the engine
+// hands it to tool calls; otherwise it has answered the request itself.
+func (a *BearerAuth) authenticate(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
+	verify := func(ctx context.Context, token string, r *http.Request) (*auth.TokenInfo, error) {
+		info, err := a.Verify(ctx, token, r)
+		if err == nil && info != nil && info.UserID == "" {
+			return nil, errNoUser // a fault of the server's, answered 500
+		}
+		return info, err
+	}
+	var passed *http.Request
+	check := auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{
+		ResourceMetadataURL:    a.ResourceMetadataURL,
+		Scopes:                 a.Scopes,
+		AllowMissingExpiration: true, // static tokens have none; the verifier sets one it knows
+	})
+	check(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { passed = r })).
+		ServeHTTP(challenger{w}, r)
+	return passed, passed != nil
+}
+
+// challenger makes sure a refusal carries the WWW-Authenticate challenge
+// RFC 6750 requires; go-sdk adds one only when it has parameters for it.
+type challenger struct{ http.ResponseWriter }
+
+func (c challenger) WriteHeader(status int) {
+	if status == http.StatusUnauthorized && c.Header().Get("WWW-Authenticate") == "" {
+		c.Header().Set("WWW-Authenticate", `Bearer realm="mcp"`)
+	}
+	c.ResponseWriter.WriteHeader(status)
+}
