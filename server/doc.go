@@ -52,6 +52,11 @@
 // caller's, or a generated one) echoed in the structured result, the
 // result's _meta and every log line of the call.
 //
+// [Request.Caller] is who the call is for: [Options.Caller] over stdio,
+// and over HTTP either the same or, with [HTTPOptions.Auth], the user of
+// the request's bearer token; a request without a token the verifier
+// accepts is refused with 401 before it reaches the engine.
+//
 // Unknown tools and malformed messages are JSON-RPC errors (-32602,
 // -32600, -32700); the stdio frame guard answers malformed and oversized
 // frames itself and keeps serving, and no error with code 0 is ever sent.
@@ -69,7 +74,8 @@
 // questions; the framework carries them as the session allows (an
 // input_required result in 2026-07-28, an elicitation request in legacy
 // sessions), and the handler runs again with [Request.Answer] and the state
-// it saved ([Request.State], sealed and bound to the call's arguments).
+// it saved ([Request.State], sealed and bound to the call's caller and
+// arguments).
 // [Request.CanAsk] says whether the client declared it can be asked.
 //
 // # Protocol eras

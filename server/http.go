@@ -25,7 +25,8 @@ type HTTPOptions struct {
 	// are allowed.
 	AllowedOrigins []string
 	// AllowedHosts lists extra Host header values accepted besides
-	// loopback names. Needed only when serving beyond loopback.
+	// loopback names: the names clients use when the server is reached
+	// beyond loopback, directly or through a reverse proxy.
 	AllowedHosts []string
 	// Auth, when set, requires a bearer token on every request and makes
 	// the token's user the caller of its calls. Without it, calls over
@@ -41,7 +42,13 @@ type HTTPOptions struct {
 // protection), and bounds every request body.
 func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.engine() },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: s.log})
+		&mcp.StreamableHTTPOptions{
+			Stateless: true, JSONResponse: true, Logger: s.log,
+			// The engine refuses every non-loopback Host on a loopback
+			// listener; a reverse proxy there forwards the names the
+			// guard allows.
+			DisableLocalhostProtection: len(opts.AllowedHosts) > 0,
+		})
 	return &httpGuard{next: h, opts: opts, maxBody: int64(s.opts.MaxFrameBytes), log: s.log}
 }
 

@@ -2,10 +2,14 @@ package workspace
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"time"
+	"unicode"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -27,9 +31,14 @@ import (
 //	    allow: ["**"]
 //	    deny: ["vendor/**"]
 //	    refs: ["refs/heads/*", "refs/tags/*", "HEAD", "commit"]
+//	tokens:                     # who calls over HTTP (serve --http)
+//	  - identity: alice
+//	    sha256: 5e8848...       # of the token; repo-mcp token alice makes one
+//	    expires: 2027-06-30     # optional
 type Config struct {
 	Workspaces []WorkspaceConfig `yaml:"workspaces"`
 	Policies   []PolicyConfig    `yaml:"policies"`
+	Tokens     []TokenConfig     `yaml:"tokens"`
 }
 
 // WorkspaceConfig describes one workspace.
@@ -68,6 +77,18 @@ type PolicyConfig struct {
 	// names ("refs/heads/*", "refs/tags/v*"), "HEAD", "commit" for a
 	// revision given as a SHA, and "worktree". Empty means all.
 	Refs []string `yaml:"refs"`
+}
+
+// TokenConfig lets an identity call over HTTP with a bearer token. Only
+// the token's digest is configured, so the file holds no secret.
+type TokenConfig struct {
+	// Identity is the caller the token's calls are made for; policies
+	// grant it actions.
+	Identity string `yaml:"identity"`
+	// SHA256 is the hex SHA-256 of the token.
+	SHA256 string `yaml:"sha256"`
+	// Expires, when set, is when the token stops being accepted.
+	Expires time.Time `yaml:"expires"`
 }
 
 // LoadConfig decodes a YAML configuration strictly: unknown keys, a second
@@ -124,8 +145,8 @@ func CheckID(id string) error {
 	return nil
 }
 
-// validate checks the parts of a configuration that do not need the disk.
-func (c Config) validate() error {
+// Validate checks the parts of a configuration that do not need the disk.
+func (c Config) Validate() error {
 	seen := make(map[string]bool)
 	for _, w := range c.Workspaces {
 		if err := CheckID(w.ID); err != nil {
@@ -156,6 +177,23 @@ func (c Config) validate() error {
 				return fmt.Errorf("policy %d (%s): unknown action %q", i+1, p.Identity, a)
 			}
 		}
+	}
+	return validateTokens(c.Tokens)
+}
+
+func validateTokens(tokens []TokenConfig) error {
+	digests := make(map[string]bool)
+	for i, t := range tokens {
+		if t.Identity == "" || t.Identity == "*" || strings.ContainsFunc(t.Identity, unicode.IsControl) {
+			return fmt.Errorf("token %d: identity %q cannot call", i+1, t.Identity)
+		}
+		if sum, err := hex.DecodeString(t.SHA256); err != nil || len(sum) != sha256.Size || t.SHA256 != strings.ToLower(t.SHA256) {
+			return fmt.Errorf("token %d (%s): sha256 wants 64 lower-case hex digits", i+1, t.Identity)
+		}
+		if digests[t.SHA256] {
+			return fmt.Errorf("token %d (%s): the same token is configured twice", i+1, t.Identity)
+		}
+		digests[t.SHA256] = true
 	}
 	return nil
 }

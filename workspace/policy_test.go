@@ -122,12 +122,20 @@ func TestSnapshotEnforcesPolicy(t *testing.T) {
 }
 
 func TestLoadConfigStrict(t *testing.T) {
+	const digest = "2bb80d537b1da3e38bd30361aa855686bde0eacd7162fef6a25fe97bf527a25b" // of "secret"
+	good := "tokens:\n  - identity: alice\n    sha256: " + digest + "\n    expires: 2027-06-30\n"
+	cfg, err := LoadConfig(strings.NewReader(good))
+	if err != nil || cfg.Validate() != nil || len(cfg.Tokens) != 1 || cfg.Tokens[0].Expires.Year() != 2027 {
+		t.Errorf("LoadConfig(%q) = %+v, %v", good, cfg, err)
+	}
 	for _, bad := range []string{
 		"workspaces:\n  - id: ws\n    root: /x\n    rooot: /y\n",
 		"workspace: []\n",
 		"policies:\n  - identity: a\n    actions: read\n",
 		"workspaces: []\n---\nworkspaces: []\n",
 		"workspaces:\n  - id: ws\n    root: /x\n    worktree: maybe\n",
+		"tokens:\n  - identity: a\n    sha256: " + digest + "\n    expires: soon\n",
+		"tokens:\n  - identity: a\n    token: secret\n",
 	} {
 		if _, err := LoadConfig(strings.NewReader(bad)); err == nil {
 			t.Errorf("LoadConfig accepted %q", bad)
@@ -139,9 +147,16 @@ func TestLoadConfigStrict(t *testing.T) {
 		{Workspaces: []WorkspaceConfig{{ID: "ws"}}},
 		{Policies: []PolicyConfig{{Identity: "a", Workspaces: []string{"nope"}, Actions: []Action{ActionRead}}}},
 		{Policies: []PolicyConfig{{Identity: "a", Workspaces: []string{"*"}, Actions: []Action{"rm"}}}},
+		{Tokens: []TokenConfig{{Identity: "", SHA256: digest}}},
+		{Tokens: []TokenConfig{{Identity: "*", SHA256: digest}}},
+		{Tokens: []TokenConfig{{Identity: "a\nb", SHA256: digest}}},
+		{Tokens: []TokenConfig{{Identity: "a", SHA256: digest[:63]}}},
+		{Tokens: []TokenConfig{{Identity: "a", SHA256: strings.ToUpper(digest)}}},
+		{Tokens: []TokenConfig{{Identity: "a", SHA256: "z" + digest[1:]}}},
+		{Tokens: []TokenConfig{{Identity: "a", SHA256: digest}, {Identity: "b", SHA256: digest}}},
 	} {
-		if err := bad.validate(); err == nil {
-			t.Errorf("validate accepted %+v", bad)
+		if err := bad.Validate(); err == nil {
+			t.Errorf("Validate accepted %+v", bad)
 		}
 	}
 }

@@ -90,7 +90,7 @@ func (w *Workspace) Bare() bool { return w.bare }
 // are for the operator and may name paths.
 func Open(cfg Config, opts Options) (*Registry, error) {
 	opts = opts.withDefaults()
-	if err := cfg.validate(); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	reg := &Registry{opts: opts, workspaces: make(map[string]*Workspace)}

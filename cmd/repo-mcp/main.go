@@ -5,13 +5,17 @@
 //
 //	repo-mcp serve [--workspace ID=PATH]... [--config FILE] [--http ADDR]
 //	               [--audit-log FILE] [--read-only] [--identity NAME] ...
+//	repo-mcp token IDENTITY      make a bearer token for calls over HTTP
 //	repo-mcp tools               list the tools: name, effect, description
 //	repo-mcp schemas [--check]   write (or check) schemas/<tool>.{input,output}.json
 //	repo-mcp version
 //
-// serve speaks MCP over stdin/stdout unless --http is given. Logs and the
-// audit trail go to stderr (or --audit-log); stdout carries the protocol
-// and nothing else.
+// serve speaks MCP over stdin/stdout unless --http is given. Over HTTP,
+// when the --config file lists tokens, every request must carry one of
+// them as a bearer token and its calls are made for the token's identity;
+// without tokens they are made for --identity, and only a loopback
+// address is served. Logs and the audit trail go to stderr (or
+// --audit-log); stdout carries the protocol and nothing else.
 package main
 
 // The tools' doc comments are generated first: the schemas carry them, and
@@ -50,7 +54,9 @@ func main() {
 var errUsage = errors.New("usage")
 
 const usage = `usage:
-  repo-mcp serve [--workspace ID=PATH]... [--config FILE] [--http ADDR] [--audit-log FILE] [--read-only] [--identity NAME]
+  repo-mcp serve [--workspace ID=PATH]... [--config FILE] [--http ADDR [--allow-remote] [--allowed-host NAME]...]
+                 [--audit-log FILE] [--read-only] [--identity NAME]
+  repo-mcp token IDENTITY
   repo-mcp tools
   repo-mcp schemas [--dir DIR] [--check]
   repo-mcp version
@@ -65,6 +71,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	switch cmd, rest := args[0], args[1:]; cmd {
 	case "serve":
 		return serve(ctx, rest, stderr)
+	case "token":
+		return newToken(rest, os.Stdout, stderr)
 	case "tools":
 		return listTools(rest, os.Stdout)
 	case "schemas":

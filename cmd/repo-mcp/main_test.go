@@ -41,6 +41,11 @@ func TestCommandLine(t *testing.T) {
 		{[]string{"frobnicate"}, 2, "", `unknown command "frobnicate"`},
 		{[]string{"serve", "--workspace", "nopath"}, 2, "", "want ID=PATH"},
 		{[]string{"serve", "--http", "0.0.0.0:0"}, 2, "", "not a loopback address"},
+		{[]string{"serve", "--http", "0.0.0.0:0", "--allow-remote"}, 2, "", "--allow-remote needs tokens"},
+		{[]string{"token"}, 2, "", "usage: repo-mcp token IDENTITY"},
+		{[]string{"token", "*"}, 2, "", "usage: repo-mcp token IDENTITY"},
+		{[]string{"token", "a\nb"}, 2, "", "cannot call"},
+		{[]string{"token", "alice"}, 0, "rmcp_", ""},
 		{[]string{"serve", "extra"}, 2, "", "unexpected argument"},
 	}
 	for _, tt := range tests {

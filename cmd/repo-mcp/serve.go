@@ -24,6 +24,7 @@ type serveConfig struct {
 	configFile  string
 	httpAddr    string
 	allowRemote bool
+	hosts       []string
 	auditLog    string
 	identity    string
 	cpuProfile  string
@@ -44,8 +45,12 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 	fs.StringVar(&c.configFile, "config", "", "YAML configuration `file`")
 	fs.StringVar(&c.httpAddr, "http", "", "serve Streamable HTTP at /mcp on `addr` (default: stdio)")
 	fs.BoolVar(&c.allowRemote, "allow-remote", false, "allow --http on a non-loopback address")
+	fs.Func("allowed-host", "a Host `name` HTTP clients may use besides loopback ones (repeatable)", func(v string) error {
+		c.hosts = append(c.hosts, v)
+		return nil
+	})
 	fs.StringVar(&c.auditLog, "audit-log", "", "append the audit trail to `file` (default: stderr)")
-	fs.StringVar(&c.identity, "identity", server.DefaultCaller, "caller identity of stdio calls")
+	fs.StringVar(&c.identity, "identity", server.DefaultCaller, "caller identity of calls over stdio, and over HTTP without tokens")
 	c.tools.flags(fs)
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to `file` (for diagnosis)")
 	if err := fs.Parse(args); err != nil {
@@ -82,7 +87,17 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		defer pprof.StopCPUProfile()
 	}
 	logger := slog.New(slog.NewJSONHandler(stderr, nil))
-	reg, err := openRegistry(c, logger)
+	cfg, err := loadConfig(c)
+	if err != nil {
+		return err
+	}
+	var auth *server.BearerAuth
+	if c.httpAddr != "" {
+		if auth, err = httpAuth(c, cfg.Tokens); err != nil {
+			return err
+		}
+	}
+	reg, err := workspace.Open(cfg, workspace.Options{Operator: c.identity, Logger: logger})
 	if err != nil {
 		return err
 	}
@@ -103,34 +118,57 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	defer closeTools()
 	if c.httpAddr != "" {
-		return serveHTTP(ctx, s, c, logger)
+		return serveHTTP(ctx, s, c, auth, logger)
 	}
 	logger.Info("serving MCP on stdio", "version", version(), "tools", len(s.Tools()), "workspaces", len(reg.IDs(c.identity)))
 	return s.Serve(ctx, os.Stdin, protocol)
 }
 
-// openRegistry opens the workspaces named by --config and --workspace.
-func openRegistry(c *serveConfig, logger *slog.Logger) (*workspace.Registry, error) {
+// loadConfig reads --config and adds the --workspace flags to it.
+func loadConfig(c *serveConfig) (workspace.Config, error) {
 	var cfg workspace.Config
 	if c.configFile != "" {
 		f, err := os.Open(c.configFile)
 		if err != nil {
-			return nil, fmt.Errorf("--config: %w", err)
+			return cfg, fmt.Errorf("--config: %w", err)
 		}
 		cfg, err = workspace.LoadConfig(f)
 		f.Close()
 		if err != nil {
-			return nil, fmt.Errorf("--config %s: %w", c.configFile, err)
+			return cfg, fmt.Errorf("--config %s: %w", c.configFile, err)
 		}
 	}
 	for _, spec := range c.workspaces {
 		w, err := workspace.ParseWorkspaceFlag(spec)
 		if err != nil {
-			return nil, fmt.Errorf("--workspace %s: %w", spec, err)
+			return cfg, fmt.Errorf("--workspace %s: %w", spec, err)
 		}
 		cfg.Workspaces = append(cfg.Workspaces, w)
 	}
-	return workspace.Open(cfg, workspace.Options{Operator: c.identity, Logger: logger})
+	return cfg, cfg.Validate()
+}
+
+// httpAuth decides how HTTP callers say who they are: with the configured
+// tokens if there are any. Without tokens every call is the operator's,
+// which only a loopback address may offer.
+func httpAuth(c *serveConfig, tokens []workspace.TokenConfig) (*server.BearerAuth, error) {
+	host, _, err := net.SplitHostPort(c.httpAddr)
+	if err != nil {
+		return nil, fmt.Errorf("--http %q: %w", c.httpAddr, err)
+	}
+	loopback := host == "localhost"
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		loopback = true
+	}
+	switch {
+	case !loopback && !c.allowRemote:
+		return nil, fmt.Errorf("--http %q is not a loopback address; add --allow-remote to serve beyond this machine", c.httpAddr)
+	case !loopback && len(tokens) == 0:
+		return nil, fmt.Errorf("--allow-remote needs tokens in --config: callers beyond this machine must say who they are (repo-mcp token NAME makes one)")
+	case len(tokens) == 0:
+		return nil, nil
+	}
+	return &server.BearerAuth{Verify: tokenVerifier(tokens)}, nil
 }
 
 // newServer returns the repo-mcp server with no tools.
@@ -144,26 +182,19 @@ func newServer(opts server.Options) *server.Server {
 	}, opts)
 }
 
-func serveHTTP(ctx context.Context, s *server.Server, c *serveConfig, logger *slog.Logger) error {
-	host, _, err := net.SplitHostPort(c.httpAddr)
-	if err != nil {
-		return fmt.Errorf("--http %q: %w", c.httpAddr, err)
-	}
-	if ip := net.ParseIP(host); !c.allowRemote && host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return fmt.Errorf("--http %q is not a loopback address; add --allow-remote to serve beyond this machine", c.httpAddr)
-	}
+func serveHTTP(ctx context.Context, s *server.Server, c *serveConfig, auth *server.BearerAuth, logger *slog.Logger) error {
 	ln, err := net.Listen("tcp", c.httpAddr)
 	if err != nil {
 		return err
 	}
 	mux := http.NewServeMux()
-	var hopts server.HTTPOptions
-	if c.allowRemote {
-		hopts.AllowedHosts = []string{host}
+	hopts := server.HTTPOptions{Auth: auth, AllowedHosts: c.hosts}
+	if host, _, _ := net.SplitHostPort(c.httpAddr); c.allowRemote && host != "" && !net.ParseIP(host).IsUnspecified() {
+		hopts.AllowedHosts = append(hopts.AllowedHosts, host)
 	}
 	mux.Handle("/mcp", s.HTTPHandler(hopts))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	logger.Info("serving MCP over HTTP", "url", "http://"+ln.Addr().String()+"/mcp", "version", version())
+	logger.Info("serving MCP over HTTP", "url", "http://"+ln.Addr().String()+"/mcp", "version", version(), "bearer_tokens", auth != nil)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

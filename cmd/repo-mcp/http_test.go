@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/repo-mcp/repo-mcp/internal/peers"
+)
+
+// TestHTTPTokens serves a workspace over HTTP to two identities with
+// tokens made by repo-mcp token, and calls it with go-sdk's client: each
+// call is made for its token's identity, under that identity's policy, and
+// a request without a good token is refused.
+func TestHTTPTokens(t *testing.T) {
+	root, _ := fixtureRepo(t)
+	alice, aliceEntry := makeToken(t, "alice")
+	bob, bobEntry := makeToken(t, "bob")
+	carol, carolEntry := makeToken(t, "carol")
+	dir := t.TempDir()
+	config := filepath.Join(dir, "config.yaml")
+	audit := filepath.Join(dir, "audit.jsonl")
+	writeFile(t, config, fmt.Sprintf(`workspaces:
+  - id: fx
+    root: %q
+policies:
+  - identity: alice
+    workspaces: [fx]
+    actions: [read]
+  - identity: bob
+    workspaces: [fx]
+    actions: [read]
+    deny: ["src/**"]
+  - identity: local
+    workspaces: [fx]
+    actions: [read]
+tokens:
+%s%s%s    expires: 2020-01-01
+`, root, aliceEntry, bobEntry, carolEntry))
+	url := peers.StartHTTP(t, repoMCP(t), "serve", "--http", "127.0.0.1:0", "--index-cache", "off", "--config", config, "--audit-log", audit,
+		"--allowed-host", "repo.example")
+
+	ctx := context.Background()
+	connect := func(token string) (*mcp.ClientSession, error) {
+		transport := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer(token)}}
+		return mcp.NewClient(&mcp.Implementation{Name: "token-test", Version: "0"}, nil).Connect(ctx, transport, nil)
+	}
+	read := func(cs *mcp.ClientSession, path string) string {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "read_file", Arguments: map[string]any{"workspace_id": "fx", "path": path}})
+		if err != nil {
+			t.Fatalf("read_file %s: %v", path, err)
+		}
+		return res.Content[0].(*mcp.TextContent).Text
+	}
+	for _, tt := range []struct {
+		name, token, path, want string
+	}{
+		{"alice reads src", alice, "src/main.go", "func Greet"},
+		{"bob reads the README", bob, "README.md", "read by peers"},
+		{"bob's policy denies src", bob, "src/main.go", "permission_denied: "},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cs, err := connect(tt.token)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			if got := read(cs, tt.path); !strings.Contains(got, tt.want) {
+				t.Errorf("read_file %s: %s", tt.path, got)
+			}
+		})
+	}
+	for _, tt := range []struct{ name, token string }{
+		{"no token", ""}, {"unknown token", "rmcp_guess"}, {"expired token", carol}, {"a token's digest", strings.Fields(aliceEntry)[4]},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if cs, err := connect(tt.token); err == nil {
+				cs.Close()
+				t.Fatal("connected")
+			}
+		})
+	}
+	for _, tt := range []struct {
+		host, token string
+		want        int
+	}{
+		{"repo.example", alice, http.StatusMethodNotAllowed}, // past the Host and token checks
+		{"repo.example", "", http.StatusUnauthorized},
+		{"evil.example", alice, http.StatusForbidden},
+	} {
+		t.Run("Host "+tt.host, func(t *testing.T) {
+			req, _ := http.NewRequest("GET", url, nil)
+			req.Host = tt.host
+			resp, err := (&http.Client{Transport: bearer(tt.token)}).Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != tt.want {
+				t.Errorf("GET with Host %s: %s, want %d", tt.host, resp.Status, tt.want)
+			}
+		})
+	}
+	log, err := os.ReadFile(audit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"caller":"alice"`, `"caller":"bob"`} {
+		if !strings.Contains(string(log), want) {
+			t.Errorf("audit lacks %s:\n%s", want, log)
+		}
+	}
+	for _, unwanted := range []string{`"caller":"local"`, `"caller":"carol"`, alice, bob} {
+		if strings.Contains(string(log), unwanted) {
+			t.Errorf("audit holds %s:\n%s", unwanted, log)
+		}
+	}
+}
+
+// makeToken runs repo-mcp token and returns the token and the YAML list
+// item it prints.
+func makeToken(t *testing.T, identity string) (token, entry string) {
+	out, err := exec.Command(repoMCP(t), "token", identity).Output()
+	if err != nil {
+		t.Fatalf("repo-mcp token %s: %v", identity, err)
+	}
+	m := regexp.MustCompile(`(?s)^(rmcp_[A-Za-z0-9_-]{43})\n.*\ntokens:\n((?:  .*\n)+)$`).FindStringSubmatch(string(out))
+	if m == nil {
+		t.Fatalf("repo-mcp token %s printed:\n%s", identity, out)
+	}
+	return m[1], m[2]
+}
+
+// bearer sends its token with every request.
+type bearer string
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	if b != "" {
+		r.Header.Set("Authorization", "Bearer "+string(b))
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func writeFile(t *testing.T, name, content string) {
+	t.Helper()
+	if err := os.WriteFile(name, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
