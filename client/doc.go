@@ -64,6 +64,8 @@
 //
 // The server runs in its own process group with only the environment named
 // in Command. Close closes its stdin, waits, sends SIGTERM to the group,
-// waits, sends SIGKILL, and reaps it. A stdio server is a local process with
-// the launcher's permissions, not a sandbox.
+// waits, sends SIGKILL, and reaps it. (Windows has neither signals nor
+// group kills: there Close ends the server alone, with TerminateProcess.)
+// A stdio server is a local process with the launcher's permissions, not a
+// sandbox.
 package client

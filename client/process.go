@@ -30,7 +30,7 @@ func launch(c Command) (*process, error) {
 	cmd := exec.Command(c.Path, c.Args...)
 	cmd.Dir = c.Dir
 	cmd.Env = c.environ()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = newProcessGroup()
 
 	var pipes [3][2]*os.File // [stdin, stdout, stderr][read, write]
 	closeAll := func() {
@@ -75,12 +75,6 @@ func (p *process) wait() {
 	p.state = p.cmd.ProcessState
 	p.signalGroup(syscall.SIGKILL)
 	close(p.exited)
-}
-
-func (p *process) signalGroup(sig syscall.Signal) {
-	// The group id is the leader's pid. Until every member is gone the kernel
-	// does not reuse it, so this cannot reach an unrelated process.
-	syscall.Kill(-p.cmd.Process.Pid, sig)
 }
 
 // stop shuts the server down: close stdin (the graceful signal), wait, SIGTERM
