@@ -112,6 +112,14 @@ func TestHTTPBearerAuth(t *testing.T) {
 		return nil, fmt.Errorf("%w: unknown token", auth.ErrInvalidToken)
 	}
 	s := newTestServer(server.Options{Logger: slog.New(slog.DiscardHandler), Audit: &audit, Caller: "operator"})
+	type headerOut struct {
+		Authorization string `json:"authorization"`
+		Accept        string `json:"accept"`
+	}
+	server.MustRegister(s, server.Tool{Name: "header", Description: "Shows the request header.", Effect: server.ReadOnly},
+		func(_ context.Context, req *server.Request, _ struct{}) (headerOut, error) {
+			return headerOut{req.Header.Get("Authorization"), req.Header.Get("Accept")}, nil
+		})
 	ts := httptest.NewServer(s.HTTPHandler(server.HTTPOptions{Auth: &server.BearerAuth{Verify: verify}}))
 	defer ts.Close()
 
@@ -166,6 +174,14 @@ func TestHTTPBearerAuth(t *testing.T) {
 	if strings.Contains(audit.String(), `"caller":"operator"`) || !strings.Contains(audit.String(), `"caller":"alice"`) {
 		t.Errorf("audit does not name the token's users:\n%s", audit.String())
 	}
+
+	t.Run("tools never see the credential", func(t *testing.T) {
+		call := `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{` + meta + `,"name":"header","arguments":{}}}`
+		_, _, body := post(t, "Bearer alice-token", "header", call)
+		if strings.Contains(body, "alice-token") || !strings.Contains(body, `"accept":"application/json`) {
+			t.Errorf("the tool saw %s", body)
+		}
+	})
 
 	t.Run("a question is answered only by its caller", func(t *testing.T) {
 		ask := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{` + meta + `,"name":"confirm","arguments":{"digest":"abc"}}}`

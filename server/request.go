@@ -30,7 +30,9 @@ type Request struct {
 	// Arguments are the raw JSON arguments, validated against the tool's
 	// input schema before the handler or the Authorize hook sees them.
 	Arguments json.RawMessage
-	// Header holds the HTTP request header when the call came over HTTP.
+	// Header holds the HTTP request header when the call came over HTTP,
+	// without its Authorization: the caller's credential is the server's
+	// to check, never a tool's to keep or pass on.
 	Header http.Header
 
 	tool    *registered

@@ -240,6 +240,10 @@ func (s *Server) callHandler(r *registered) mcp.ToolHandler {
 		}
 		if extra := creq.Extra; extra != nil {
 			req.Header = extra.Header
+			if req.Header.Get("Authorization") != "" {
+				req.Header = req.Header.Clone()
+				req.Header.Del("Authorization")
+			}
 			if extra.TokenInfo != nil {
 				req.Caller = extra.TokenInfo.UserID // see BearerAuth
 			}

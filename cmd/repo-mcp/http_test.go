@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -109,6 +110,17 @@ tokens:
 			}
 		})
 	}
+	t.Run("health", func(t *testing.T) {
+		resp, err := http.Get(strings.TrimSuffix(url, "/mcp") + "/healthz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || string(body) != "ok\n" {
+			t.Errorf("GET /healthz: %s %q", resp.Status, body)
+		}
+	})
 	log, err := os.ReadFile(audit)
 	if err != nil {
 		t.Fatal(err)

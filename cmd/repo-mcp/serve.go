@@ -193,6 +193,9 @@ func serveHTTP(ctx context.Context, s *server.Server, c *serveConfig, auth *serv
 		hopts.AllowedHosts = append(hopts.AllowedHosts, host)
 	}
 	mux.Handle("/mcp", s.HTTPHandler(hopts))
+	// For load balancers: the process is up and serving. It needs no
+	// token and says nothing else.
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok\n") })
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	logger.Info("serving MCP over HTTP", "url", "http://"+ln.Addr().String()+"/mcp", "version", version(), "bearer_tokens", auth != nil)
 	errc := make(chan error, 1)
