@@ -40,7 +40,7 @@
 // [Server.HTTPHandler]) hand each tools/call to one chain of middleware,
 // defined in one place (see middleware.go):
 //
-//	audit -> recover -> validate -> authorize -> Options.Middleware -> timeout -> bound -> decode and call
+//	audit -> recover -> validate -> authorize -> limit -> Options.Middleware -> timeout -> bound -> decode and call
 //
 // Validation reports every problem at once, each with its JSON pointer, in
 // one result with isError set, and refuses duplicate keys and keys that

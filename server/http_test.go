@@ -125,24 +125,8 @@ func TestHTTPBearerAuth(t *testing.T) {
 
 	post := func(t *testing.T, authorization, tool, body string) (int, http.Header, string) {
 		t.Helper()
-		req, _ := http.NewRequest("POST", ts.URL+"/mcp", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-		req.Header.Set("Mcp-Method", "tools/call")
-		req.Header.Set("Mcp-Name", tool)
-		if authorization != "" {
-			req.Header.Set("Authorization", authorization)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		out, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, resp.Header, string(out)
+		return postCall(t, ts.URL, authorization, tool, body)
 	}
-	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}`
 	whoCall := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + meta + `,"name":"who","arguments":{"workspace_id":"w"}}}`
 
 	for _, tt := range []struct {
@@ -203,4 +187,74 @@ func TestHTTPBearerAuth(t *testing.T) {
 			t.Errorf("alice could not answer her own question: %s", body)
 		}
 	})
+}
+
+// TestMaxCallsPerCaller checks that a caller with its quota of calls in
+// progress is refused as transient, and that other callers are not.
+func TestMaxCallsPerCaller(t *testing.T) {
+	s := newTestServer(server.Options{Logger: slog.New(slog.DiscardHandler), Audit: io.Discard, MaxCallsPerCaller: 1})
+	started, release := make(chan struct{}), make(chan struct{})
+	server.MustRegister(s, server.Tool{Name: "block", Description: "Waits to be released.", Effect: server.ReadOnly},
+		func(context.Context, *server.Request, struct{}) (struct{}, error) {
+			started <- struct{}{}
+			<-release
+			return struct{}{}, nil
+		})
+	verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		return &auth.TokenInfo{UserID: token}, nil
+	}
+	ts := httptest.NewServer(s.HTTPHandler(server.HTTPOptions{Auth: &server.BearerAuth{Verify: verify}}))
+	defer ts.Close()
+	call := func(tool string) string {
+		args := `{}`
+		if tool == "echo" {
+			args = `{"text":"hi"}`
+		}
+		return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + meta + `,"name":"` + tool + `","arguments":` + args + `}}`
+	}
+	done := make(chan string)
+	go func() {
+		_, _, body := postCall(t, ts.URL, "Bearer alice", "block", call("block"))
+		done <- body
+	}()
+	<-started
+	if _, _, body := postCall(t, ts.URL, "Bearer alice", "echo", call("echo")); !strings.Contains(body, "transient: too many calls in progress") {
+		t.Errorf("alice's second call: %s", body)
+	}
+	if _, _, body := postCall(t, ts.URL, "Bearer bob", "echo", call("echo")); strings.Contains(body, "isError") {
+		t.Errorf("bob was refused for alice's calls: %s", body)
+	}
+	close(release)
+	if body := <-done; strings.Contains(body, "isError") {
+		t.Errorf("alice's first call: %s", body)
+	}
+	if _, _, body := postCall(t, ts.URL, "Bearer alice", "echo", call("echo")); strings.Contains(body, "isError") {
+		t.Errorf("alice is still refused after her call ended: %s", body)
+	}
+}
+
+// meta is the _meta of a 2026-07-28 request from a client that can be asked.
+const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}`
+
+// postCall posts one JSON-RPC message to the server at url and returns
+// the status, header and body of the answer.
+func postCall(t *testing.T, url, authorization, tool, body string) (int, http.Header, string) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url+"/mcp", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "tools/call")
+	req.Header.Set("Mcp-Name", tool)
+	if authorization != "" {
+		req.Header.Set("Authorization", authorization)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Error(err)
+		return 0, nil, ""
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, string(out)
 }

@@ -23,6 +23,7 @@ type Middleware func(next Handler) Handler
 //	validate   arguments against the input schema, all problems at once,
 //	           and the state of a previous round (see Ask)
 //	authorize  the caller may do this action on this workspace and path
+//	limit      the caller's calls in progress (Options.MaxCallsPerCaller)
 //	[extra]    the server's own middleware (Options.Middleware)
 //	timeout    the tool's deadline
 //	bound      the result's byte bound, with explicit truncation
@@ -34,6 +35,7 @@ func (s *Server) chain(t *registered) Handler {
 	for i := len(s.opts.Middleware) - 1; i >= 0; i-- {
 		h = s.opts.Middleware[i](h)
 	}
+	h = s.limitCallers(h)
 	h = s.authorize(h)
 	h = validate(h)
 	h = s.recoverPanics(h)

@@ -44,6 +44,10 @@ type Options struct {
 	// validated and before its handler. An error refuses the call; return
 	// an [*Error] of class PermissionDenied saying which rule refused.
 	Authorize func(ctx context.Context, req *Request) error
+	// MaxCallsPerCaller, when positive, bounds the calls one caller may
+	// have in progress; more are refused as transient. A server shared by
+	// several callers (over HTTP) keeps one from taking it from the others.
+	MaxCallsPerCaller int
 	// Middleware runs inside authorization and outside the per-tool
 	// timeout, in order.
 	Middleware []Middleware
@@ -77,6 +81,7 @@ type Server struct {
 	opts     Options
 	log      *slog.Logger
 	auditLog *slog.Logger
+	callers  *callerLimit // nil: no limit
 
 	mu    sync.Mutex
 	tools map[string]*registered
@@ -111,6 +116,7 @@ func New(info Info, opts Options) *Server {
 		opts:     opts,
 		log:      opts.Logger,
 		auditLog: slog.New(slog.NewJSONHandler(opts.Audit, nil)),
+		callers:  newCallerLimit(opts.MaxCallsPerCaller),
 		tools:    make(map[string]*registered),
 	}
 }

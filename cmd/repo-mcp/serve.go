@@ -25,6 +25,7 @@ type serveConfig struct {
 	httpAddr    string
 	allowRemote bool
 	hosts       []string
+	maxCalls    int
 	auditLog    string
 	identity    string
 	cpuProfile  string
@@ -49,6 +50,7 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 		c.hosts = append(c.hosts, v)
 		return nil
 	})
+	fs.IntVar(&c.maxCalls, "max-calls-per-caller", 16, "over HTTP, the calls one caller may have in progress (0: no limit)")
 	fs.StringVar(&c.auditLog, "audit-log", "", "append the audit trail to `file` (default: stderr)")
 	fs.StringVar(&c.identity, "identity", server.DefaultCaller, "caller identity of calls over stdio, and over HTTP without tokens")
 	c.tools.flags(fs)
@@ -103,6 +105,9 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	defer reg.Close()
 	opts := server.Options{Logger: logger, Caller: c.identity, Authorize: toolkit.Authorizer(reg)}
+	if c.httpAddr != "" {
+		opts.MaxCallsPerCaller = c.maxCalls
+	}
 	if c.auditLog != "" {
 		f, err := os.OpenFile(c.auditLog, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
