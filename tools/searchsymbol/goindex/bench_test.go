@@ -65,7 +65,7 @@ func buildGorootCorpus(b testing.TB, dir string) {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		b.Fatal(err)
 	}
-	if out, err := exec.Command("cp", "-a", filepath.Join(runtime.GOROOT(), "src"), dir).CombinedOutput(); err != nil {
+	if out, err := exec.Command("cp", "-a", filepath.Join(goroot(b), "src"), dir).CombinedOutput(); err != nil {
 		b.Fatalf("cp: %v\n%s", err, out)
 	}
 	run("chmod", "-R", "u+w", ".")
