@@ -25,9 +25,9 @@ import (
 // is no authorization flow.
 type Issuer struct {
 	*httptest.Server
-	path     string // of the issuer URL
-	oidcOnly bool   // serve OpenID Connect discovery, not RFC 8414
-	JWKSHits atomic.Int32
+	path     string       // of the issuer URL
+	oidcOnly bool         // serve OpenID Connect discovery, not RFC 8414
+	JWKSHits atomic.Int32 // fetches of the key set
 
 	mu        sync.Mutex
 	keys      map[string]crypto.Signer
@@ -81,9 +81,8 @@ func (is *Issuer) AddKey(kid string, key crypto.Signer, publish bool) {
 	is.mu.Lock()
 	defer is.mu.Unlock()
 	is.keys[kid] = key
-	is.published[kid] = publish
-	if !publish {
-		delete(is.published, kid)
+	if publish {
+		is.published[kid] = true
 	}
 }
 
