@@ -35,10 +35,15 @@ import (
 //	  - identity: alice
 //	    sha256: 5e8848...       # of the token; repo-mcp token alice makes one
 //	    expires: 2027-06-30     # optional
+//	oauth:                      # or tokens from an OAuth authorization server
+//	  resource: https://repo.example/mcp
+//	  issuer: https://idp.example/realms/eng
+//	  identity_claim: email     # default sub
 type Config struct {
 	Workspaces []WorkspaceConfig `yaml:"workspaces"`
 	Policies   []PolicyConfig    `yaml:"policies"`
 	Tokens     []TokenConfig     `yaml:"tokens"`
+	OAuth      *OAuthConfig      `yaml:"oauth"`
 }
 
 // WorkspaceConfig describes one workspace.
@@ -89,6 +94,23 @@ type TokenConfig struct {
 	SHA256 string `yaml:"sha256"`
 	// Expires, when set, is when the token stops being accepted.
 	Expires time.Time `yaml:"expires"`
+}
+
+// OAuthConfig lets callers over HTTP present access tokens from an OAuth
+// authorization server; the server checks them as package server/oauth
+// describes.
+type OAuthConfig struct {
+	// Resource is the server's public URL, which tokens must be issued for.
+	Resource string `yaml:"resource"`
+	// Issuer is the authorization server's issuer URL.
+	Issuer string `yaml:"issuer"`
+	// JWKSURL overrides the key set URL read from the issuer's metadata.
+	JWKSURL string `yaml:"jwks_url"`
+	// IdentityClaim names the token claim that is the caller's identity
+	// (default sub).
+	IdentityClaim string `yaml:"identity_claim"`
+	// Scopes lists scopes every token must carry.
+	Scopes []string `yaml:"scopes"`
 }
 
 // LoadConfig decodes a YAML configuration strictly: unknown keys, a second
@@ -177,6 +199,9 @@ func (c Config) Validate() error {
 				return fmt.Errorf("policy %d (%s): unknown action %q", i+1, p.Identity, a)
 			}
 		}
+	}
+	if o := c.OAuth; o != nil && (o.Resource == "" || o.Issuer == "") {
+		return errors.New("oauth needs resource and issuer")
 	}
 	return validateTokens(c.Tokens)
 }

@@ -136,6 +136,7 @@ func TestLoadConfigStrict(t *testing.T) {
 		"workspaces:\n  - id: ws\n    root: /x\n    worktree: maybe\n",
 		"tokens:\n  - identity: a\n    sha256: " + digest + "\n    expires: soon\n",
 		"tokens:\n  - identity: a\n    token: secret\n",
+		"oauth:\n  resource: https://r.example/mcp\n  issuer: https://i.example\n  audience: x\n",
 	} {
 		if _, err := LoadConfig(strings.NewReader(bad)); err == nil {
 			t.Errorf("LoadConfig accepted %q", bad)
@@ -154,6 +155,8 @@ func TestLoadConfigStrict(t *testing.T) {
 		{Tokens: []TokenConfig{{Identity: "a", SHA256: strings.ToUpper(digest)}}},
 		{Tokens: []TokenConfig{{Identity: "a", SHA256: "z" + digest[1:]}}},
 		{Tokens: []TokenConfig{{Identity: "a", SHA256: digest}, {Identity: "b", SHA256: digest}}},
+		{OAuth: &OAuthConfig{Issuer: "https://i.example"}},
+		{OAuth: &OAuthConfig{Resource: "https://r.example/mcp"}},
 	} {
 		if err := bad.Validate(); err == nil {
 			t.Errorf("Validate accepted %+v", bad)

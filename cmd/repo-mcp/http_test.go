@@ -2,6 +2,10 @@ package main
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,8 +15,11 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/golang-jwt/jwt/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/repo-mcp/repo-mcp/internal/oauthtest"
 	"github.com/repo-mcp/repo-mcp/internal/peers"
 )
 
@@ -166,5 +173,101 @@ func writeFile(t *testing.T, name, content string) {
 	t.Helper()
 	if err := os.WriteFile(name, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestHTTPOAuth serves a workspace to callers with access tokens from an
+// OAuth issuer, beside a token of repo-mcp's own, and calls it with
+// go-sdk's client.
+func TestHTTPOAuth(t *testing.T) {
+	root, _ := fixtureRepo(t)
+	issuer := oauthtest.NewIssuer(t, "/realms/eng", false)
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	issuer.AddKey("k1", key, true)
+	bob, bobEntry := makeToken(t, "bob")
+	const resource = "https://repo.example/mcp"
+	config := filepath.Join(t.TempDir(), "config.yaml")
+	writeFile(t, config, fmt.Sprintf(`workspaces:
+  - id: fx
+    root: %q
+policies:
+  - identity: alice@example.com
+    workspaces: [fx]
+    actions: [read]
+  - identity: bob
+    workspaces: [fx]
+    actions: [read]
+tokens:
+%soauth:
+  resource: %s
+  issuer: %s
+  identity_claim: email
+  scopes: [repo]
+`, root, bobEntry, resource, issuer.Issuer()))
+	url := peers.StartHTTP(t, repoMCP(t), "serve", "--http", "127.0.0.1:0", "--index-cache", "off", "--config", config)
+
+	accessToken := func(edit func(jwt.MapClaims)) string {
+		claims := jwt.MapClaims{"iss": issuer.Issuer(), "aud": resource, "sub": "u-1", "email": "alice@example.com",
+			"scope": "repo", "exp": time.Now().Add(time.Hour).Unix()}
+		if edit != nil {
+			edit(claims)
+		}
+		return issuer.Sign(t, jwt.SigningMethodES256, "k1", claims)
+	}
+	ctx := context.Background()
+	for _, tt := range []struct {
+		name, token string
+		ok          bool
+	}{
+		{"alice's access token", accessToken(nil), true},
+		{"bob's own token", bob, true},
+		{"a token for another server", accessToken(func(c jwt.MapClaims) { c["aud"] = "https://other.example/mcp" }), false},
+		{"a token without the scope", accessToken(func(c jwt.MapClaims) { delete(c, "scope") }), false},
+		{"an expired token", accessToken(func(c jwt.MapClaims) { c["exp"] = time.Now().Add(-time.Hour).Unix() }), false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			transport := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer(tt.token)}}
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "oauth-test", Version: "0"}, nil).Connect(ctx, transport, nil)
+			if !tt.ok {
+				if err == nil {
+					cs.Close()
+					t.Fatal("connected")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "read_file", Arguments: map[string]any{"workspace_id": "fx", "path": "README.md"}})
+			if err != nil || res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "read by peers") {
+				t.Fatalf("read_file: %v %+v", err, res)
+			}
+		})
+	}
+
+	resp, err := http.Post(url, "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	metadataURL := "https://repo.example/.well-known/oauth-protected-resource/mcp"
+	if challenge := resp.Header.Get("WWW-Authenticate"); resp.StatusCode != 401 || !strings.Contains(challenge, metadataURL) {
+		t.Errorf("without a token: %s, challenge %q", resp.Status, challenge)
+	}
+	resp, err = http.Get(strings.TrimSuffix(url, "/mcp") + "/.well-known/oauth-protected-resource/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var meta struct {
+		Resource             string   `json:"resource"`
+		AuthorizationServers []string `json:"authorization_servers"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&meta); err != nil || meta.Resource != resource || len(meta.AuthorizationServers) != 1 || meta.AuthorizationServers[0] != issuer.Issuer() {
+		t.Errorf("protected resource metadata: %+v, %v", meta, err)
 	}
 }

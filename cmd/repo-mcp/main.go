@@ -11,10 +11,11 @@
 //	repo-mcp version
 //
 // serve speaks MCP over stdin/stdout unless --http is given. Over HTTP,
-// when the --config file lists tokens, every request must carry one of
-// them as a bearer token and its calls are made for the token's identity;
-// without tokens they are made for --identity, and only a loopback
-// address is served. Logs and the audit trail go to stderr (or
+// when the --config file lists tokens or an OAuth issuer, every request
+// must carry a bearer token (one of the tokens, or an access token the
+// issuer made for the server) and its calls are made for the token's
+// identity; without either they are made for --identity, and only a
+// loopback address is served. Logs and the audit trail go to stderr (or
 // --audit-log); stdout carries the protocol and nothing else.
 package main
 

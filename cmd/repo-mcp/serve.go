@@ -13,7 +13,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/server/oauth"
 	"github.com/repo-mcp/repo-mcp/tools/toolkit"
 	"github.com/repo-mcp/repo-mcp/workspace"
 )
@@ -93,9 +95,12 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var auth *server.BearerAuth
+	var (
+		bearer   *server.BearerAuth
+		resource *oauth.ResourceServer
+	)
 	if c.httpAddr != "" {
-		if auth, err = httpAuth(c, cfg.Tokens); err != nil {
+		if bearer, resource, err = httpAuth(ctx, c, cfg); err != nil {
 			return err
 		}
 	}
@@ -123,7 +128,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	defer closeTools()
 	if c.httpAddr != "" {
-		return serveHTTP(ctx, s, c, auth, logger)
+		return serveHTTP(ctx, s, c, bearer, resource, logger)
 	}
 	logger.Info("serving MCP on stdio", "version", version(), "tools", len(s.Tools()), "workspaces", len(reg.IDs(c.identity)))
 	return s.Serve(ctx, os.Stdin, protocol)
@@ -154,26 +159,47 @@ func loadConfig(c *serveConfig) (workspace.Config, error) {
 }
 
 // httpAuth decides how HTTP callers say who they are: with the configured
-// tokens if there are any. Without tokens every call is the operator's,
-// which only a loopback address may offer.
-func httpAuth(c *serveConfig, tokens []workspace.TokenConfig) (*server.BearerAuth, error) {
+// tokens or OAuth access tokens if there are any. Without either, every
+// call is the operator's, which only a loopback address may offer.
+func httpAuth(ctx context.Context, c *serveConfig, cfg workspace.Config) (*server.BearerAuth, *oauth.ResourceServer, error) {
 	host, _, err := net.SplitHostPort(c.httpAddr)
 	if err != nil {
-		return nil, fmt.Errorf("--http %q: %w", c.httpAddr, err)
+		return nil, nil, fmt.Errorf("--http %q: %w", c.httpAddr, err)
 	}
 	loopback := host == "localhost"
 	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
 		loopback = true
 	}
+	authenticated := len(cfg.Tokens) > 0 || cfg.OAuth != nil
 	switch {
 	case !loopback && !c.allowRemote:
-		return nil, fmt.Errorf("--http %q is not a loopback address; add --allow-remote to serve beyond this machine", c.httpAddr)
-	case !loopback && len(tokens) == 0:
-		return nil, fmt.Errorf("--allow-remote needs tokens in --config: callers beyond this machine must say who they are (repo-mcp token NAME makes one)")
-	case len(tokens) == 0:
-		return nil, nil
+		return nil, nil, fmt.Errorf("--http %q is not a loopback address; add --allow-remote to serve beyond this machine", c.httpAddr)
+	case !loopback && !authenticated:
+		return nil, nil, fmt.Errorf("--allow-remote needs tokens or oauth in --config: callers beyond this machine must say who they are (repo-mcp token NAME makes a token)")
+	case !authenticated:
+		return nil, nil, nil
 	}
-	return &server.BearerAuth{Verify: tokenVerifier(tokens)}, nil
+	static := tokenVerifier(cfg.Tokens)
+	if cfg.OAuth == nil {
+		return &server.BearerAuth{Verify: static}, nil, nil
+	}
+	o := cfg.OAuth
+	rs, err := oauth.New(ctx, oauth.Config{Resource: o.Resource, Issuer: o.Issuer, JWKSURL: o.JWKSURL, IdentityClaim: o.IdentityClaim, Scopes: o.Scopes})
+	if err != nil {
+		return nil, nil, err
+	}
+	a := rs.BearerAuth()
+	a.Verify = func(ctx context.Context, token string, r *http.Request) (*auth.TokenInfo, error) {
+		if !strings.HasPrefix(token, tokenPrefix) {
+			return rs.Verify(ctx, token, r)
+		}
+		info, err := static(ctx, token, r)
+		if err == nil {
+			info.Scopes = o.Scopes // the operator's own tokens need no scope
+		}
+		return info, err
+	}
+	return a, rs, nil
 }
 
 // newServer returns the repo-mcp server with no tools.
@@ -187,22 +213,30 @@ func newServer(opts server.Options) *server.Server {
 	}, opts)
 }
 
-func serveHTTP(ctx context.Context, s *server.Server, c *serveConfig, auth *server.BearerAuth, logger *slog.Logger) error {
+func serveHTTP(ctx context.Context, s *server.Server, c *serveConfig, bearer *server.BearerAuth, resource *oauth.ResourceServer, logger *slog.Logger) error {
 	ln, err := net.Listen("tcp", c.httpAddr)
 	if err != nil {
 		return err
 	}
 	mux := http.NewServeMux()
-	hopts := server.HTTPOptions{Auth: auth, AllowedHosts: c.hosts}
+	hopts := server.HTTPOptions{Auth: bearer, AllowedHosts: c.hosts}
 	if host, _, _ := net.SplitHostPort(c.httpAddr); c.allowRemote && host != "" && !net.ParseIP(host).IsUnspecified() {
 		hopts.AllowedHosts = append(hopts.AllowedHosts, host)
+	}
+	if resource != nil {
+		// Clients reach the server by its resource URL, and find the
+		// authorization server through the metadata.
+		hopts.AllowedHosts = append(hopts.AllowedHosts, resource.Host())
+		for _, path := range resource.MetadataPaths() {
+			mux.Handle(path, resource.MetadataHandler())
+		}
 	}
 	mux.Handle("/mcp", s.HTTPHandler(hopts))
 	// For load balancers: the process is up and serving. It needs no
 	// token and says nothing else.
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok\n") })
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	logger.Info("serving MCP over HTTP", "url", "http://"+ln.Addr().String()+"/mcp", "version", version(), "bearer_tokens", auth != nil)
+	logger.Info("serving MCP over HTTP", "url", "http://"+ln.Addr().String()+"/mcp", "version", version(), "bearer_tokens", bearer != nil, "oauth", resource != nil)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

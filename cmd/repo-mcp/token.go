@@ -14,6 +14,10 @@ import (
 	"github.com/repo-mcp/repo-mcp/workspace"
 )
 
+// tokenPrefix starts every token repo-mcp token makes, which tells them
+// from OAuth access tokens.
+const tokenPrefix = "rmcp_"
+
 // tokenVerifier accepts the bearer tokens the configuration lists by
 // digest, for the identities it names.
 func tokenVerifier(tokens []workspace.TokenConfig) auth.TokenVerifier {
@@ -41,7 +45,7 @@ func newToken(args []string, stdout, stderr io.Writer) error {
 	}
 	secret := make([]byte, 32)
 	rand.Read(secret)
-	token := "rmcp_" + base64.RawURLEncoding.EncodeToString(secret)
+	token := tokenPrefix + base64.RawURLEncoding.EncodeToString(secret)
 	digest := sha256.Sum256([]byte(token))
 	entry := workspace.Config{Tokens: []workspace.TokenConfig{{Identity: args[0], SHA256: hex.EncodeToString(digest[:])}}}
 	if err := entry.Validate(); err != nil {

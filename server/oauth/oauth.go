@@ -226,6 +226,13 @@ func (rs *ResourceServer) MetadataURL() string {
 	return u.Scheme + "://" + u.Host + rs.MetadataPaths()[0]
 }
 
+// Host is the host (and port) of the resource URL, the Host header its
+// clients send.
+func (rs *ResourceServer) Host() string {
+	u, _ := url.Parse(rs.cfg.Resource)
+	return u.Host
+}
+
 // MetadataHandler serves the Protected Resource Metadata.
 func (rs *ResourceServer) MetadataHandler() http.Handler {
 	return auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
