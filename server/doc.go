@@ -55,7 +55,9 @@
 // [Request.Caller] is who the call is for: [Options.Caller] over stdio,
 // and over HTTP either the same or, with [HTTPOptions.Auth], the user of
 // the request's bearer token; a request without a token the verifier
-// accepts is refused with 401 before it reaches the engine.
+// accepts is refused with 401 before it reaches the engine. Package
+// server/oauth supplies the verifier for OAuth access tokens, and the
+// metadata that leads clients to their issuer.
 //
 // Unknown tools and malformed messages are JSON-RPC errors (-32602,
 // -32600, -32700); the stdio frame guard answers malformed and oversized
