@@ -147,8 +147,9 @@ func TestHTTPBearerAuth(t *testing.T) {
 			if status != tt.wantStatus || !strings.Contains(body, tt.wantInBody) {
 				t.Fatalf("status %d, body %s; want %d containing %s", status, body, tt.wantStatus, tt.wantInBody)
 			}
-			if status == 401 && !strings.HasPrefix(header.Get("WWW-Authenticate"), "Bearer") {
-				t.Errorf("401 without a Bearer challenge: %q", header.Get("WWW-Authenticate"))
+			if challenge := header.Get("WWW-Authenticate"); status == 401 && (!strings.HasPrefix(challenge, "Bearer ") ||
+				strings.Contains(challenge, "invalid_token") != strings.HasPrefix(tt.authorization, "Bearer ")) {
+				t.Errorf("401 without the right Bearer challenge: %q", challenge)
 			}
 			if strings.Contains(body, "operator") {
 				t.Errorf("a call over authenticated HTTP was made for the operator: %s", body)

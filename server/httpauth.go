@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 )
@@ -49,17 +50,41 @@ func (a *BearerAuth) authenticate(w http.ResponseWriter, r *http.Request) (*http
 		AllowMissingExpiration: true, // static tokens have none; the verifier sets one it knows
 	})
 	check(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { passed = r })).
-		ServeHTTP(challenger{w}, r)
+		ServeHTTP(challenger{w, hasBearer(r.Header.Get("Authorization"))}, r)
 	return passed, passed != nil
 }
 
-// challenger makes sure a refusal carries the WWW-Authenticate challenge
-// RFC 6750 requires; go-sdk adds one only when it has parameters for it.
-type challenger struct{ http.ResponseWriter }
+// hasBearer reports whether an Authorization header value presents a
+// bearer token (the scheme is case-insensitive).
+func hasBearer(authorization string) bool {
+	scheme, token, _ := strings.Cut(authorization, " ")
+	return strings.EqualFold(scheme, "Bearer") && strings.TrimSpace(token) != ""
+}
+
+// challenger completes the challenge of a refusal as RFC 6750 section 3
+// has it: go-sdk sends one only when it has parameters for it, and never
+// says which error it was.
+type challenger struct {
+	http.ResponseWriter
+	hadToken bool
+}
 
 func (c challenger) WriteHeader(status int) {
-	if status == http.StatusUnauthorized && c.Header().Get("WWW-Authenticate") == "" {
-		c.Header().Set("WWW-Authenticate", `Bearer realm="mcp"`)
+	var params []string
+	switch {
+	case status == http.StatusForbidden: // go-sdk's answer to missing scopes
+		params = append(params, `error="insufficient_scope"`)
+	case status == http.StatusUnauthorized && c.hadToken:
+		params = append(params, `error="invalid_token"`)
+	}
+	if status == http.StatusUnauthorized || status == http.StatusForbidden {
+		if given := strings.TrimSpace(strings.TrimPrefix(c.Header().Get("WWW-Authenticate"), "Bearer")); given != "" {
+			params = append(params, given)
+		}
+		if len(params) == 0 {
+			params = append(params, `realm="mcp"`)
+		}
+		c.Header().Set("WWW-Authenticate", "Bearer "+strings.Join(params, ", "))
 	}
 	c.ResponseWriter.WriteHeader(status)
 }

@@ -219,8 +219,12 @@ func TestThroughHTTPHandler(t *testing.T) {
 		t.Errorf("no token: %s, challenge %q", resp.Status, challenge)
 	}
 	claims := jwt.MapClaims{"iss": is.Issuer(), "aud": resource, "sub": "alice", "exp": time.Now().Add(time.Minute).Unix()}
-	if resp, _ := call(is.Sign(t, jwt.SigningMethodES256, "k", claims)); resp.StatusCode != 403 {
-		t.Errorf("token without the required scope: %s", resp.Status)
+	if resp, _ := call(is.Sign(t, jwt.SigningMethodES256, "k", claims)); resp.StatusCode != 403 ||
+		resp.Header.Get("WWW-Authenticate") != `Bearer error="insufficient_scope", resource_metadata="https://repo.example/.well-known/oauth-protected-resource/mcp", scope="repo"` {
+		t.Errorf("token without the required scope: %s, challenge %q", resp.Status, resp.Header.Get("WWW-Authenticate"))
+	}
+	if resp, _ := call("not-a-token"); resp.StatusCode != 401 || !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), `Bearer error="invalid_token", resource_metadata=`) {
+		t.Errorf("bad token: %s, challenge %q", resp.Status, resp.Header.Get("WWW-Authenticate"))
 	}
 	claims["scope"] = "repo"
 	if resp, body := call(is.Sign(t, jwt.SigningMethodES256, "k", claims)); resp.StatusCode != 200 || !strings.Contains(body, `"caller":"alice"`) {
