@@ -8,7 +8,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,7 +20,9 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"github.com/repo-mcp/repo-mcp/internal/oauthtest"
 	"github.com/repo-mcp/repo-mcp/internal/peers"
 )
@@ -269,5 +273,80 @@ tokens:
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&meta); err != nil || meta.Resource != resource || len(meta.AuthorizationServers) != 1 || meta.AuthorizationServers[0] != issuer.Issuer() {
 		t.Errorf("protected resource metadata: %+v, %v", meta, err)
+	}
+}
+
+// TestOAuthFlow runs the MCP authorization flow end to end with go-sdk's
+// client: refused without a token, it reads the protected resource
+// metadata, finds the issuer, gets a code with PKCE for repo-mcp's URL,
+// exchanges it, and calls read_file as the user the issuer names.
+func TestOAuthFlow(t *testing.T) {
+	root, _ := fixtureRepo(t)
+	issuer := oauthtest.NewIssuer(t, "", false)
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	issuer.AddKey("k1", key, true)
+	issuer.ApproveAs("k1", jwt.MapClaims{"sub": "u-1", "email": "alice@example.com"})
+	// The resource URL is where the client connects, so the port is chosen
+	// before the server starts.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	resource := "http://" + addr + "/mcp"
+	dir := t.TempDir()
+	config, audit := filepath.Join(dir, "config.yaml"), filepath.Join(dir, "audit.jsonl")
+	writeFile(t, config, fmt.Sprintf(`workspaces:
+  - id: fx
+    root: %q
+policies:
+  - identity: alice@example.com
+    workspaces: [fx]
+    actions: [read]
+oauth:
+  resource: %s
+  issuer: %s
+  identity_claim: email
+  scopes: [repo]
+`, root, resource, issuer.Issuer()))
+	peers.StartHTTP(t, repoMCP(t), "serve", "--http", addr, "--index-cache", "off", "--config", config, "--audit-log", audit)
+
+	noRedirects := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	handler, err := auth.NewAuthorizationCodeHandler(&auth.AuthorizationCodeHandlerConfig{
+		PreregisteredClient: &oauthex.ClientCredentials{ClientID: oauthtest.ClientID},
+		RedirectURL:         "http://127.0.0.1/callback",
+		AuthorizationCodeFetcher: func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
+			resp, err := noRedirects.Get(args.URL) // the person approves at once
+			if err != nil {
+				return nil, err
+			}
+			resp.Body.Close()
+			back, err := neturl.Parse(resp.Header.Get("Location"))
+			if err != nil {
+				return nil, err
+			}
+			return &auth.AuthorizationResult{Code: back.Query().Get("code"), State: back.Query().Get("state")}, nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	transport := &mcp.StreamableClientTransport{Endpoint: resource, OAuthHandler: handler}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "oauth-flow", Version: "0"}, nil).Connect(ctx, transport, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "read_file", Arguments: map[string]any{"workspace_id": "fx", "path": "README.md"}})
+	if err != nil || res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "read by peers") {
+		t.Fatalf("read_file: %v %+v", err, res)
+	}
+	if log, err := os.ReadFile(audit); err != nil || !strings.Contains(string(log), `"caller":"alice@example.com"`) {
+		t.Errorf("audit does not name the user (%v):\n%s", err, log)
 	}
 }

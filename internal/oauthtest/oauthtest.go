@@ -6,15 +6,21 @@ import (
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/ed25519"
+	"crypto/rand"
 	"crypto/rsa"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"io"
+	"maps"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 )
@@ -32,12 +38,24 @@ type Issuer struct {
 	mu        sync.Mutex
 	keys      map[string]crypto.Signer
 	published map[string]bool
+	flowKey   string        // signs the tokens of the authorization flow
+	user      jwt.MapClaims // who approves every authorization
+	codes     map[string]grant
 }
+
+// grant is an authorization code's request, kept until the code is used.
+type grant struct {
+	challenge, redirect, resource, scope string
+}
+
+// ClientID is the one client registered with the issuer (public: no
+// secret).
+const ClientID = "test-client"
 
 // NewIssuer starts an issuer whose URL has the given path; oidcOnly
 // serves only OpenID Connect discovery.
 func NewIssuer(t testing.TB, path string, oidcOnly bool) *Issuer {
-	is := &Issuer{path: path, oidcOnly: oidcOnly, keys: map[string]crypto.Signer{}, published: map[string]bool{}}
+	is := &Issuer{path: path, oidcOnly: oidcOnly, keys: map[string]crypto.Signer{}, published: map[string]bool{}, codes: map[string]grant{}}
 	is.Server = httptest.NewServer(http.HandlerFunc(is.serve))
 	t.Cleanup(is.Close)
 	return is
@@ -51,6 +69,7 @@ func (is *Issuer) serve(w http.ResponseWriter, r *http.Request) {
 		"issuer": is.Issuer(), "jwks_uri": is.URL + "/jwks",
 		"authorization_endpoint": is.URL + "/authorize", "token_endpoint": is.URL + "/token",
 		"response_types_supported": []string{"code"}, "code_challenge_methods_supported": []string{"S256"},
+		"grant_types_supported": []string{"authorization_code"}, "token_endpoint_auth_methods_supported": []string{"none"},
 	}
 	w.Header().Set("Content-Type", "application/json")
 	switch r.URL.Path {
@@ -62,6 +81,10 @@ func (is *Issuer) serve(w http.ResponseWriter, r *http.Request) {
 		json.NewEncoder(w).Encode(meta)
 	case is.path + "/.well-known/openid-configuration":
 		json.NewEncoder(w).Encode(meta)
+	case "/authorize":
+		is.authorize(w, r)
+	case "/token":
+		is.token(w, r)
 	case "/jwks":
 		is.JWKSHits.Add(1)
 		is.mu.Lock()
@@ -114,4 +137,74 @@ func jwkOf(kid string, pub crypto.PublicKey) map[string]string {
 		return map[string]string{"kty": "OKP", "kid": kid, "crv": "Ed25519", "x": b64(k)}
 	}
 	panic("unknown key type")
+}
+
+// ApproveAs makes the issuer run the authorization code flow (with PKCE
+// and resource indicators): every authorization is approved at once for a
+// user with the given claims, and its token signed with key kid.
+func (is *Issuer) ApproveAs(kid string, user jwt.MapClaims) {
+	is.mu.Lock()
+	defer is.mu.Unlock()
+	is.flowKey, is.user = kid, user
+}
+
+func (is *Issuer) authorize(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	if q.Get("response_type") != "code" || q.Get("client_id") != ClientID || q.Get("code_challenge_method") != "S256" ||
+		q.Get("code_challenge") == "" || q.Get("redirect_uri") == "" || q.Get("resource") == "" {
+		http.Error(w, "invalid_request", http.StatusBadRequest)
+		return
+	}
+	code := rand.Text()
+	is.mu.Lock()
+	is.codes[code] = grant{q.Get("code_challenge"), q.Get("redirect_uri"), q.Get("resource"), q.Get("scope")}
+	is.mu.Unlock()
+	back, _ := url.Parse(q.Get("redirect_uri"))
+	v := back.Query()
+	v.Set("code", code)
+	v.Set("state", q.Get("state"))
+	back.RawQuery = v.Encode()
+	http.Redirect(w, r, back.String(), http.StatusFound)
+}
+
+func (is *Issuer) token(w http.ResponseWriter, r *http.Request) {
+	r.ParseForm()
+	client, _, basic := r.BasicAuth() // a public client may send its id either way
+	if !basic {
+		client = r.PostForm.Get("client_id")
+	}
+	is.mu.Lock()
+	g, ok := is.codes[r.PostForm.Get("code")]
+	delete(is.codes, r.PostForm.Get("code")) // a code is used once
+	key, user := is.keys[is.flowKey], maps.Clone(is.user)
+	is.mu.Unlock()
+	verifier := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
+	if !ok || r.PostForm.Get("grant_type") != "authorization_code" || client != ClientID ||
+		base64.RawURLEncoding.EncodeToString(verifier[:]) != g.challenge ||
+		r.PostForm.Get("redirect_uri") != g.redirect || r.PostForm.Get("resource") != g.resource || key == nil {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		io.WriteString(w, `{"error":"invalid_grant"}`)
+		return
+	}
+	user["iss"], user["aud"], user["scope"], user["exp"] = is.Issuer(), g.resource, g.scope, time.Now().Add(time.Hour).Unix()
+	tok := jwt.NewWithClaims(signingMethod(key), user)
+	tok.Header["kid"] = is.flowKey
+	access, err := tok.SignedString(key)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{"access_token": access, "token_type": "Bearer", "expires_in": 3600, "scope": g.scope})
+}
+
+func signingMethod(key crypto.Signer) jwt.SigningMethod {
+	switch key.(type) {
+	case *rsa.PrivateKey:
+		return jwt.SigningMethodRS256
+	case ed25519.PrivateKey:
+		return jwt.SigningMethodEdDSA
+	}
+	return jwt.SigningMethodES256
 }
