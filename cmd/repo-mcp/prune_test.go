@@ -100,7 +100,9 @@ func TestPrune(t *testing.T) {
 	gitfixture.Git(t, p.dir, "update-ref", "-d", "refs/repo-mcp/history/"+unknown)
 	orphan, _ := p.propose(t, old, "a history left alone\n")
 	gitfixture.Git(t, p.dir, "update-ref", "-d", "refs/repo-mcp/patches/"+orphan)
-	gitfixture.Git(t, p.dir, "pack-refs", "--all") // some refs packed, as git gc leaves them
+	// A ref that is not the tools', and refs packed, as git gc leaves them.
+	gitfixture.Git(t, p.dir, "update-ref", "refs/repo-mcp/patches/notes/not-a-patch", orphan)
+	gitfixture.Git(t, p.dir, "pack-refs", "--all")
 	staleLoose, _ := p.propose(t, old, "stale, loose\n")
 
 	readOnly := newProposals(t)
@@ -144,7 +146,7 @@ func TestPrune(t *testing.T) {
 				}
 			}
 		}
-		kept := []string{"refs/repo-mcp/patches/" + unknown + " ", "refs/repo-mcp/applied/" + applied + "/"}
+		kept := []string{"refs/repo-mcp/patches/" + unknown + " ", "refs/repo-mcp/applied/" + applied + "/", "refs/repo-mcp/patches/notes/not-a-patch "}
 		for _, id := range []string{applied, again, tried} {
 			kept = append(kept, "refs/repo-mcp/patches/"+id+" ", "refs/repo-mcp/history/"+id+" ")
 		}
