@@ -99,10 +99,14 @@ type candidate struct {
 
 // listCandidates reads the refs of every patch with a proposal or a
 // history (a history alone is left when a prune stopped between the two
-// deletions).
+// deletions). Refs under those prefixes whose name is not a patch id are
+// not the tools' and are left out.
 func listCandidates(ws *workspace.Workspace) ([]*candidate, error) {
 	byID := map[string]*candidate{}
 	get := func(id string) *candidate {
+		if !isSHA(id) {
+			return &candidate{} // dropped
+		}
 		if byID[id] == nil {
 			byID[id] = &candidate{id: id}
 		}
