@@ -80,20 +80,13 @@ func (w *Workspace) UpdateRef(name, newSHA, oldSHA string) error {
 	if err := CheckRefName(name); err != nil {
 		return err
 	}
-	refsDir := w.layout.gitDir
-	if w.layout.commonDir != "" {
-		refsDir = w.layout.commonDir
-	}
-	file := filepath.Join(refsDir, filepath.FromSlash(name))
+	file := filepath.Join(w.refsDir(), filepath.FromSlash(name))
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 		return w.internalError("creating a ref directory", err)
 	}
-	lock, err := os.OpenFile(file+".lock", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if errors.Is(err, fs.ErrExist) {
-		return ErrRefLocked
-	}
+	lock, err := w.lockFile(file)
 	if err != nil {
-		return w.internalError("locking a ref", err)
+		return err
 	}
 	committed := false
 	defer func() {
@@ -130,6 +123,27 @@ func (w *Workspace) UpdateRef(name, newSHA, oldSHA string) error {
 	// timestamps say.
 	r.refs.invalidate()
 	return nil
+}
+
+// refsDir is the directory that holds refs/ and packed-refs.
+func (w *Workspace) refsDir() string {
+	if w.layout.commonDir != "" {
+		return w.layout.commonDir
+	}
+	return w.layout.gitDir
+}
+
+// lockFile takes git's lock on file: file.lock, created exclusively. A
+// lock someone else holds is ErrRefLocked.
+func (w *Workspace) lockFile(file string) (*os.File, error) {
+	lock, err := os.OpenFile(file+".lock", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return nil, ErrRefLocked
+	}
+	if err != nil {
+		return nil, w.internalError("locking a ref", err)
+	}
+	return lock, nil
 }
 
 // AuthorizeRef checks a full ref name against the refs the caller's

@@ -5,6 +5,7 @@
 //
 //	repo-mcp serve [--workspace ID=PATH]... [--config FILE] [--http ADDR]
 //	               [--audit-log FILE] [--read-only] [--identity NAME] ...
+//	repo-mcp prune --older-than D delete the proposals never applied that are older than D
 //	repo-mcp token IDENTITY      make a bearer token for calls over HTTP
 //	repo-mcp tools               list the tools: name, effect, description
 //	repo-mcp schemas [--check]   write (or check) schemas/<tool>.{input,output}.json
@@ -57,6 +58,7 @@ var errUsage = errors.New("usage")
 const usage = `usage:
   repo-mcp serve [--workspace ID=PATH]... [--config FILE] [--http ADDR [--allow-remote] [--allowed-host NAME]...]
                  [--audit-log FILE] [--read-only] [--identity NAME]
+  repo-mcp prune [--config FILE] [--workspace ID=PATH]... --older-than DURATION [--dry-run]
   repo-mcp token IDENTITY
   repo-mcp tools
   repo-mcp schemas [--dir DIR] [--check]
@@ -72,6 +74,11 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	switch cmd, rest := args[0], args[1:]; cmd {
 	case "serve":
 		return serve(ctx, rest, stderr)
+	case "prune":
+		if status := prune(ctx, rest, os.Stdout, stderr); status != 0 {
+			os.Exit(status) // prune tells failures (1) from usage errors (2)
+		}
+		return nil
 	case "token":
 		return newToken(rest, os.Stdout, stderr)
 	case "tools":

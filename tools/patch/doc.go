@@ -7,7 +7,7 @@
 //     proposal is a commit whose parent is the base, kept under
 //     refs/repo-mcp/patches/<patch_id>, so it survives restarts and every
 //     replica serving the repository shares it. Its id is that commit's
-//     SHA.
+//     SHA. Proposing the same change again gives the same id.
 //  2. preview_diff (read-only, action propose) renders the diff, says
 //     whether it applies to a branch or the working tree right now, and
 //     returns the approval {patch_id, base, diff_sha256}.
@@ -16,13 +16,22 @@
 //     lines of context). It moves a branch with a compare-and-swap, or
 //     writes the working tree all or nothing with a journal that the next
 //     start rolls back after a crash. It records each apply under
-//     refs/repo-mcp/applied/ and answers a repeat with that record; every
-//     call that reached the patch, whatever its outcome, is also kept in
-//     the chain of commits refs/repo-mcp/attempts/<patch_id>, which git
-//     log reads.
+//     refs/repo-mcp/applied/ and answers a repeat with that record.
 //  4. verify_patch (write, action verify) exports the patch's tree, without
 //     .git and without what policy hides, and runs the operator's
 //     allowlisted checks on it in a sandbox (see package verify).
+//
+// # History and pruning
+//
+// Each patch has a history, a chain of commits at
+// refs/repo-mcp/history/<patch_id> that git log reads: generate_patch adds
+// a "proposed" event each time it stores the patch or is given the same
+// change again, and apply_patch adds one per call that reached the patch,
+// whatever its outcome. The newest event's time is the patch's age.
+// Proposals are never removed by the tools; the operator's `repo-mcp
+// prune --older-than D` deletes the proposal and history refs of patches
+// never applied whose newest event is older than D (git gc then collects
+// their objects).
 //
 // Register adds all four:
 //

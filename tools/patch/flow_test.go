@@ -2,7 +2,6 @@ package patch_test
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -224,44 +223,4 @@ func TestAskPerson(t *testing.T) {
 			})
 		}
 	}
-}
-
-// TestApplyAttempts checks that every apply_patch call that reached the
-// patch is recorded in the repository, whatever its outcome, and that git
-// reads the record.
-func TestApplyAttempts(t *testing.T) {
-	f := newFixture(t, fixtureOptions{})
-	g := generate(t, f, edit("replace", "greet.go", "old_text", `"hello"`, "new_text", `"hi"`))
-	generate(t, f, edit("write", "docs/a.txt", "content", "x\n")) // a patch never applied has no record
-	wrongDigest := strings.Repeat("0", 64)
-	fails(t, f, "apply_patch", map[string]any{"patch_id": g.PatchID, "diff_sha256": wrongDigest}, server.PermissionDenied)
-	fails(t, f, "apply_patch", map[string]any{"patch_id": g.PatchID, "diff_sha256": g.DiffSHA256, "expect_base": strings.Repeat("1", 40)}, server.PreconditionFailed)
-	a := ok[applied](t, f, "apply_patch", map[string]any{"patch_id": g.PatchID, "diff_sha256": g.DiffSHA256})
-	ok[applied](t, f, "apply_patch", map[string]any{"patch_id": g.PatchID, "diff_sha256": g.DiffSHA256})
-	fails(t, f, "apply_patch", map[string]any{"patch_id": strings.Repeat("2", 40), "diff_sha256": wrongDigest}, server.NotFound)
-
-	log := gitfixture.Git(t, f.dir, "log", "--format=%s", "refs/repo-mcp/attempts/"+g.PatchID)
-	want := "apply attempt 4: already_applied\napply attempt 3: applied\napply attempt 2: precondition_failed\napply attempt 1: permission_denied\n"
-	if log != want {
-		t.Errorf("attempts of the patch:\n%s\nwant\n%s", log, want)
-	}
-	body := gitfixture.Git(t, f.dir, "log", "-1", "--skip=1", "--format=%b", "refs/repo-mcp/attempts/"+g.PatchID)
-	var rec map[string]any
-	if err := json.Unmarshal([]byte(body), &rec); err != nil {
-		t.Fatalf("record %q: %v", body, err)
-	}
-	first := gitfixture.Git(t, f.dir, "log", "-1", "--format=%b", "refs/repo-mcp/attempts/"+g.PatchID+"~3")
-	if !strings.Contains(first, `"error":"diff_sha256 does not match patch `) {
-		t.Errorf("the refused attempt's record lacks the message the caller was given: %s", first)
-	}
-	if rec["request_id"] != a.RequestID || rec["caller"] != "local" || rec["diff_sha256"] != g.DiffSHA256 || rec["branch"] != a.Branch || rec["target"] != "branch" {
-		t.Errorf("record of the apply: %v; apply %+v", rec, a)
-	}
-	if refs := gitfixture.Git(t, f.dir, "for-each-ref", "--format=%(refname)", "refs/repo-mcp/attempts/"); refs != "refs/repo-mcp/attempts/"+g.PatchID+"\n" {
-		t.Errorf("attempt refs: %q (the unknown patch and the untouched one have none)", refs)
-	}
-	if tree := strings.TrimSpace(gitfixture.Git(t, f.dir, "rev-parse", "refs/repo-mcp/attempts/"+g.PatchID+"^{tree}")); tree != "4b825dc642cb6eb9a060e54bf8d69288fbee4904" {
-		t.Errorf("an attempt's tree is %s, not the empty tree", tree)
-	}
-	gitfixture.Git(t, f.dir, "fsck", "--no-dangling")
 }

@@ -125,7 +125,7 @@ func (t *tools) generate(ctx context.Context, req *server.Request, in GeneratePa
 	if err := t.checkProtected(req, in.WorkspaceID, changes); err != nil {
 		return GeneratePatchOut{}, err
 	}
-	id, err := t.store(snap, changes, in.Summary, req.Caller)
+	id, err := t.store(snap, changes, in.Summary, req)
 	if err != nil {
 		return GeneratePatchOut{}, err
 	}
@@ -151,8 +151,9 @@ func (t *tools) checkProtected(req *server.Request, workspaceID string, changes 
 	return nil
 }
 
-// store writes the proposal commit and its ref, and returns the patch id.
-func (t *tools) store(snap *workspace.Snapshot, changes []workspace.Change, summary, caller string) (string, error) {
+// store writes the proposal commit, a "proposed" event in its history and
+// its ref, and returns the patch id.
+func (t *tools) store(snap *workspace.Snapshot, changes []workspace.Change, summary string, req *server.Request) (string, error) {
 	ws := snap.Workspace()
 	base := snap.Revision().SHA
 	tree, err := snap.WriteTree(changes)
@@ -165,11 +166,16 @@ func (t *tools) store(snap *workspace.Snapshot, changes []workspace.Change, summ
 	}
 	id, err := ws.WriteCommit(workspace.CommitObject{
 		Tree: tree, Parents: []string{base}, Author: t.opts.Author, Email: t.opts.Email,
-		Time: bc.Time, Message: commitMessage(summary, caller),
+		Time: bc.Time, Message: commitMessage(summary, req.Caller),
 	})
 	if err != nil {
 		return "", err
 	}
+	// The event goes before the ref. A prune removing an older proposal of
+	// the same id meanwhile then either sees the event (its compare on the
+	// history fails, and it puts the patch's ref back) or removed the
+	// history before it, and so the ref before this store writes it.
+	t.recordProposal(ws, id, base, req)
 	switch err := ws.UpdateRef(patchRefPrefix+id, id, ""); err.(type) {
 	case nil:
 	case *workspace.RefConflict: // proposed before: the same id, the same content

@@ -150,14 +150,14 @@ func fails(t *testing.T, f *fixture, tool string, args map[string]any, class ser
 }
 
 // state is what a test compares to prove that nothing was written: every
-// ref but the apply attempt records, and every file of the working tree.
+// ref but the patches' histories, and every file of the working tree.
 func (f *fixture) state(t *testing.T) string {
 	t.Helper()
 	var b strings.Builder
-	// Every apply attempt is recorded: that is the one thing a refused
-	// apply writes (see TestApplyAttempts).
+	// Every apply attempt is recorded in the patch's history: that is the
+	// one thing a refused apply writes (see TestPatchHistory).
 	for ref := range strings.Lines(gitfixture.Git(t, f.dir, "for-each-ref", "--format=%(refname) %(objectname)")) {
-		if !strings.HasPrefix(ref, "refs/repo-mcp/attempts/") {
+		if !strings.HasPrefix(ref, "refs/repo-mcp/history/") {
 			b.WriteString(ref)
 		}
 	}
@@ -176,6 +176,12 @@ func (f *fixture) state(t *testing.T) string {
 		return nil
 	})
 	return b.String()
+}
+
+// history returns the subjects of a patch's history, newest first.
+func (f *fixture) history(t *testing.T, id string) string {
+	t.Helper()
+	return gitfixture.Git(t, f.dir, "log", "--format=%s", "refs/repo-mcp/history/"+id)
 }
 
 func (f *fixture) read(t *testing.T, p string) string {

@@ -237,7 +237,7 @@ func TestReadOnlyWorkspace(t *testing.T) {
 	if f.state(t) != before {
 		t.Errorf("an apply to a read-only workspace wrote something")
 	}
-	if refs := gitfixture.Git(t, f.dir, "for-each-ref", "refs/repo-mcp/attempts/"); refs != "" {
-		t.Errorf("an apply to a read-only workspace recorded an attempt: %s", refs)
+	if h := f.history(t, g.PatchID); h != "proposed by local\n" {
+		t.Errorf("an apply to a read-only workspace recorded an attempt:\n%s", h)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/repo-mcp/repo-mcp/server"
 	"github.com/repo-mcp/repo-mcp/tools/patch/verify"
@@ -40,6 +41,10 @@ type Options struct {
 	// digest, target, outcome) and recoveries found at start. Default:
 	// discard.
 	Logger *slog.Logger
+	// Now is the clock of the patches' histories. Default time.Now. It
+	// exists for tests of what reads the histories' times (repo-mcp
+	// prune); leave it nil.
+	Now func() time.Time
 	// AfterWorktreeFile is called after each file a worktree apply puts in
 	// place. It exists for crash tests; leave it nil.
 	AfterWorktreeFile func(i int)
@@ -73,6 +78,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
 	}
 	return o
 }

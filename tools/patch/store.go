@@ -13,15 +13,19 @@ import (
 	"github.com/repo-mcp/repo-mcp/workspace"
 )
 
-// Proposals and apply records live in the repository itself, so they
-// survive restarts and every replica serving the repository sees them:
+// Proposals, their histories and apply records live in the repository
+// itself, so they survive restarts and every replica serving the
+// repository sees them:
 //
 //	refs/repo-mcp/patches/<patch_id>              the proposal: a commit whose parent is the base
+//	refs/repo-mcp/history/<patch_id>              its history: proposals and apply attempts (history.go)
 //	refs/repo-mcp/applied/<patch_id>/<target key>  a blob holding the apply record (JSON)
 //
 // The patch id is the proposal commit's SHA. The commit is deterministic
 // (its times are the base's), so the same change proposed twice on the
-// same base by the same caller has the same id.
+// same base by the same caller has the same id; when it was proposed is
+// in the history. `repo-mcp prune` deletes the proposal and history refs
+// of patches never applied whose history is old; apply records stay.
 const (
 	patchRefPrefix   = "refs/repo-mcp/patches/"
 	appliedRefPrefix = "refs/repo-mcp/applied/"

@@ -1,0 +1,171 @@
+package workspace
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/repo-mcp/repo-mcp/server"
+)
+
+// This file serves tools that keep records of their own under refs (the
+// patch tools' refs/repo-mcp/...) and the operator commands that clean
+// them up: listing such refs and deleting them. Neither checks a policy:
+// the refs are the tools' own, not the caller's branches.
+
+// ListRefs returns the refs whose names start with prefix, which must
+// start with "refs/", sorted by name. Each SHA is the object the ref names
+// directly (a blob, for some records; nothing is peeled). Symbolic refs
+// are left out.
+func (w *Workspace) ListRefs(prefix string) ([]Ref, error) {
+	if !strings.HasPrefix(prefix, "refs/") {
+		return nil, server.Errorf(server.InvalidInput, "ref prefix %s does not start with refs/", quoteInput(prefix))
+	}
+	r := w.repo
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	iter, err := r.storage.IterReferences()
+	if err != nil {
+		return nil, w.internalError("listing refs", err)
+	}
+	var out []Ref
+	err = iter.ForEach(func(ref *plumbing.Reference) error {
+		if name := ref.Name().String(); ref.Type() == plumbing.HashReference && strings.HasPrefix(name, prefix) {
+			out = append(out, Ref{Name: name, SHA: ref.Hash().String()})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, w.internalError("listing refs", err)
+	}
+	slices.SortFunc(out, func(a, b Ref) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+// DeleteRef removes ref name if, and only if, it is now at oldSHA. It
+// follows git's protocol, as UpdateRef does: holding the ref's lock and
+// packed-refs' lock, it rewrites packed-refs without the ref when the ref
+// is packed there, then removes the loose file; so neither a git command
+// nor another process serving the repository can change the ref or pack
+// it meanwhile. A failed compare (the ref moved, or is gone) is a
+// *RefConflict; a held lock is ErrRefLocked. The objects the ref named
+// stay in the repository until git gc collects them.
+func (w *Workspace) DeleteRef(name, oldSHA string) error {
+	if err := CheckRefName(name); err != nil {
+		return err
+	}
+	if oldSHA == "" {
+		return server.Errorf(server.InvalidInput, "deleting ref %s needs the value it holds", quoteInput(name))
+	}
+	file := filepath.Join(w.refsDir(), filepath.FromSlash(name))
+	// The ref may be packed only, its directory gone; its lock needs one.
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return w.internalError("creating a ref directory", err)
+	}
+	unlock, err := w.holdLock(file)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	r := w.repo
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	cur, err := w.readRefLocked(name)
+	if err != nil {
+		return err
+	}
+	if cur != oldSHA {
+		return &RefConflict{Name: name, Current: cur}
+	}
+	packed := filepath.Join(w.refsDir(), "packed-refs")
+	unlockPacked, err := w.holdLock(packed)
+	if err != nil {
+		return err
+	}
+	defer unlockPacked()
+	if err := w.unpackLocked(packed, name); err != nil {
+		return err
+	}
+	if err := os.Remove(file); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return w.internalError("deleting a ref", err)
+	}
+	r.refs.invalidate()
+	return nil
+}
+
+// holdLock takes git's lock on file and returns its release.
+func (w *Workspace) holdLock(file string) (func(), error) {
+	lock, err := w.lockFile(file)
+	if err != nil {
+		return nil, err
+	}
+	return func() {
+		lock.Close()
+		os.Remove(lock.Name())
+	}, nil
+}
+
+// unpackLocked rewrites packed-refs without name when name is packed
+// there. The caller holds packed-refs.lock, and keeps it until the loose
+// file is gone too; the new contents go through packed-refs.new, as git
+// writes them, so that the lock stays held across the rename.
+func (w *Workspace) unpackLocked(packed, name string) error {
+	data, err := os.ReadFile(packed)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return w.internalError("reading packed-refs", err)
+	}
+	kept, found := withoutPackedRef(data, name)
+	if !found {
+		return nil
+	}
+	tmp, err := os.OpenFile(packed+".new", os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return w.internalError("writing packed-refs", err)
+	}
+	_, err = tmp.Write(kept)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), packed)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return w.internalError("writing packed-refs", err)
+	}
+	return nil
+}
+
+// withoutPackedRef returns packed-refs data without the line of ref name
+// and the peeled ("^") lines that follow it, and whether the line was
+// there.
+func withoutPackedRef(data []byte, name string) ([]byte, bool) {
+	var out bytes.Buffer
+	found, dropping := false, false
+	for line := range bytes.Lines(data) {
+		text := strings.TrimRight(string(line), "\n")
+		if dropping && strings.HasPrefix(text, "^") {
+			continue
+		}
+		_, ref, _ := strings.Cut(text, " ")
+		dropping = !strings.HasPrefix(text, "#") && !strings.HasPrefix(text, "^") && ref == name
+		if dropping {
+			found = true
+			continue
+		}
+		out.Write(line)
+	}
+	return out.Bytes(), found
+}
