@@ -46,7 +46,11 @@ func main() {
 	err := run(ctx, os.Args[1:], os.Stderr)
 	stop()
 	if err != nil {
-		if !errors.Is(err, errUsage) {
+		var status exitStatus
+		switch {
+		case errors.As(err, &status):
+			os.Exit(int(status))
+		case !errors.Is(err, errUsage):
 			fmt.Fprintln(os.Stderr, "repo-mcp:", err)
 		}
 		os.Exit(2)
@@ -54,6 +58,12 @@ func main() {
 }
 
 var errUsage = errors.New("usage")
+
+// exitStatus asks main for an exit status other than 2; the command has
+// already said why.
+type exitStatus int
+
+func (s exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(s)) }
 
 const usage = `usage:
   repo-mcp serve [--workspace ID=PATH]... [--config FILE] [--http ADDR [--allow-remote] [--allowed-host NAME]...]
@@ -76,7 +86,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		return serve(ctx, rest, stderr)
 	case "prune":
 		if status := prune(ctx, rest, os.Stdout, stderr); status != 0 {
-			os.Exit(status) // prune tells failures (1) from usage errors (2)
+			return exitStatus(status) // failures (1) and usage errors (2)
 		}
 		return nil
 	case "token":
