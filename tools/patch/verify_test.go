@@ -2,6 +2,7 @@ package patch_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -158,14 +159,19 @@ func TestWriteOutside(t *testing.T) {
 	}
 
 	loop := "package main\n\nimport \"testing\"\n\nfunc TestLoop(t *testing.T) {\n\tfor {\n\t}\n}\n"
-	g = generate(t, f, edit("write", "loop_test.go", "content", loop))
+	// The module gets a name of its own, which its test binary bears: the
+	// processes looked for below are this check's, not those of another
+	// run of this test on the machine.
+	module := fmt.Sprintf("loop%x", rand.Uint64())
+	g = generate(t, f, edit("write", "loop_test.go", "content", loop),
+		edit("replace", "go.mod", "old_text", "example.com/fx", "new_text", "example.com/"+module))
 	start := time.Now()
 	v = ok[verified](t, f, "verify_patch", map[string]any{"patch_id": g.PatchID, "checks": []any{map[string]any{"name": "go_test"}}})
 	if v.Passed || !v.Checks[0].TimedOut || v.Checks[0].ExitCode != -1 {
 		t.Errorf("a looping test: %+v", v)
 	}
 	t.Logf("the looping test was stopped after %s", time.Since(start))
-	if live := liveProcesses(t, "fx.test"); len(live) > 0 {
+	if live := liveProcesses(t, module+".test"); len(live) > 0 {
 		t.Errorf("processes of the killed check survive: %v", live)
 	}
 	if _, err := os.Stat(marker); err == nil {
