@@ -28,6 +28,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -155,7 +156,7 @@ func checkURL(name, raw string) error {
 	case "https":
 		return nil
 	case "http":
-		if h := u.Hostname(); h == "localhost" || strings.HasPrefix(h, "127.") || h == "::1" {
+		if h := u.Hostname(); h == "localhost" || net.ParseIP(h).IsLoopback() {
 			return nil
 		}
 	}

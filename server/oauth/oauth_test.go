@@ -139,6 +139,7 @@ func TestNewRefuses(t *testing.T) {
 	empty := oauthtest.NewIssuer(t, "", false)
 	for _, cfg := range []oauth.Config{
 		{Resource: "http://repo.example/mcp", Issuer: is.Issuer()}, // plain HTTP beyond loopback
+		{Resource: "http://127.evil.example/mcp", Issuer: is.Issuer()},
 		{Resource: resource + "#x", Issuer: is.Issuer()},
 		{Resource: "repo.example/mcp", Issuer: is.Issuer()},
 		{Resource: resource, Issuer: is.Issuer() + "/nowhere"},
