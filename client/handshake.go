@@ -153,7 +153,7 @@ func (c *Conn) initialize(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeouts.Initialize)
 	defer cancel()
-	if _, err := c.writeFrame(ctx, line); err != nil {
+	if _, err := c.t.send(ctx, c.outgoing(0, "notifications/initialized", nil, line)); err != nil {
 		return fmt.Errorf("client: notifications/initialized: %w", err)
 	}
 	return nil
