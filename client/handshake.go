@@ -87,6 +87,9 @@ func (c *Conn) discover(ctx context.Context) (modern bool, err error) {
 		err = fmt.Errorf("%w: server/discover lists %q", ErrNoCommonVersion, r.SupportedVersions)
 	case !errors.As(err, &ce):
 		return true, err
+	case errors.Is(err, ErrCredentials):
+		// HTTP only: initialize would be refused the same way.
+		return true, fmt.Errorf("client: %w", ce)
 	case ce.Outcome == RPCError && isModernError(ce.RPC.Code):
 		return true, fmt.Errorf("client: modern server refused server/discover: %w", ce)
 	case ce.Outcome != RPCError && ce.Outcome != TimedOut && ce.Outcome != BadResult:
