@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -108,6 +109,26 @@ func goSDKHTTP(t *testing.T, opts *mcp.StreamableHTTPOptions) (url string, rec *
 	srv := httptest.NewServer(rec.wrap(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, opts)))
 	t.Cleanup(srv.Close)
 	return srv.URL, rec, cancelled
+}
+
+// goroutineCheck returns a function that checks that the goroutines are
+// back to the count when it was made: for tests that run a server process
+// of their own, which leakCheck would count as a leaked child.
+func goroutineCheck(t *testing.T) func() {
+	t.Helper()
+	base := runtime.NumGoroutine()
+	return func() {
+		t.Helper()
+		var n int
+		for range 200 {
+			if n = runtime.NumGoroutine(); n <= base {
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		buf := make([]byte, 1<<20)
+		t.Errorf("goroutines: %d after close, %d before\n%s", n, base, buf[:runtime.Stack(buf, true)])
+	}
 }
 
 func dial(t *testing.T, url string, opts client.Options) (*client.Conn, func()) {
