@@ -252,6 +252,7 @@ func TestHTTPMisbehaving(t *testing.T) {
 		name: "SSE: another id, comments, a ping, then the answer",
 		call: func(w http.ResponseWriter, r *http.Request, id int64) {
 			sse(w,
+				"id: 0\ndata:\n\n", // a 2025-11-25 priming event: not dispatched
 				": keep-alive\n\n",
 				fmt.Sprintf("id: 1\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":%d,\"result\":{}}\n\n", id+100),
 				"data: {\"jsonrpc\":\"2.0\",\"id\":\"srv-1\",\"method\":\"ping\"}\n\n",
@@ -261,7 +262,7 @@ func TestHTTPMisbehaving(t *testing.T) {
 		},
 		outcome: client.Answered,
 		check: func(t *testing.T, err error, res *client.Result, s client.Stats) {
-			if res.Text() != "ok" || s.UnknownID != 1 || s.ServerRequests != 1 {
+			if res.Text() != "ok" || s.UnknownID != 1 || s.ServerRequests != 1 || s.NonJSON != 0 {
 				t.Errorf("Call = %+v, %+v; want ok, one other id, one server request", res, s)
 			}
 		},

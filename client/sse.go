@@ -19,8 +19,9 @@ type sseEvent struct {
 // sseReader reads the events of a stream, each bounded to max bytes of data
 // as frames are on stdio. It follows the SSE rules a JSON-RPC stream needs:
 // data lines are joined, comment lines (":...") are ignored, the id and
-// retry fields are ignored (this client does not resume streams), and an
-// event not ended by a blank line when the stream ends is dropped.
+// retry fields are ignored (this client does not resume streams), an event
+// with empty data is not dispatched, and an event not ended by a blank line
+// when the stream ends is dropped.
 type sseReader struct {
 	lines *frameReader
 	max   int
@@ -54,9 +55,12 @@ func (s *sseReader) next() (sseEvent, error) {
 		}
 		line := f.line
 		if len(line) == 0 {
-			if started {
+			if ev.oversized || len(ev.data) > 0 {
 				return ev, nil
 			}
+			// An event without data is not dispatched (as a 2025-11-25
+			// server's first event, an id with empty data, to prime resumption).
+			ev, started = sseEvent{}, false
 			continue
 		}
 		if line[0] == ':' {
