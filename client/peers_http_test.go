@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/repo-mcp/repo-mcp/client"
+	"github.com/repo-mcp/repo-mcp/internal/peers"
 )
 
 // netnsEnv marks a test binary re-run inside a private network namespace.
@@ -100,5 +101,27 @@ func TestPeerServerEverythingHTTP(t *testing.T) {
 	}
 	if s := c.Stats(); s.UnknownID+s.WrongIDType+s.NonJSON+s.Malformed != 0 {
 		t.Errorf("Stats = %+v; want no anomalies", s)
+	}
+}
+
+// TestConformanceClientMode runs the conformance suite's client mode: for
+// each scenario it starts a mock server and runs internal/conformanceclient,
+// which speaks to it through Dial.
+func TestConformanceClientMode(t *testing.T) {
+	conformance := peers.Bin(t, "conformance")
+	env := peers.Env(t)
+	if !inPrivateNetwork(t) {
+		return
+	}
+	bin := build(t, "github.com/repo-mcp/repo-mcp/client/internal/conformanceclient")
+	for _, scenario := range []string{"initialize", "tools_call"} {
+		t.Run(scenario, func(t *testing.T) {
+			cmd := exec.Command(conformance, "client", "--command", bin, "--scenario", scenario, "-o", t.TempDir())
+			cmd.Env = env
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "OVERALL: PASSED") {
+				t.Fatalf("conformance client --scenario %s: %v\n%s", scenario, err, out)
+			}
+		})
 	}
 }
