@@ -32,6 +32,7 @@ type Conn struct {
 	server   ServerInfo
 	meta     json.RawMessage // modern per-request _meta; nil in the legacy era
 	overHTTP bool            // the transport is Streamable HTTP
+	era      atomic.Pointer[era]
 }
 
 // A transport carries messages between the client and one server: the
@@ -290,7 +291,7 @@ func (c *Conn) settle(ce *CallError, r reply, decode func(answer) error) error {
 // cancellation, and no notification is expected (2026-07-28 Streamable HTTP,
 // Cancellation).
 func (c *Conn) notifyCancelled(id int64, reason string) {
-	if c.overHTTP && c.meta != nil {
+	if e := c.era.Load(); c.overHTTP && e != nil && e.modern {
 		return
 	}
 	params := map[string]any{"requestId": id, "reason": reason}
@@ -309,11 +310,17 @@ func (c *Conn) outgoing(id int64, method string, params any, line []byte) outgoi
 	if p, ok := params.(callParams); ok {
 		m.name = p.Name
 	}
-	switch {
-	case method == methodDiscover || c.meta != nil:
+	if method == methodDiscover {
 		m.version, m.modern = ModernVersion, true
-	case method != methodInitialize:
-		m.version = c.server.ProtocolVersion
+	} else if e := c.era.Load(); e != nil {
+		m.version, m.modern = e.version, e.modern
 	}
 	return m
+}
+
+// era is what the handshake settled, as the transport needs it; the reader
+// reads it while the handshake may still be writing it.
+type era struct {
+	version string
+	modern  bool
 }

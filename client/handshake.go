@@ -74,6 +74,7 @@ func (c *Conn) discover(ctx context.Context) (modern bool, err error) {
 	switch {
 	case err == nil && slices.Contains(r.SupportedVersions, ModernVersion):
 		c.meta = meta
+		c.era.Store(&era{version: ModernVersion, modern: true})
 		c.server = ServerInfo{
 			Modern:          true,
 			ProtocolVersion: ModernVersion,
@@ -144,6 +145,7 @@ func (c *Conn) initialize(ctx context.Context) error {
 	if !slices.Contains(legacyVersions, r.ProtocolVersion) {
 		return fmt.Errorf("%w: initialize answered %q", ErrNoCommonVersion, r.ProtocolVersion)
 	}
+	c.era.Store(&era{version: r.ProtocolVersion})
 	c.server = ServerInfo{
 		ProtocolVersion: r.ProtocolVersion,
 		Implementation:  r.ServerInfo,

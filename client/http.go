@@ -468,7 +468,11 @@ func (h *httpTransport) close() error {
 func (h *httpTransport) deleteSession() error {
 	ctx, cancel := context.WithTimeout(context.Background(), h.c.opts.Timeouts.CloseGrace)
 	defer cancel()
-	req, err := h.newRequest(ctx, http.MethodDelete, outgoing{version: h.c.server.ProtocolVersion})
+	var version string
+	if e := h.c.era.Load(); e != nil {
+		version = e.version
+	}
+	req, err := h.newRequest(ctx, http.MethodDelete, outgoing{version: version})
 	if err != nil {
 		return fmt.Errorf("client: ending the HTTP session: %w", err)
 	}
