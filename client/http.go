@@ -136,12 +136,18 @@ type httpTransport struct {
 	mu      sync.Mutex
 	session string // legacy Mcp-Session-Id, once initialize answered with one
 	gone    bool   // the server answered 404 for the session
+	closed  bool   // close has begun: no request goroutine may start
 }
+
+var errClosed = errors.New("client: connection closed")
 
 func newHTTPTransport(c *Conn, u string, ep Endpoint) *httpTransport {
 	h := &httpTransport{c: c, url: u, header: ep.Header.Clone(), client: ep.HTTPClient}
 	if h.client == nil {
-		h.client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+		h.client = &http.Client{
+			Transport:     http.DefaultTransport.(*http.Transport).Clone(),
+			CheckRedirect: keepPOST,
+		}
 		h.own = true
 	}
 	switch h.client.Transport.(type) {
@@ -150,6 +156,17 @@ func newHTTPTransport(c *Conn, u string, ep Endpoint) *httpTransport {
 	}
 	h.life, h.stop = context.WithCancel(context.Background())
 	return h
+}
+
+// keepPOST follows only the redirects that repeat the POST with its body
+// (307, 308). After a 301, 302 or 303 net/http would send a GET without the
+// message, which an MCP endpoint may answer with an unrelated event stream;
+// the redirect itself is the answer then, reported as an HTTPError.
+func keepPOST(req *http.Request, via []*http.Request) error {
+	if req.Method != via[0].Method || len(via) >= 10 {
+		return http.ErrUseLastResponse
+	}
+	return nil
 }
 
 func (h *httpTransport) pid() int                { return 0 }
@@ -188,7 +205,14 @@ func (h *httpTransport) send(ctx context.Context, m outgoing) (bool, error) {
 		return h.postMessage(req, connected)
 	}
 	early := make(chan error, 1)
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		release()
+		return false, errClosed
+	}
 	h.wg.Add(1)
+	h.mu.Unlock()
 	go func() {
 		defer h.wg.Done()
 		defer release()
@@ -450,6 +474,7 @@ func (h *httpTransport) close() error {
 	h.c.lose(&Lost{Reason: "closed by client", ExitCode: -1})
 	h.mu.Lock()
 	sid, gone := h.session, h.gone
+	h.closed = true
 	h.mu.Unlock()
 	var err error
 	if sid != "" && !gone {

@@ -210,6 +210,25 @@ func TestHTTPMisbehaving(t *testing.T) {
 		},
 		outcome: client.ConnectionLost,
 	}, {
+		name: "connection closed before any answer",
+		call: func(w http.ResponseWriter, r *http.Request, id int64) {
+			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+				conn.Close()
+			}
+		},
+		outcome: client.ConnectionLost,
+	}, {
+		name: "redirect that would turn the POST into a GET",
+		call: func(w http.ResponseWriter, r *http.Request, id int64) {
+			http.Redirect(w, r, "/elsewhere", http.StatusFound)
+		},
+		outcome: client.BadResult,
+		check: func(t *testing.T, err error, _ *client.Result, _ client.Stats) {
+			if !strings.Contains(err.Error(), "302 Found") {
+				t.Errorf("err = %v; want the redirect named", err)
+			}
+		},
+	}, {
 		name: "oversized JSON body",
 		opts: small,
 		call: func(w http.ResponseWriter, r *http.Request, id int64) {
