@@ -29,10 +29,14 @@ type fake struct {
 	headers   []http.Header    // their headers
 	deleted   int
 	refuseAll bool // answer everything 401
+	refused   int
 }
 
 func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if f.refuseAll {
+		f.mu.Lock()
+		f.refused++
+		f.mu.Unlock()
 		w.Header().Set("WWW-Authenticate", `Bearer realm="fake"`)
 		http.Error(w, "no", http.StatusUnauthorized)
 		return
@@ -356,10 +360,13 @@ func TestHTTPDial(t *testing.T) {
 		}
 	})
 	t.Run("credentials refused", func(t *testing.T) {
-		url := serveFake(t, &fake{refuseAll: true})
-		_, err := client.Dial(context.Background(), client.Endpoint{URL: url}, client.Options{})
+		f := &fake{refuseAll: true}
+		_, err := client.Dial(context.Background(), client.Endpoint{URL: serveFake(t, f)}, client.Options{})
 		if !errors.Is(err, client.ErrCredentials) || !strings.Contains(err.Error(), `Bearer realm="fake"`) {
 			t.Fatalf("Dial = %v; want the credentials refused, with the challenge", err)
+		}
+		if f.refused != 1 {
+			t.Errorf("%d requests refused; want Dial to stop at the first (initialize would be refused too)", f.refused)
 		}
 	})
 	t.Run("not an HTTP URL", func(t *testing.T) {

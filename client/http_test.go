@@ -283,10 +283,11 @@ func TestHTTPCallTimeout(t *testing.T) {
 			if ce := asCallError(t, err); ce.Outcome != client.TimedOut {
 				t.Fatalf("slow = %v; want timed_out", err)
 			}
-			<-cancelled // the server's handler saw its request cancelled
+			// The notification, if any, was POSTed before Call returned.
 			if n := len(rec.find("notifications/cancelled")); tt.notifying != (n == 1) {
-				t.Errorf("%d notifications/cancelled POSTed; want notifying=%v", n, tt.notifying)
+				t.Fatalf("%d notifications/cancelled POSTed; want notifying=%v", n, tt.notifying)
 			}
+			<-cancelled // the server's handler saw its request cancelled
 			// The connection is still usable.
 			if res, err := c.Call(context.Background(), "echo", map[string]string{"msg": "after"}); err != nil || res.Text() != "after" {
 				t.Fatalf("echo after a timeout = %+v, %v", res, err)
