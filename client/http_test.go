@@ -99,15 +99,21 @@ func goSDKHTTP(t *testing.T, opts *mcp.StreamableHTTPOptions) (url string, rec *
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
 	})
 	cancelled = make(chan struct{})
+	release := make(chan struct{}) // ends slow calls the server was never told to cancel
 	var once sync.Once
 	mcp.AddTool(s, &mcp.Tool{Name: "slow", Description: "slow"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
-		<-ctx.Done()
-		once.Do(func() { close(cancelled) })
-		return nil, nil, ctx.Err()
+		select {
+		case <-ctx.Done():
+			once.Do(func() { close(cancelled) })
+			return nil, nil, ctx.Err()
+		case <-release:
+			return nil, nil, errors.New("released at the end of the test")
+		}
 	})
 	rec = &recorder{}
 	srv := httptest.NewServer(rec.wrap(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, opts)))
 	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) }) // before srv.Close, which waits for handlers
 	return srv.URL, rec, cancelled
 }
 
