@@ -22,7 +22,8 @@ type Endpoint struct {
 	// never logged and never appear in errors.
 	Header http.Header
 	// HTTPClient sends the requests; nil means a client of the connection's
-	// own, whose idle connections Close closes. Its Timeout should be zero:
+	// own, whose idle connections Close closes and which follows only the
+	// redirects that keep the POST (307, 308). Its Timeout should be zero:
 	// Timeouts bound each request. When its Transport is not an
 	// *http.Transport, the client cannot see whether a connection was made,
 	// so a request that fails is never reported NotSent.
