@@ -4,42 +4,63 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"log/slog"
-	"os"
 	"sync"
 	"sync/atomic"
 	"time"
 )
 
-// Conn is a connection to one stdio MCP server process. Its methods are safe
-// for concurrent use; requests are answered in any order.
+// Conn is a connection to one MCP server: a stdio server process (Start)
+// or a Streamable HTTP endpoint (Dial). Its methods are safe for concurrent
+// use; requests are answered in any order.
 type Conn struct {
-	opts   Options
-	log    *slog.Logger
-	proc   *process
-	stderr *stderrRing
-	stats  counters
+	opts  Options
+	log   *slog.Logger
+	t     transport
+	stats counters
 
 	nextID atomic.Int64
-
-	writeMu  sync.Mutex
-	writeErr error // once set, stdin is unusable; guarded by writeMu
 
 	mu      sync.Mutex
 	pending map[int64]*pending // nil once the connection is lost
 	lost    *Lost
+	done    chan struct{} // closed once lost is set and every pending request failed
 
-	readerDone chan struct{} // the stdout reader has ended and failed every pending request
-	stderrDone chan struct{}
-	waiterDone chan struct{}
-	closing    atomic.Bool
-	closeOnce  sync.Once
-	closeErr   error
+	closeOnce sync.Once
+	closeErr  error
 
-	server ServerInfo
-	meta   json.RawMessage // modern per-request _meta; nil in the legacy era
+	server   ServerInfo
+	meta     json.RawMessage // modern per-request _meta; nil in the legacy era
+	overHTTP bool            // the transport is Streamable HTTP
+	era      atomic.Pointer[era]
+}
+
+// A transport carries messages between the client and one server: the
+// process's pipes (stdio) or HTTP requests (Streamable HTTP).
+type transport interface {
+	// send delivers one message. For a request (m.id != 0) what ends it
+	// reaches its pending entry later: the stdio reader routes the answer,
+	// and the HTTP transport reads it from the POST's response. sent reports,
+	// when err is set, whether the server can have received the message.
+	send(ctx context.Context, m outgoing) (sent bool, err error)
+	// close ends the transport; it returns once every goroutine it started
+	// has ended and the connection is lost.
+	close() error
+	// pid is the server's process id, or 0 when there is no process.
+	pid() int
+	// stderr is the process's stderr ring, or nil.
+	stderrRing() *stderrRing
+}
+
+// outgoing is one message to send, with what the HTTP transport mirrors
+// into headers.
+type outgoing struct {
+	id      int64  // the request's id; 0 for a notification or a response
+	method  string // empty for a response to a server request
+	name    string // tools/call: the tool's name (Mcp-Name)
+	line    []byte // the JSON text, without a newline
+	version string // the protocol version the message is sent at; "" before initialize
+	modern  bool   // 2026-07-28: the per-request headers are sent
 }
 
 type pending struct {
@@ -53,6 +74,17 @@ type reply struct {
 	rpcErr    *RPCErrorObject
 	oversized *frame
 	lost      *Lost
+	fail      *failure
+}
+
+// failure ends a request that got no JSON-RPC answer for a reason its
+// transport knows (an HTTP status, a cut stream).
+type failure struct {
+	outcome Outcome
+	err     error
+	head    []byte
+	size    int64
+	lost    *Lost
 }
 
 // answer is a result as the reader read it. It owns its bytes: the frame
@@ -60,6 +92,15 @@ type reply struct {
 type answer struct {
 	raw  json.RawMessage
 	call *callResult // raw read as a tools/call result
+}
+
+func newConn(opts Options, log *slog.Logger) *Conn {
+	return &Conn{
+		opts:    opts,
+		log:     log,
+		pending: make(map[int64]*pending),
+		done:    make(chan struct{}),
+	}
 }
 
 // Start launches the server, runs the handshake (see Options.Era), and returns
@@ -72,22 +113,8 @@ func Start(ctx context.Context, cmd Command, opts Options) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Conn{
-		opts:       opts,
-		log:        opts.Logger.With("server", cmd.Path, "pid", proc.cmd.Process.Pid),
-		proc:       proc,
-		stderr:     newStderrRing(opts.Limits.StderrLine, opts.Limits.StderrBytes),
-		pending:    make(map[int64]*pending),
-		readerDone: make(chan struct{}),
-		stderrDone: make(chan struct{}),
-		waiterDone: make(chan struct{}),
-	}
-	go c.readLoop()
-	go func() {
-		defer close(c.stderrDone)
-		c.stderr.drain(proc.stderr)
-	}()
-	go c.watchExit()
+	c := newConn(opts, opts.Logger.With("server", cmd.Path, "pid", proc.cmd.Process.Pid))
+	c.t = startStdio(c, proc)
 	if err := c.handshake(ctx); err != nil {
 		c.Close()
 		return nil, err
@@ -99,11 +126,17 @@ func Start(ctx context.Context, cmd Command, opts Options) (*Conn, error) {
 func (c *Conn) Server() ServerInfo { return c.server }
 
 // Stderr returns the newest lines the server wrote to stderr, within
-// Limits.StderrBytes.
-func (c *Conn) Stderr() string { return c.stderr.tail() }
+// Limits.StderrBytes. A server reached over HTTP has no stderr: "".
+func (c *Conn) Stderr() string {
+	if r := c.t.stderrRing(); r != nil {
+		return r.tail()
+	}
+	return ""
+}
 
-// Done is closed when the connection is lost: the server's stdout ended.
-func (c *Conn) Done() <-chan struct{} { return c.readerDone }
+// Done is closed when the connection is lost: the server's stdout ended, an
+// HTTP session ended (404), or Close was called.
+func (c *Conn) Done() <-chan struct{} { return c.done }
 
 // Lost describes how the connection ended, or returns nil while it is alive.
 func (c *Conn) Lost() *Lost {
@@ -112,83 +145,31 @@ func (c *Conn) Lost() *Lost {
 	return c.lost
 }
 
-// Close stops the server: it closes stdin, waits Timeouts.CloseGrace, sends
-// SIGTERM to the process group, waits Timeouts.TermGrace, sends SIGKILL, and
-// reaps it. Requests still in flight end ConnectionLost. Close returns an
-// error when the server had to be signalled because it ignored the end of stdin.
+// Close ends the connection. Requests still in flight end ConnectionLost.
+//
+// For a process, it closes stdin, waits Timeouts.CloseGrace, sends SIGTERM to
+// the process group, waits Timeouts.TermGrace, sends SIGKILL, and reaps it; it
+// returns an error when the server had to be signalled because it ignored the
+// end of stdin. Over HTTP, it aborts the requests in flight and ends a legacy
+// session with DELETE; it returns an error when the server refused the DELETE
+// other than with 404 or 405.
 func (c *Conn) Close() error {
-	c.closeOnce.Do(func() {
-		c.closing.Store(true)
-		if sig := c.proc.stop(c.opts.Timeouts.CloseGrace, c.opts.Timeouts.TermGrace); sig != "" {
-			c.closeErr = fmt.Errorf("client: server did not exit after stdin closed; sent %s", sig)
-		}
-		<-c.waiterDone
-		<-c.readerDone
-		<-c.stderrDone
-		c.proc.stdout.Close()
-		c.proc.stderr.Close()
-	})
+	c.closeOnce.Do(func() { c.closeErr = c.t.close() })
 	return c.closeErr
 }
 
-// watchExit reaps the process as soon as it exits, then gives the readers
-// Timeouts.ExitWait to drain the pipes before closing them, in case something
-// outside the process group still holds them open.
-func (c *Conn) watchExit() {
-	defer close(c.waiterDone)
-	c.proc.wait()
-	t := time.NewTimer(c.opts.Timeouts.ExitWait)
-	defer t.Stop()
-	for _, r := range []struct {
-		done <-chan struct{}
-		f    *os.File
-	}{{c.readerDone, c.proc.stdout}, {c.stderrDone, c.proc.stderr}} {
-		select {
-		case <-r.done:
-		case <-t.C:
-			t.Reset(0)
-			r.f.Close()
-		}
-	}
-}
+// PID is the server's process id (and process group id), or 0 for a server
+// reached over HTTP.
+func (c *Conn) PID() int { return c.t.pid() }
 
-// readLoop reads frames until stdout ends, then fails every pending request.
-func (c *Conn) readLoop() {
-	defer close(c.readerDone)
-	fr := newFrameReader(c.proc.stdout, c.opts.Limits.FrameBytes, c.opts.Limits.OversizedKeep)
-	for {
-		f, err := fr.next()
-		if err != nil {
-			c.connectionLost(c.lostReason(err))
-			return
-		}
-		c.handleFrame(f)
-	}
-}
-
-func (c *Conn) lostReason(err error) string {
-	switch {
-	case c.closing.Load():
-		return "closed by client"
-	case errors.Is(err, io.EOF):
-		return "server closed stdout"
-	case errors.Is(err, os.ErrClosed):
-		return "stdout still open after the server exited"
-	}
-	return "reading stdout: " + err.Error()
-}
-
-// connectionLost records how the connection ended and ends every pending
-// request with it. It waits at most Timeouts.ExitWait for the exit status.
-func (c *Conn) connectionLost(reason string) {
-	exited := waitOrTimeout(c.proc.exited, c.opts.Timeouts.ExitWait)
-	l := &Lost{Reason: reason, Exited: exited, ExitCode: -1}
-	if exited {
-		waitOrTimeout(c.stderrDone, c.opts.Timeouts.ExitWait) // its last words
-		l.ExitStatus, l.ExitCode = c.proc.exitStatus()
-	}
-	l.Stderr = c.stderr.tail()
+// lose records how the connection ended and ends every pending request with
+// it. Only the first call counts.
+func (c *Conn) lose(l *Lost) {
 	c.mu.Lock()
+	if c.lost != nil {
+		c.mu.Unlock()
+		return
+	}
 	c.lost = l
 	inflight := c.pending
 	c.pending = nil
@@ -196,7 +177,8 @@ func (c *Conn) connectionLost(reason string) {
 	for _, p := range inflight {
 		p.reply <- reply{lost: l}
 	}
-	c.log.Info("mcp connection lost", "reason", reason, "exit", l.ExitStatus, "inflight", len(inflight))
+	close(c.done)
+	c.log.Info("mcp connection lost", "reason", l.Reason, "exit", l.ExitStatus, "inflight", len(inflight))
 }
 
 func waitOrTimeout(ch <-chan struct{}, d time.Duration) bool {
@@ -251,7 +233,8 @@ func (c *Conn) roundTrip(ctx context.Context, timeout time.Duration, method stri
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if sent, err := c.writeFrame(ctx, line); err != nil {
+	out := c.outgoing(id, method, params, line)
+	if sent, err := c.t.send(ctx, out); err != nil {
 		c.take(id)
 		if sent {
 			ce.Outcome = ConnectionLost
@@ -281,6 +264,9 @@ func (c *Conn) roundTrip(ctx context.Context, timeout time.Duration, method stri
 
 func (c *Conn) settle(ce *CallError, r reply, decode func(answer) error) error {
 	switch {
+	case r.fail != nil:
+		f := r.fail
+		ce.Outcome, ce.Err, ce.Head, ce.Size, ce.Lost = f.outcome, f.err, f.head, f.size, f.lost
 	case r.lost != nil:
 		ce.Outcome, ce.Lost = ConnectionLost, r.lost
 	case r.oversized != nil:
@@ -301,42 +287,40 @@ func (c *Conn) settle(ce *CallError, r reply, decode func(answer) error) error {
 
 // notifyCancelled tells the server, as best effort, that the client stopped
 // waiting for id. The server may have finished or may go on regardless.
+// Over HTTP in the modern era, aborting the request's POST was the
+// cancellation, and no notification is expected (2026-07-28 Streamable HTTP,
+// Cancellation).
 func (c *Conn) notifyCancelled(id int64, reason string) {
+	if e := c.era.Load(); c.overHTTP && e != nil && e.modern {
+		return
+	}
 	params := map[string]any{"requestId": id, "reason": reason}
 	line, _ := json.Marshal(request{JSONRPC: "2.0", Method: "notifications/cancelled", Params: params})
 	ctx, cancel := context.WithTimeout(context.Background(), min(c.opts.Timeouts.Write, 500*time.Millisecond))
 	defer cancel()
-	if _, err := c.writeFrame(ctx, line); err != nil {
+	if _, err := c.t.send(ctx, c.outgoing(0, "notifications/cancelled", nil, line)); err != nil {
 		c.log.Debug("mcp cancel notification not sent", "id", id, "err", err)
 	}
 }
 
-// writeFrame writes one line to the server's stdin within the context's
-// deadline and Timeouts.Write. sent reports whether the server can have
-// received the whole message even though err is set.
-func (c *Conn) writeFrame(ctx context.Context, line []byte) (sent bool, err error) {
-	line = append(line, '\n')
-	c.writeMu.Lock()
-	defer c.writeMu.Unlock()
-	if c.writeErr != nil {
-		return false, c.writeErr
+// outgoing describes a message for the transport: its id, method and, for
+// tools/call, tool name, and the protocol version it is sent at.
+func (c *Conn) outgoing(id int64, method string, params any, line []byte) outgoing {
+	m := outgoing{id: id, method: method, line: line}
+	if p, ok := params.(callParams); ok {
+		m.name = p.Name
 	}
-	deadline := time.Now().Add(c.opts.Timeouts.Write)
-	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
-		deadline = d
+	if method == methodDiscover {
+		m.version, m.modern = ModernVersion, true
+	} else if e := c.era.Load(); e != nil {
+		m.version, m.modern = e.version, e.modern
 	}
-	c.proc.stdin.SetWriteDeadline(deadline)
-	n, err := c.proc.stdin.Write(line)
-	if err == nil || n == 0 {
-		return false, err
-	}
-	// Part of the line went out: later frames would be glued to it, so stdin
-	// is closed. Without its newline the message is lost unless everything but
-	// the newline was written (a reader may accept a last line at EOF).
-	c.writeErr = fmt.Errorf("client: stdin closed after a partial frame (%d of %d bytes): %w", n, len(line), err)
-	c.proc.stdin.Close()
-	return n == len(line)-1, c.writeErr
+	return m
 }
 
-// PID is the server's process id (and process group id).
-func (c *Conn) PID() int { return c.proc.cmd.Process.Pid }
+// era is what the handshake settled, as the transport needs it; the reader
+// reads it while the handshake may still be writing it.
+type era struct {
+	version string
+	modern  bool
+}

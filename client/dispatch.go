@@ -89,7 +89,7 @@ func (c *Conn) answerServerRequest(m message) {
 	}
 	line, err := json.Marshal(resp)
 	if err == nil {
-		_, err = c.writeFrame(context.Background(), line)
+		_, err = c.t.send(context.Background(), c.outgoing(0, "", nil, line))
 	}
 	if err != nil {
 		c.log.Warn("mcp answer to server request not sent", "method", m.Method, "err", err)

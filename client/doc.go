@@ -1,15 +1,22 @@
-// Package client is a small, hand-written MCP client for stdio servers. It
-// exists so that an agent harness can call tools on servers it did not write
-// and still know, for every call, whether the answer came, never came, or
-// cannot be known, whatever the server does.
+// Package client is a small, hand-written MCP client for servers run as a
+// local process (stdio) or reached over Streamable HTTP. It exists so that
+// an agent harness can call tools on servers it did not write and still
+// know, for every call, whether the answer came, never came, or cannot be
+// known, whatever the server does.
 //
-// Start launches the server and runs the handshake; Tools lists its tools;
-// Call calls one; Close stops and reaps the process:
+// Start launches a stdio server and runs the handshake; Dial does the same
+// for an HTTP endpoint. Both return a *Conn: Tools lists the server's tools;
+// Call calls one; Close stops the process, or ends the HTTP session:
 //
 //	conn, err := client.Start(ctx, client.Command{
 //		Path:    "/usr/bin/node",
 //		Args:    []string{"server.js", root},
 //		Inherit: []string{"HOME"},
+//	}, client.Options{Timeouts: client.Timeouts{Call: 30 * time.Second}})
+//	// or, for a server over HTTP:
+//	conn, err := client.Dial(ctx, client.Endpoint{
+//		URL:    "https://mcp.example.com/mcp",
+//		Header: http.Header{"Authorization": {"Bearer " + token}},
 //	}, client.Options{Timeouts: client.Timeouts{Call: 30 * time.Second}})
 //	if err != nil { ... }
 //	defer conn.Close()
@@ -43,6 +50,64 @@
 // Timeouts.Discover means a legacy server: the client sends initialize at
 // 2025-11-25, accepts a counter-offer of 2025-06-18 or 2025-03-26, and sends
 // notifications/initialized. Conn.Server reports what was negotiated.
+//
+// # Streamable HTTP
+//
+// Over HTTP every message is its own POST to Endpoint.URL, with
+// Endpoint.Header (credentials, say) added to each. The eras are the same
+// as on stdio. A modern connection is stateless: every POST carries the
+// _meta and the MCP-Protocol-Version, Mcp-Method and, for tools/call,
+// Mcp-Name headers (a name that is not plain ASCII is sent in the base64
+// form). A legacy connection sends initialize, keeps the Mcp-Session-Id the
+// server gave it and the negotiated MCP-Protocol-Version on every later
+// request, POSTs notifications/initialized (expecting 202), and ends the
+// session with DELETE on Close (405, "not supported", is fine).
+//
+// A request's answer is read from its own POST's response: one
+// application/json body, or a text/event-stream whose events are read until
+// the response with the request's id. On the way, notifications are counted
+// and ignored and server-to-client requests are answered as on stdio, each
+// answer POSTed back; a response with another id is counted and dropped. A
+// body or an event over Limits.FrameBytes ends the request Oversized, its
+// first bytes kept. Streams are not resumed (no GET stream, no
+// Last-Event-ID).
+//
+// How an HTTP request ends:
+//
+//   - NotSent only when no byte can have reached the server: the HTTP
+//     request could not be built, or no connection to the server was made
+//     (the dial failed, or the deadline passed first). The client learns
+//     the latter from net/http's connection trace, so with an
+//     Endpoint.HTTPClient whose Transport is not an *http.Transport a
+//     failed request is never NotSent.
+//   - ConnectionLost when the exchange broke after a connection was made:
+//     a write or read error, a body cut short, an event stream that ended
+//     before the response. The server may have acted.
+//   - TimedOut or Cancelled when the context ended first. The POST is
+//     aborted; in the legacy era notifications/cancelled is POSTed too, as
+//     best effort. In the modern era aborting the POST is the cancellation
+//     (2026-07-28), and no notification is sent.
+//   - RPCError when the body is a JSON-RPC error for the request (or with no
+//     id), whatever the HTTP status: a modern server answers 400 or 404
+//     with one.
+//   - BadResult when the server answered without a JSON-RPC answer: a status
+//     outside 2xx with another body (an HTML error page, a proxy's 502), a
+//     2xx of another Content-Type, a 202 for a request, or a JSON body that
+//     answers another id. The error is a *HTTPError naming the status and
+//     quoting the body's first bytes; CallError.Head keeps them. A status
+//     alone does not say whether the request was acted on (a 500 may come
+//     halfway through a tool, a gateway's 502 or 504 after the server
+//     acted), so the effect is reported unknown, never as a refusal. A 401
+//     or 403 says that the server refused the credentials (errors.Is
+//     ErrCredentials), with the WWW-Authenticate challenge; Dial stops at
+//     the first, as initialize would be refused the same way.
+//   - A 404 to a request of a legacy session means the server no longer
+//     knows the session: the request ends ConnectionLost (errors.Is
+//     ErrSessionGone) and so does the connection, whose Done closes; a new
+//     Dial starts a new session.
+//
+// A connection over HTTP has no process: PID is 0, Stderr is empty, and
+// Done closes only when the session is gone or Close was called.
 //
 // # What the client tolerates
 //

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"net/http"
+	"os"
 	"time"
 
 	"github.com/repo-mcp/repo-mcp/client"
@@ -43,4 +45,26 @@ func Example() {
 	default:
 		fmt.Println("refused:", ce.RPC.Code, ce.RPC.Message)
 	}
+}
+
+// A server a team runs over Streamable HTTP, with a bearer token: a refused
+// token is an error of its own, and everything else is as with Start.
+func ExampleDial() {
+	ctx := context.Background()
+	conn, err := client.Dial(ctx, client.Endpoint{
+		URL:    "https://mcp.example.com/mcp",
+		Header: http.Header{"Authorization": {"Bearer " + os.Getenv("REPO_MCP_TOKEN")}},
+	}, client.Options{Timeouts: client.Timeouts{Call: 30 * time.Second}})
+	if errors.Is(err, client.ErrCredentials) {
+		log.Fatal("ask for a new token: ", err)
+	}
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer conn.Close()
+	res, err := conn.Call(ctx, "read_file", map[string]string{"workspace_id": "repo", "path": "README.md"})
+	if err != nil {
+		log.Fatal(client.OutcomeOf(err), ": ", err)
+	}
+	fmt.Println(res.Text())
 }

@@ -74,6 +74,7 @@ func (c *Conn) discover(ctx context.Context) (modern bool, err error) {
 	switch {
 	case err == nil && slices.Contains(r.SupportedVersions, ModernVersion):
 		c.meta = meta
+		c.era.Store(&era{version: ModernVersion, modern: true})
 		c.server = ServerInfo{
 			Modern:          true,
 			ProtocolVersion: ModernVersion,
@@ -87,6 +88,9 @@ func (c *Conn) discover(ctx context.Context) (modern bool, err error) {
 		err = fmt.Errorf("%w: server/discover lists %q", ErrNoCommonVersion, r.SupportedVersions)
 	case !errors.As(err, &ce):
 		return true, err
+	case errors.Is(err, ErrCredentials):
+		// HTTP only: initialize would be refused the same way.
+		return true, fmt.Errorf("client: %w", ce)
 	case ce.Outcome == RPCError && isModernError(ce.RPC.Code):
 		return true, fmt.Errorf("client: modern server refused server/discover: %w", ce)
 	case ce.Outcome != RPCError && ce.Outcome != TimedOut && ce.Outcome != BadResult:
@@ -141,6 +145,7 @@ func (c *Conn) initialize(ctx context.Context) error {
 	if !slices.Contains(legacyVersions, r.ProtocolVersion) {
 		return fmt.Errorf("%w: initialize answered %q", ErrNoCommonVersion, r.ProtocolVersion)
 	}
+	c.era.Store(&era{version: r.ProtocolVersion})
 	c.server = ServerInfo{
 		ProtocolVersion: r.ProtocolVersion,
 		Implementation:  r.ServerInfo,
@@ -153,7 +158,7 @@ func (c *Conn) initialize(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeouts.Initialize)
 	defer cancel()
-	if _, err := c.writeFrame(ctx, line); err != nil {
+	if _, err := c.t.send(ctx, c.outgoing(0, "notifications/initialized", nil, line)); err != nil {
 		return fmt.Errorf("client: notifications/initialized: %w", err)
 	}
 	return nil

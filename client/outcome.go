@@ -19,7 +19,8 @@ const (
 	// RPCError: the server answered with a JSON-RPC error (CallError.RPC).
 	RPCError
 	// NotSent: the request never reached the server (the connection was already
-	// gone, the frame could not be encoded, or not one complete line was written).
+	// gone, the frame could not be encoded, or not one complete line was
+	// written; over HTTP, no connection to the server was made).
 	// Nothing happened on the server; retrying is safe.
 	NotSent
 	// TimedOut: the request was sent and its deadline passed. The server may
@@ -29,15 +30,17 @@ const (
 	// As with TimedOut, the server may still act on it.
 	Cancelled
 	// ConnectionLost: the request was sent and the server's stdout ended (it
-	// exited, was killed, or closed it) before an answer came.
+	// exited, was killed, or closed it) before an answer came; over HTTP, the
+	// exchange broke after the connection was made, or the session is gone.
 	ConnectionLost
 	// Oversized: the server answered with a frame over Limits.FrameBytes. The
 	// frame was discarded; its first bytes are in CallError.Head.
 	Oversized
 	// BadResult: the server answered, but the result cannot be used: it does
 	// not have the shape of its method's result, or it is a kind this client
-	// does not support (a 2026 input_required result). Its first bytes are in
-	// CallError.Head.
+	// does not support (a 2026 input_required result), or, over HTTP, the
+	// answer was no JSON-RPC answer at all (a status page; see HTTPError).
+	// Its first bytes are in CallError.Head.
 	BadResult
 )
 
@@ -87,7 +90,7 @@ type RPCErrorObject struct {
 
 // Lost describes the end of a connection.
 type Lost struct {
-	Reason     string // what ended it: "stdout closed", "closed by client", a read error
+	Reason     string // what ended it: "stdout closed", "closed by client", a read error, an HTTP failure
 	Exited     bool   // whether the process had exited when the connection was declared lost
 	ExitStatus string // e.g. "exit status 1", "signal: killed"; empty if not exited
 	ExitCode   int    // -1 when killed by a signal or not exited
@@ -101,7 +104,7 @@ type CallError struct {
 	Outcome Outcome
 
 	RPC  *RPCErrorObject // RPCError: the server's error object
-	Lost *Lost           // ConnectionLost, and NotSent after the connection ended
+	Lost *Lost           // ConnectionLost, and NotSent after the connection ended (over HTTP, the request's own failure)
 
 	Head []byte // Oversized, BadResult: first bytes of the answer
 	Size int64  // Oversized, BadResult: size of the answer in bytes

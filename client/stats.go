@@ -27,7 +27,10 @@ type counters struct {
 
 // Stats returns a snapshot of the connection's counters.
 func (c *Conn) Stats() Stats {
-	seen, dropped := c.stderr.counts()
+	var seen, dropped int64
+	if r := c.t.stderrRing(); r != nil {
+		seen, dropped = r.counts()
+	}
 	s := &c.stats
 	return Stats{
 		Frames:               s.frames.Load(),

@@ -134,13 +134,29 @@ func (h *Harness) addSources(ctx context.Context) error {
 	slices.Sort(names)
 	for _, name := range names {
 		s := h.cfg.Servers[name]
-		cmd := client.Command{Path: s.Command[0], Args: s.Command[1:], Dir: s.Dir, Env: s.Env, Inherit: s.Inherit}
-		opts := client.Options{Logger: h.logger, Timeouts: client.Timeouts{Call: s.CallTimeout}}
-		if err := h.addSource(ctx, source.NewMCP(name, cmd, opts), s.Workspace, s.Tools, h.pins, s.Approve); err != nil {
+		src, err := mcpSource(name, s, client.Options{Logger: h.logger, Timeouts: client.Timeouts{Call: s.CallTimeout}})
+		if err != nil {
+			return err
+		}
+		if err := h.addSource(ctx, src, s.Workspace, s.Tools, h.pins, s.Approve); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// mcpSource is the source of a configured server: a process it starts, or
+// an HTTP endpoint with headers taken from the harness's environment now.
+func mcpSource(name string, s *config.Server, opts client.Options) (*source.MCP, error) {
+	if s.URL == "" {
+		cmd := client.Command{Path: s.Command[0], Args: s.Command[1:], Dir: s.Dir, Env: s.Env, Inherit: s.Inherit}
+		return source.NewMCP(name, cmd, opts), nil
+	}
+	header, err := s.HTTPHeader(os.LookupEnv)
+	if err != nil {
+		return nil, fmt.Errorf("harness: servers.%s: %w", name, err)
+	}
+	return source.NewMCPHTTP(name, client.Endpoint{URL: s.URL, Header: header}, opts), nil
 }
 
 func (h *Harness) addSource(ctx context.Context, src source.Source, root string, allow map[string]*config.Tool, pins *tools.Pins, approve string) error {

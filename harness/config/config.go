@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -91,12 +93,20 @@ const (
 	ApproveFirstUse = "first_use" // new definitions are pinned on first sight; changes still need a person
 )
 
-// Server configures one MCP server over stdio.
+// Server configures one MCP server: a process over stdio (Command) or a
+// Streamable HTTP endpoint (URL), exactly one of them.
 type Server struct {
 	Command []string `yaml:"command"`
 	Dir     string   `yaml:"dir"`
 	Env     []string `yaml:"env"`
 	Inherit []string `yaml:"inherit"`
+	// URL is the server's Streamable HTTP endpoint (http or https).
+	URL string `yaml:"url"`
+	// Headers are sent with every HTTP request. ${NAME} in a value is
+	// replaced by the harness's environment variable NAME when the server is
+	// opened, so that a secret need not sit in the file:
+	// Authorization: "Bearer ${REPO_MCP_TOKEN}". Values are never logged.
+	Headers map[string]string `yaml:"headers"`
 	// Workspace is the directory the harness checks path arguments against.
 	Workspace   string           `yaml:"workspace"`
 	Approve     string           `yaml:"approve"`
@@ -195,6 +205,9 @@ func Parse(data []byte, base string) (*Config, error) {
 
 var serverName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
 
+// headerName is an HTTP field name (RFC 9110's token).
+var headerName = regexp.MustCompile("^[A-Za-z0-9!#$%&'*+.^_`|~-]+$")
+
 func (c *Config) check() error {
 	var errs []error
 	if c.SummaryBytes < 0 || c.DescriptionBytes < 0 || c.MaxTurns < 0 {
@@ -215,13 +228,26 @@ func (c *Config) check() error {
 		switch {
 		case !serverName.MatchString(name):
 			errs = append(errs, fmt.Errorf("%s: server names are 1-32 characters from [a-z0-9_-]", where))
-		case s == nil || len(s.Command) == 0:
-			errs = append(errs, fmt.Errorf("%s: command is required", where))
+		case s == nil || len(s.Command) == 0 && s.URL == "":
+			errs = append(errs, fmt.Errorf("%s: command is required (or url, for a server over HTTP)", where))
+		case len(s.Command) > 0 && s.URL != "":
+			errs = append(errs, fmt.Errorf("%s: give command or url, not both", where))
+		case s.URL != "" && (s.Dir != "" || len(s.Env) > 0 || len(s.Inherit) > 0):
+			errs = append(errs, fmt.Errorf("%s: dir, env and inherit are for a command, not a url", where))
+		case s.URL == "" && len(s.Headers) > 0:
+			errs = append(errs, fmt.Errorf("%s: headers are for a url, not a command", where))
+		case s.URL != "" && !httpURL(s.URL):
+			errs = append(errs, fmt.Errorf("%s: url %q: want an http or https URL", where, s.URL))
 		case s.Approve != "" && s.Approve != ApproveExplicit && s.Approve != ApproveFirstUse:
 			errs = append(errs, fmt.Errorf("%s: approve %q: want %s or %s", where, s.Approve, ApproveExplicit, ApproveFirstUse))
 		case s.CallTimeout < 0:
 			errs = append(errs, fmt.Errorf("%s: call_timeout must not be negative", where))
 		default:
+			for _, h := range sortedKeys(s.Headers) {
+				if !headerName.MatchString(h) {
+					errs = append(errs, fmt.Errorf("%s.headers: %q is not a header name", where, h))
+				}
+			}
 			errs = append(errs, checkTools(where, s.Tools, nil))
 		}
 	}
@@ -294,6 +320,34 @@ func (c *Config) resolve(base string) {
 	if c.Model.Kind == "" {
 		c.Model.Kind = "scripted"
 	}
+}
+
+func httpURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// envRef is a reference to an environment variable in a header value.
+var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// HTTPHeader returns the server's headers with every ${NAME} replaced by
+// lookup(NAME). A variable that is not set is an error, naming the header
+// and the variable but never a value: a request without its credentials
+// would only be refused.
+func (s *Server) HTTPHeader(lookup func(string) (string, bool)) (http.Header, error) {
+	h := make(http.Header, len(s.Headers))
+	var errs []error
+	for _, name := range sortedKeys(s.Headers) {
+		value := envRef.ReplaceAllStringFunc(s.Headers[name], func(ref string) string {
+			v, ok := lookup(envRef.FindStringSubmatch(ref)[1])
+			if !ok {
+				errs = append(errs, fmt.Errorf("header %s: environment variable %s is not set", name, ref))
+			}
+			return v
+		})
+		h.Set(name, value)
+	}
+	return h, errors.Join(errs...)
 }
 
 // DefaultStateDir is where runs are kept when the configuration names no

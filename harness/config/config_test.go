@@ -50,6 +50,11 @@ func TestParseRefuses(t *testing.T) {
 		{"bad approve", "servers: {a: {command: [x], approve: always}}", "approve"},
 		{"bad model", "model: {kind: gpt}", "kind"},
 		{"preview with a tool not allowlisted", "servers: {a: {command: [x], tools: {apply: {preview_with: {tool: show}}}}}", "preview_with"},
+		{"command and url", "servers: {a: {command: [x], url: 'http://h/mcp'}}", "not both"},
+		{"url not HTTP", "servers: {a: {url: 'ftp://h/mcp'}}", "http or https"},
+		{"headers for a command", "servers: {a: {command: [x], headers: {A: b}}}", "headers are for a url"},
+		{"env for a url", "servers: {a: {url: 'http://h/mcp', inherit: [HOME]}}", "not a url"},
+		{"bad header name", "servers: {a: {url: 'http://h/mcp', headers: {'A b': c}}}", "not a header name"},
 		{"preview with a tool that writes", "servers: {a: {command: [x], tools: {apply: {preview_with: {tool: show}}, show: {effect: write}}}}", "preview_with"},
 	}
 	for _, tt := range tests {
@@ -59,6 +64,34 @@ func TestParseRefuses(t *testing.T) {
 				t.Fatalf("err = %v; want it to mention %q", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestServerOverHTTP(t *testing.T) {
+	c, err := Parse([]byte(`
+servers:
+  remote:
+    url: https://mcp.example.com/mcp
+    headers:
+      Authorization: "Bearer ${REPO_MCP_TOKEN}"
+      X-Team: "$literal ${TEAM}"
+    tools:
+      read_file: {effect: read_only}
+`), "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := c.Servers["remote"]
+	env := map[string]string{"REPO_MCP_TOKEN": "rmcp_secret", "TEAM": "blue"}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	h, err := s.HTTPHeader(lookup)
+	if err != nil || h.Get("Authorization") != "Bearer rmcp_secret" || h.Get("X-Team") != "$literal blue" {
+		t.Fatalf("HTTPHeader = %v, %v", h, err)
+	}
+	delete(env, "REPO_MCP_TOKEN")
+	_, err = s.HTTPHeader(lookup)
+	if err == nil || !strings.Contains(err.Error(), "${REPO_MCP_TOKEN} is not set") {
+		t.Fatalf("HTTPHeader without the variable: %v; want it named", err)
 	}
 }
 

@@ -25,6 +25,12 @@
 //	    approve: explicit               # or first_use: pin definitions on first sight
 //	    tools:
 //	      read_file: {effect: read_only, paths: [path]}
+//	  team:                             # source "mcp.team": a server over Streamable HTTP
+//	    url: https://mcp.example.com/mcp  # instead of command (exactly one of them)
+//	    headers:                        # sent with every request; never logged
+//	      Authorization: "Bearer ${REPO_MCP_TOKEN}"  # ${NAME}: from the harness's environment
+//	    tools:
+//	      read_file: {effect: read_only, paths: [path]}
 //	model:
 //	  kind: scripted                    # or anthropic, openai
 package config

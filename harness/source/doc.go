@@ -4,6 +4,8 @@
 // MCP source per configured server, built on package client.
 //
 //	src := source.NewMCP("repo", client.Command{Path: "repo-mcp", Args: []string{"serve"}}, client.Options{})
+//	// or, for a server over Streamable HTTP:
+//	src := source.NewMCPHTTP("repo", client.Endpoint{URL: url, Header: header}, client.Options{})
 //	defer src.Close()
 //	tools, err := src.Discover(ctx)             // what the server claims
 //	res, err := src.Call(ctx, "read_file", json.RawMessage(`{"path":"README.md"}`))

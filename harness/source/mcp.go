@@ -11,12 +11,14 @@ import (
 	"github.com/repo-mcp/repo-mcp/client"
 )
 
-// MCP is the source of one MCP server over stdio. It starts the server on
-// first use and starts it again when the connection was lost; after a
-// restart it refuses to call a tool whose definition changed.
+// MCP is the source of one MCP server, over stdio or Streamable HTTP. It
+// starts the server (or connects to it) on first use and again when the
+// connection was lost; after a restart it refuses to call a tool whose
+// definition changed.
 type MCP struct {
 	name string
 	cmd  client.Command
+	ep   *client.Endpoint // set for a server over HTTP
 	opts client.Options
 
 	mu     sync.Mutex
@@ -28,6 +30,12 @@ type MCP struct {
 // NewMCP returns the source "mcp.<name>" for the server cmd starts.
 func NewMCP(name string, cmd client.Command, opts client.Options) *MCP {
 	return &MCP{name: name, cmd: cmd, opts: opts}
+}
+
+// NewMCPHTTP returns the source "mcp.<name>" for the Streamable HTTP server
+// at ep.
+func NewMCPHTTP(name string, ep client.Endpoint, opts client.Options) *MCP {
+	return &MCP{name: name, ep: &ep, opts: opts}
 }
 
 // ID returns "mcp.<name>".
@@ -53,7 +61,13 @@ func (m *MCP) connect(ctx context.Context) (*client.Conn, bool, error) {
 		m.conn.Close()
 		m.conn = nil
 	}
-	c, err := client.Start(ctx, m.cmd, m.opts)
+	var c *client.Conn
+	var err error
+	if m.ep != nil {
+		c, err = client.Dial(ctx, *m.ep, m.opts)
+	} else {
+		c, err = client.Start(ctx, m.cmd, m.opts)
+	}
 	if err != nil {
 		return nil, false, fmt.Errorf("%s: starting the server: %w", m.ID(), err)
 	}
