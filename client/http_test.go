@@ -88,6 +88,7 @@ func goSDKHTTP(t *testing.T, opts *mcp.StreamableHTTPOptions) (url string, rec *
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Msg}}}, nil, nil
 	})
 	mcp.AddTool(s, &mcp.Tool{Name: "roots", Description: "roots"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		//lint:ignore SA1019 legacy servers still ask for roots; the client must answer
 		r, err := req.Session.ListRoots(ctx, nil)
 		if err != nil {
 			return nil, nil, err

@@ -199,7 +199,7 @@ func (c *Checker) CheckSpec(s Spec) error {
 	}
 	for _, p := range s.Packages {
 		if !packagePattern.MatchString(p) || strings.Contains(p, "/../") || strings.HasPrefix(p, "./../") {
-			return fmt.Errorf("package pattern %q: want ./... or a relative package path such as ./cmd/x or ./internal/...", p)
+			return fmt.Errorf("package pattern %q: want a relative package path (./..., ./cmd/x, ./internal/...)", p)
 		}
 	}
 	return nil
