@@ -3,6 +3,7 @@ package client_test
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -25,14 +26,27 @@ func inPrivateNetwork(t *testing.T) bool {
 	if os.Getenv(netnsEnv) == "1" {
 		return true
 	}
-	unshare, err := exec.LookPath("unshare")
-	if err != nil {
-		t.Skip("unshare is not installed: cannot keep a peer that listens on every interface off the network")
+	unshare, err1 := exec.LookPath("unshare")
+	_, err2 := exec.LookPath("ip")
+	if err1 != nil || err2 != nil {
+		t.Skip("unshare or ip is not installed: cannot keep a peer that listens on every interface off the network")
 	}
-	if out, err := exec.Command(unshare, "-n", "true").CombinedOutput(); err != nil {
-		t.Skipf("unshare -n is not permitted here (%v: %s): cannot keep the peer off the network", err, strings.TrimSpace(string(out)))
+	// As root, a network namespace alone; otherwise inside a user
+	// namespace, where that is allowed.
+	var flags string
+	var refusals []string
+	for _, f := range []string{"-n", "-rn"} {
+		out, err := exec.Command(unshare, f, "sh", "-c", "ip link set lo up").CombinedOutput()
+		if err == nil {
+			flags = f
+			break
+		}
+		refusals = append(refusals, fmt.Sprintf("unshare %s: %v: %s", f, err, strings.TrimSpace(string(out))))
 	}
-	cmd := exec.Command(unshare, "-n", "sh", "-c", `ip link set lo up && exec "$@"`, "sh",
+	if flags == "" {
+		t.Skipf("no private network namespace here (%s): cannot keep the peer off the network", strings.Join(refusals, "; "))
+	}
+	cmd := exec.Command(unshare, flags, "sh", "-c", `ip link set lo up && exec "$@"`, "sh",
 		os.Args[0], "-test.run=^"+t.Name()+"$", "-test.count=1", "-test.v")
 	cmd.Env = append(os.Environ(), netnsEnv+"=1")
 	out, err := cmd.CombinedOutput()
