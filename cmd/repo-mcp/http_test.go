@@ -23,6 +23,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
+	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
 	"github.com/repo-mcp/repo-mcp/internal/oauthtest"
 	"github.com/repo-mcp/repo-mcp/internal/peers"
 )
@@ -348,5 +349,90 @@ oauth:
 	}
 	if log, err := os.ReadFile(audit); err != nil || !strings.Contains(string(log), `"caller":"alice@example.com"`) {
 		t.Errorf("audit does not name the user (%v):\n%s", err, log)
+	}
+}
+
+// TestReplicasShareQuestions serves one repository from two replicas with
+// the same --state-key-file and a third without it: apply_patch's question
+// asked by one replica is answered through the other, as behind a load
+// balancer, and the third refuses the answer.
+func TestReplicasShareQuestions(t *testing.T) {
+	repo := gitfixture.New(t)
+	repo.Commit(t, "first", map[string]gitfixture.File{"main.go": gitfixture.Text("package main\n\nfunc main() { println(\"hello\") }\n")})
+	dir := t.TempDir()
+	config, key := filepath.Join(dir, "repo-mcp.yaml"), filepath.Join(dir, "state.key")
+	writeFile(t, config, fmt.Sprintf("workspaces:\n  - id: fx\n    root: %q\n", repo.Dir))
+	writeFile(t, key, "0123456789abcdef0123456789abcdef0123456789abcdef\n")
+	serve := func(extra ...string) string {
+		return peers.StartHTTP(t, repoMCP(t), append([]string{"serve", "--http", "127.0.0.1:0", "--index-cache", "off", "--config", config}, extra...)...)
+	}
+	a, b, other := serve("--state-key-file", key), serve("--state-key-file", key), serve()
+
+	var gen struct {
+		Result struct {
+			StructuredContent struct {
+				PatchID    string `json:"patch_id"`
+				DiffSHA256 string `json:"diff_sha256"`
+			} `json:"structuredContent"`
+		} `json:"result"`
+	}
+	callHTTP(t, a, "generate_patch", map[string]any{"workspace_id": "fx", "edits": []map[string]any{
+		{"op": "replace", "path": "main.go", "old_text": `"hello"`, "new_text": `"hello, replicas"`},
+	}}, "", &gen)
+	p := gen.Result.StructuredContent
+	apply := map[string]any{"workspace_id": "fx", "patch_id": p.PatchID, "diff_sha256": p.DiffSHA256}
+	var asked struct {
+		Result struct {
+			ResultType   string `json:"resultType"`
+			RequestState string `json:"requestState"`
+		} `json:"result"`
+	}
+	callHTTP(t, a, "apply_patch", apply, "", &asked)
+	if asked.Result.ResultType != "input_required" || asked.Result.RequestState == "" {
+		t.Fatalf("apply_patch did not ask: %+v", asked)
+	}
+	answer := `"inputResponses":{"apply":{"action":"accept"}},"requestState":"` + asked.Result.RequestState + `"`
+	var refused, applied struct {
+		Result struct {
+			IsError bool `json:"isError"`
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"result"`
+	}
+	callHTTP(t, other, "apply_patch", apply, answer, &refused)
+	if !refused.Result.IsError || !strings.Contains(refused.Result.Content[0].Text, "requestState is not one") {
+		t.Errorf("a replica with another key took the answer: %+v", refused)
+	}
+	callHTTP(t, b, "apply_patch", apply, answer, &applied)
+	if applied.Result.IsError {
+		t.Errorf("the replica sharing the key refused the answer: %+v", applied)
+	}
+}
+
+// callHTTP calls tool over Streamable HTTP at 2026-07-28, from a client
+// that can be asked, with extra members in the params, and decodes the
+// JSON-RPC response into out.
+func callHTTP(t *testing.T, url, tool string, args map[string]any, extra string, out any) {
+	t.Helper()
+	data, _ := json.Marshal(args)
+	params := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}},"name":"` + tool + `","arguments":` + string(data)
+	if extra != "" {
+		params += "," + extra
+	}
+	req, _ := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{`+params+`}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "tools/call")
+	req.Header.Set("Mcp-Name", tool)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || json.Unmarshal(body, out) != nil {
+		t.Fatalf("%s: %s %s", tool, resp.Status, body)
 	}
 }

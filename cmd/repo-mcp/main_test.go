@@ -42,6 +42,7 @@ func TestCommandLine(t *testing.T) {
 		{[]string{"serve", "--workspace", "nopath"}, 2, "", "want ID=PATH"},
 		{[]string{"serve", "--http", "0.0.0.0:0"}, 2, "", "not a loopback address"},
 		{[]string{"serve", "--http", "0.0.0.0:0", "--allow-remote"}, 2, "", "--allow-remote needs tokens"},
+		{[]string{"serve", "--state-key-file", "/dev/null"}, 2, "", "want 32 or more"},
 		{[]string{"token"}, 2, "", "usage: repo-mcp token IDENTITY"},
 		{[]string{"token", "*"}, 2, "", "usage: repo-mcp token IDENTITY"},
 		{[]string{"token", "a\nb"}, 2, "", "cannot call"},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -28,6 +29,7 @@ type serveConfig struct {
 	allowRemote bool
 	hosts       []string
 	maxCalls    int
+	stateKey    string
 	auditLog    string
 	identity    string
 	cpuProfile  string
@@ -53,6 +55,7 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 		return nil
 	})
 	fs.IntVar(&c.maxCalls, "max-calls-per-caller", 16, "over HTTP, the calls one caller may have in progress (0: no limit)")
+	fs.StringVar(&c.stateKey, "state-key-file", "", "a `file` holding the secret (32 bytes or more) that seals the questions tools put to a person; replicas behind one load balancer must share it (default: a random key per process)")
 	fs.StringVar(&c.auditLog, "audit-log", "", "append the audit trail to `file` (default: stderr)")
 	fs.StringVar(&c.identity, "identity", server.DefaultCaller, "caller identity of calls over stdio, and over HTTP without tokens")
 	c.tools.flags(fs)
@@ -113,6 +116,11 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	if c.httpAddr != "" {
 		opts.MaxCallsPerCaller = c.maxCalls
 	}
+	if c.stateKey != "" {
+		if opts.StateKey, err = readStateKey(c.stateKey, logger); err != nil {
+			return err
+		}
+	}
 	if c.auditLog != "" {
 		f, err := os.OpenFile(c.auditLog, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
@@ -132,6 +140,23 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	logger.Info("serving MCP on stdio", "version", version(), "tools", len(s.Tools()), "workspaces", len(reg.IDs(c.identity)))
 	return s.Serve(ctx, os.Stdin, protocol)
+}
+
+// readStateKey reads the secret of --state-key-file: the file's bytes,
+// without a final newline.
+func readStateKey(name string, logger *slog.Logger) ([]byte, error) {
+	key, err := os.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("--state-key-file: %w", err)
+	}
+	key = bytes.TrimRight(key, "\r\n")
+	if len(key) < 32 {
+		return nil, fmt.Errorf("--state-key-file %s: %d bytes; want 32 or more (head -c 32 /dev/urandom | base64 > FILE makes one)", name, len(key))
+	}
+	if fi, err := os.Stat(name); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		logger.Warn("the state key file can be read by other users", "file", name, "mode", fi.Mode().Perm().String())
+	}
+	return key, nil
 }
 
 // loadConfig reads --config and adds the --workspace flags to it.
