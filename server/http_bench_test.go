@@ -8,12 +8,12 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/repo-mcp/repo-mcp/internal/benchlat"
+	"github.com/repo-mcp/repo-mcp/internal/mcphttp"
 	"github.com/repo-mcp/repo-mcp/server"
 )
 
@@ -67,20 +67,7 @@ func BenchmarkHTTPRoundTrip(b *testing.B) {
 }
 
 func postPing(url string, i int) error {
-	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"name":"ping","arguments":{"message":"hello"}}}`, i+1)
-	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", "tools/call")
-	req.Header.Set("Mcp-Name", "ping")
-	req.Header.Set("Authorization", "Bearer bench-token")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
+	resp, out, err := mcphttp.Post(url, "Bearer bench-token", "ping", mcphttp.Call(i+1, "ping", `{"message":"hello"}`, ""))
 	if err == nil && (resp.StatusCode != 200 || !bytes.Contains(out, []byte(`"message":"hello"`)) || bytes.Contains(out, []byte(`"isError":true`))) {
 		err = fmt.Errorf("%s: %s", resp.Status, out)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/repo-mcp/repo-mcp/internal/mcphttp"
 	"github.com/repo-mcp/repo-mcp/server"
 )
 
@@ -127,7 +128,7 @@ func TestHTTPBearerAuth(t *testing.T) {
 		t.Helper()
 		return postCall(t, ts.URL, authorization, tool, body)
 	}
-	whoCall := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + meta + `,"name":"who","arguments":{"workspace_id":"w"}}}`
+	whoCall := mcphttp.Call(1, "who", `{"workspace_id":"w"}`, "")
 
 	for _, tt := range []struct {
 		name, authorization string
@@ -161,7 +162,7 @@ func TestHTTPBearerAuth(t *testing.T) {
 	}
 
 	t.Run("tools never see the credential", func(t *testing.T) {
-		call := `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{` + meta + `,"name":"header","arguments":{}}}`
+		call := mcphttp.Call(4, "header", `{}`, "")
 		_, _, body := post(t, "Bearer alice-token", "header", call)
 		if strings.Contains(body, "alice-token") || !strings.Contains(body, `"accept":"application/json`) {
 			t.Errorf("the tool saw %s", body)
@@ -169,7 +170,7 @@ func TestHTTPBearerAuth(t *testing.T) {
 	})
 
 	t.Run("a question is answered only by its caller", func(t *testing.T) {
-		ask := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{` + meta + `,"name":"confirm","arguments":{"digest":"abc"}}}`
+		ask := mcphttp.Call(2, "confirm", `{"digest":"abc"}`, "")
 		_, _, body := post(t, "Bearer alice-token", "confirm", ask)
 		var asked struct {
 			Result struct {
@@ -179,8 +180,8 @@ func TestHTTPBearerAuth(t *testing.T) {
 		if err := json.Unmarshal([]byte(body), &asked); err != nil || asked.Result.RequestState == "" {
 			t.Fatalf("no requestState in %s (%v)", body, err)
 		}
-		answer := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{` + meta + `,"name":"confirm","arguments":{"digest":"abc"},` +
-			`"inputResponses":{"confirm":{"action":"accept"}},"requestState":"` + asked.Result.RequestState + `"}}`
+		answer := mcphttp.Call(3, "confirm", `{"digest":"abc"}`,
+			`"inputResponses":{"confirm":{"action":"accept"}},"requestState":"`+asked.Result.RequestState+`"`)
 		if _, _, body := post(t, "Bearer bob-token", "confirm", answer); !strings.Contains(body, "requestState is not one") {
 			t.Errorf("bob answered alice's question: %s", body)
 		}
@@ -207,11 +208,10 @@ func TestMaxCallsPerCaller(t *testing.T) {
 	ts := httptest.NewServer(s.HTTPHandler(server.HTTPOptions{Auth: &server.BearerAuth{Verify: verify}}))
 	defer ts.Close()
 	call := func(tool string) string {
-		args := `{}`
 		if tool == "echo" {
-			args = `{"text":"hi"}`
+			return mcphttp.Call(1, tool, `{"text":"hi"}`, "")
 		}
-		return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + meta + `,"name":"` + tool + `","arguments":` + args + `}}`
+		return mcphttp.Call(1, tool, `{}`, "")
 	}
 	done := make(chan string)
 	go func() {
@@ -234,28 +234,14 @@ func TestMaxCallsPerCaller(t *testing.T) {
 	}
 }
 
-// meta is the _meta of a 2026-07-28 request from a client that can be asked.
-const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}`
-
-// postCall posts one JSON-RPC message to the server at url and returns
-// the status, header and body of the answer.
+// postCall posts one tools/call to the server at url and returns the
+// status, header and body of the answer.
 func postCall(t *testing.T, url, authorization, tool, body string) (int, http.Header, string) {
 	t.Helper()
-	req, _ := http.NewRequest("POST", url+"/mcp", strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", "tools/call")
-	req.Header.Set("Mcp-Name", tool)
-	if authorization != "" {
-		req.Header.Set("Authorization", authorization)
-	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, out, err := mcphttp.Post(url+"/mcp", authorization, tool, body)
 	if err != nil {
 		t.Error(err)
 		return 0, nil, ""
 	}
-	defer resp.Body.Close()
-	out, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, resp.Header, string(out)
 }

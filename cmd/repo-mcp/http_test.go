@@ -2,9 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -24,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
+	"github.com/repo-mcp/repo-mcp/internal/mcphttp"
 	"github.com/repo-mcp/repo-mcp/internal/oauthtest"
 	"github.com/repo-mcp/repo-mcp/internal/peers"
 )
@@ -187,11 +185,7 @@ func writeFile(t *testing.T, name, content string) {
 func TestHTTPOAuth(t *testing.T) {
 	root, _ := fixtureRepo(t)
 	issuer := oauthtest.NewIssuer(t, "/realms/eng", false)
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	issuer.AddKey("k1", key, true)
+	issuer.NewKey(t, "k1")
 	bob, bobEntry := makeToken(t, "bob")
 	const resource = "https://repo.example/mcp"
 	config := filepath.Join(t.TempDir(), "config.yaml")
@@ -284,11 +278,7 @@ tokens:
 func TestOAuthFlow(t *testing.T) {
 	root, _ := fixtureRepo(t)
 	issuer := oauthtest.NewIssuer(t, "", false)
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	issuer.AddKey("k1", key, true)
+	issuer.NewKey(t, "k1")
 	issuer.ApproveAs("k1", jwt.MapClaims{"sub": "u-1", "email": "alice@example.com"})
 	// The resource URL is where the client connects, so the port is chosen
 	// before the server starts.
@@ -416,22 +406,10 @@ func TestReplicasShareQuestions(t *testing.T) {
 func callHTTP(t *testing.T, url, tool string, args map[string]any, extra string, out any) {
 	t.Helper()
 	data, _ := json.Marshal(args)
-	params := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}},"name":"` + tool + `","arguments":` + string(data)
-	if extra != "" {
-		params += "," + extra
-	}
-	req, _ := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{`+params+`}}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", "tools/call")
-	req.Header.Set("Mcp-Name", tool)
-	resp, err := http.DefaultClient.Do(req)
+	resp, body, err := mcphttp.Post(url, "", tool, mcphttp.Call(1, tool, string(data), extra))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != 200 || json.Unmarshal(body, out) != nil {
 		t.Fatalf("%s: %s %s", tool, resp.Status, body)
 	}

@@ -6,6 +6,7 @@ import (
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/ed25519"
+	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/sha256"
@@ -107,6 +108,16 @@ func (is *Issuer) AddKey(kid string, key crypto.Signer, publish bool) {
 	if publish {
 		is.published[kid] = true
 	}
+}
+
+// NewKey adds a fresh ECDSA P-256 signing key, published in the key set.
+func (is *Issuer) NewKey(t testing.TB, kid string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	is.AddKey(kid, key, true)
 }
 
 // Sign returns a token with claims, signed with key kid.

@@ -21,6 +21,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/repo-mcp/repo-mcp/internal/mcphttp"
 	"github.com/repo-mcp/repo-mcp/internal/oauthtest"
 	"github.com/repo-mcp/repo-mcp/server"
 	"github.com/repo-mcp/repo-mcp/server/oauth"
@@ -117,8 +118,7 @@ func unsigned(claims jwt.MapClaims) string {
 // New is accepted once the set may be fetched again.
 func TestKeyRotation(t *testing.T) {
 	is := oauthtest.NewIssuer(t, "", true) // OpenID Connect discovery only
-	old, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	is.AddKey("old", old, true)
+	is.NewKey(t, "old")
 	rs, err := oauth.New(context.Background(), oauth.Config{Resource: resource, Issuer: is.Issuer(), KeyRefresh: time.Nanosecond, IdentityClaim: "email"})
 	if err != nil {
 		t.Fatal(err)
@@ -134,8 +134,7 @@ func TestKeyRotation(t *testing.T) {
 
 func TestNewRefuses(t *testing.T) {
 	is := oauthtest.NewIssuer(t, "", false)
-	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	is.AddKey("k", key, true)
+	is.NewKey(t, "k")
 	empty := oauthtest.NewIssuer(t, "", false)
 	for _, cfg := range []oauth.Config{
 		{Resource: "http://repo.example/mcp", Issuer: is.Issuer()}, // plain HTTP beyond loopback
@@ -157,8 +156,7 @@ func TestNewRefuses(t *testing.T) {
 // the caller of its calls.
 func TestThroughHTTPHandler(t *testing.T) {
 	is := oauthtest.NewIssuer(t, "", false)
-	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	is.AddKey("k", key, true)
+	is.NewKey(t, "k")
 	rs, err := oauth.New(context.Background(), oauth.Config{Resource: resource, Issuer: is.Issuer(), Scopes: []string{"repo"}})
 	if err != nil {
 		t.Fatal(err)
@@ -196,22 +194,14 @@ func TestThroughHTTPHandler(t *testing.T) {
 	}
 
 	call := func(token string) (*http.Response, string) {
-		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"name":"who","arguments":{}}}`
-		req, _ := http.NewRequest("POST", ts.URL+"/mcp", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-		req.Header.Set("Mcp-Method", "tools/call")
-		req.Header.Set("Mcp-Name", "who")
+		authorization := ""
 		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
+			authorization = "Bearer " + token
 		}
-		resp, err := http.DefaultClient.Do(req)
+		resp, out, err := mcphttp.Post(ts.URL+"/mcp", authorization, "who", mcphttp.Call(1, "who", `{}`, ""))
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
 		return resp, string(out)
 	}
 	resp, _ := call("")
