@@ -49,7 +49,11 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 			// guard allows.
 			DisableLocalhostProtection: len(opts.AllowedHosts) > 0,
 		})
-	return &httpGuard{next: h, opts: opts, maxBody: int64(s.opts.MaxFrameBytes), log: s.log}
+	g := &httpGuard{next: h, opts: opts, maxBody: int64(s.opts.MaxFrameBytes), log: s.log}
+	if opts.Auth != nil {
+		g.authenticated = opts.Auth.require(http.HandlerFunc(g.serveAuthenticated))
+	}
+	return g
 }
 
 type httpGuard struct {
@@ -57,6 +61,9 @@ type httpGuard struct {
 	opts    HTTPOptions
 	maxBody int64
 	log     *slog.Logger
+	// authenticated is serveAuthenticated behind the bearer token check,
+	// when the options ask for one.
+	authenticated http.Handler
 }
 
 func (g *httpGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -68,11 +75,18 @@ func (g *httpGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "forbidden: Origin is not allowed", http.StatusForbidden)
 		return
 	}
-	if g.opts.Auth != nil {
-		var ok bool
-		if r, ok = g.opts.Auth.authenticate(w, r); !ok {
-			return
-		}
+	if g.authenticated != nil {
+		g.authenticated.ServeHTTP(challenger{w, hasBearer(r.Header.Get("Authorization"))}, r)
+		return
+	}
+	g.serveAuthenticated(w, r)
+}
+
+// serveAuthenticated serves a request whose caller is known (or need not
+// be): r's context holds its token, if any.
+func (g *httpGuard) serveAuthenticated(w http.ResponseWriter, r *http.Request) {
+	if c, ok := w.(challenger); ok {
+		w = c.ResponseWriter // the challenge was for refusals only
 	}
 	if r.Method != http.MethodPost {
 		g.next.ServeHTTP(w, r)

@@ -32,10 +32,10 @@ type BearerAuth struct {
 // its calls would otherwise be made for no one, or for the operator.
 var errNoUser = errors.New("the token verifier accepted a token without a user id")
 
-// authenticate runs go-sdk's bearer token check on r. When it passes, it
-// returns r with the token's description in its context, where the engine
-// hands it to tool calls; otherwise it has answered the request itself.
-func (a *BearerAuth) authenticate(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
+// require puts go-sdk's bearer token check in front of next, which finds
+// the token's description in the request's context, where the engine
+// hands it to tool calls. A refused request is answered by the check.
+func (a *BearerAuth) require(next http.Handler) http.Handler {
 	verify := func(ctx context.Context, token string, r *http.Request) (*auth.TokenInfo, error) {
 		info, err := a.Verify(ctx, token, r)
 		if err == nil && info != nil && info.UserID == "" {
@@ -43,15 +43,11 @@ func (a *BearerAuth) authenticate(w http.ResponseWriter, r *http.Request) (*http
 		}
 		return info, err
 	}
-	var passed *http.Request
-	check := auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{
+	return auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{
 		ResourceMetadataURL:    a.ResourceMetadataURL,
 		Scopes:                 a.Scopes,
 		AllowMissingExpiration: true, // static tokens have none; the verifier sets one it knows
-	})
-	check(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { passed = r })).
-		ServeHTTP(challenger{w, hasBearer(r.Header.Get("Authorization"))}, r)
-	return passed, passed != nil
+	})(next)
 }
 
 // hasBearer reports whether an Authorization header value presents a
