@@ -398,8 +398,13 @@ func (h *httpTransport) statusFailed(ctx context.Context, resp *http.Response, m
 	h.mu.Lock()
 	h.gone = true
 	h.mu.Unlock()
-	h.c.finish(m.id, reply{fail: &failure{outcome: ConnectionLost, err: herr, lost: l}})
+	// The connection is lost before the request learns why, so that its
+	// caller finds Done closed.
+	p := h.c.take(m.id)
 	h.c.lose(l)
+	if p != nil {
+		p.reply <- reply{fail: &failure{outcome: ConnectionLost, err: herr, lost: l}}
+	}
 }
 
 // answers reports whether an error response's id names request own: it is
