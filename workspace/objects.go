@@ -9,7 +9,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
-	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/errclass"
 )
 
 // This file is the object-store side of writing to a workspace: blobs,
@@ -52,7 +52,7 @@ func (w *Workspace) ReadBlob(sha string, max int64) ([]byte, error) {
 		return nil, w.objectError(sha, err)
 	}
 	if size > max {
-		return nil, server.Errorf(server.InvalidInput, "blob %s is %d bytes, more than the %d allowed", sha, size, max)
+		return nil, errclass.Errorf(errclass.InvalidInput, "blob %s is %d bytes, more than the %d allowed", sha, size, max)
 	}
 	data, _, err := r.readBlobLocked(h, 0, max)
 	if err != nil {
@@ -152,7 +152,7 @@ func encodeTree(entries []treeEntry) []byte {
 
 func (w *Workspace) objectError(sha string, err error) error {
 	if err == plumbing.ErrObjectNotFound {
-		return server.Errorf(server.NotFound, "object %s does not exist in workspace %q", sha, w.id).Wrap(err)
+		return errclass.Errorf(errclass.NotFound, "object %s does not exist in workspace %q", sha, w.id).Wrap(err)
 	}
 	return w.internalError("reading an object", err)
 }

@@ -9,7 +9,7 @@ import (
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
 
-	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/errclass"
 )
 
 // Limits on a path a caller may name.
@@ -21,7 +21,7 @@ const (
 // CleanPath normalizes a caller-supplied path before any I/O. It returns the
 // path relative to the workspace root, slash-separated, without leading or
 // trailing slashes; the root itself is "". It refuses, with an invalid_input
-// [server.Error]:
+// [errclass.Error]:
 //
 //   - absolute forms: /x, //x, C:\x, C:x, \\server\share, file://x;
 //   - backslashes, NUL, control characters and invalid UTF-8;
@@ -67,9 +67,9 @@ func CleanPath(p string) (string, error) {
 func checkPathSyntax(p string) error {
 	switch {
 	case len(p) > MaxPathBytes:
-		return server.Errorf(server.InvalidInput, "path is longer than %d bytes", MaxPathBytes)
+		return errclass.Errorf(errclass.InvalidInput, "path is longer than %d bytes", MaxPathBytes)
 	case strings.Count(p, "/") >= MaxPathComponents:
-		return server.Errorf(server.InvalidInput, "path has more than %d components", MaxPathComponents)
+		return errclass.Errorf(errclass.InvalidInput, "path has more than %d components", MaxPathComponents)
 	case !utf8.ValidString(p):
 		return pathError(p, "is not valid UTF-8")
 	case strings.ContainsRune(p, '\\'):
@@ -224,7 +224,7 @@ func validEntryName(name string) bool {
 // pathError returns an invalid_input error quoting (a bounded prefix of) the
 // caller's own path.
 func pathError(p, why string) error {
-	return server.Errorf(server.InvalidInput, "path %s %s", quoteInput(p), why)
+	return errclass.Errorf(errclass.InvalidInput, "path %s %s", quoteInput(p), why)
 }
 
 // quoteInput quotes a caller-supplied string for an error message, cut to a

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/errclass"
 )
 
 func TestCleanPathAccepts(t *testing.T) {
@@ -63,7 +63,7 @@ func TestCleanPathRefuses(t *testing.T) {
 			t.Errorf("CleanPath(%q) = %q, want an error", in, got)
 			continue
 		}
-		wantClass(t, err, server.InvalidInput)
+		wantClass(t, err, errclass.InvalidInput)
 		if len(err.Error()) > 300 {
 			t.Errorf("CleanPath(%q): error of %d bytes", in[:20], len(err.Error()))
 		}
@@ -83,8 +83,8 @@ func FuzzCleanPath(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in string) {
 		got, err := CleanPath(in)
 		if err != nil {
-			if server.ClassOf(err) != server.InvalidInput {
-				t.Fatalf("CleanPath(%q): class %s", in, server.ClassOf(err))
+			if errclass.ClassOf(err) != errclass.InvalidInput {
+				t.Fatalf("CleanPath(%q): class %s", in, errclass.ClassOf(err))
 			}
 			return
 		}

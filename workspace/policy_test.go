@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/errclass"
 )
 
 const policyYAML = `
@@ -47,8 +47,8 @@ func TestAuthorize(t *testing.T) {
 		identity string
 		action   Action
 		path     string
-		class    server.Class // "" means allowed
-		reason   string       // a fragment of the denial naming the rule
+		class    errclass.Class // "" means allowed
+		reason   string         // a fragment of the denial naming the rule
 	}{
 		{"alice", ActionRead, "", "", ""},
 		{"alice", ActionRead, "README.md", "", ""},
@@ -74,7 +74,7 @@ func TestAuthorize(t *testing.T) {
 			}
 			continue
 		}
-		if server.ClassOf(err) != tc.class || !strings.Contains(err.Error(), tc.reason) {
+		if errclass.ClassOf(err) != tc.class || !strings.Contains(err.Error(), tc.reason) {
 			t.Errorf("Authorize(%s, %s, %q) = %v, want %s mentioning %s", tc.identity, tc.action, tc.path, err, tc.class, tc.reason)
 		}
 	}
@@ -96,7 +96,7 @@ func TestSnapshotEnforcesPolicy(t *testing.T) {
 	}
 	for _, p := range []string{"a/x.go", "a/b/y.go", "bin/run", ".env", "config/prod.pem"} {
 		_, err := s.ReadFile(ctx, p, ReadOptions{})
-		wantClass(t, err, server.PermissionDenied)
+		wantClass(t, err, errclass.PermissionDenied)
 	}
 	got, stats := walkPaths(t, s, "", WalkOptions{Recursive: true})
 	if diff := diffStrings([]string{"README.md", "a/"}, got); diff != "" {
@@ -108,17 +108,17 @@ func TestSnapshotEnforcesPolicy(t *testing.T) {
 	for _, rev := range []string{"dev", "v1", "worktree", s.Revision().SHA} {
 		_, err := reg.Snapshot(ctx, alice, "ws", rev)
 		if rev == "worktree" {
-			wantClass(t, err, server.PermissionDenied)
+			wantClass(t, err, errclass.PermissionDenied)
 			continue
 		}
-		wantClass(t, err, server.PermissionDenied)
+		wantClass(t, err, errclass.PermissionDenied)
 		if !strings.Contains(err.Error(), "not among the refs") {
 			t.Errorf("rev %s: %v", rev, err)
 		}
 	}
 	bob := Access{Identity: "bob", Action: ActionRead}
 	_, err = reg.Snapshot(ctx, bob, "ws", "HEAD")
-	wantClass(t, err, server.PermissionDenied)
+	wantClass(t, err, errclass.PermissionDenied)
 }
 
 func TestLoadConfigStrict(t *testing.T) {

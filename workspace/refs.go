@@ -9,7 +9,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
-	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/errclass"
 )
 
 // Head describes what HEAD points at.
@@ -160,7 +160,7 @@ func (s *Snapshot) Log(n int) ([]Commit, error) {
 		seen[h] = true
 		c, err := object.GetCommit(r.storage, h)
 		if err != nil {
-			return server.Errorf(server.Internal, "reading history failed").Wrap(ws.scrub(err))
+			return errclass.Errorf(errclass.Internal, "reading history failed").Wrap(ws.scrub(err))
 		}
 		heap.Push(queue, c)
 		return nil

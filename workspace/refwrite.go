@@ -10,7 +10,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/errclass"
 )
 
 // RefConflict is the error of an UpdateRef whose compare failed: the ref
@@ -40,7 +40,7 @@ func CheckRefName(name string) error {
 		strings.Contains(name, "..") || strings.Contains(name, "@{") || strings.Contains(name, "//") ||
 		strings.ContainsAny(name, " ~^:?*[\\\x7f") || hasControl(name) || strings.HasPrefix(rest, "-") ||
 		strings.Contains(name, "/-") {
-		return server.Errorf(server.InvalidInput, "ref name %s is not allowed", quoteInput(name))
+		return errclass.Errorf(errclass.InvalidInput, "ref name %s is not allowed", quoteInput(name))
 	}
 	return nil
 }
@@ -65,7 +65,7 @@ func (w *Workspace) readRefLocked(name string) (string, error) {
 	case err != nil:
 		return "", w.internalError("reading a ref", err)
 	case ref.Type() != plumbing.HashReference:
-		return "", server.Errorf(server.PreconditionFailed, "ref %s is symbolic", quoteInput(name))
+		return "", errclass.Errorf(errclass.PreconditionFailed, "ref %s is symbolic", quoteInput(name))
 	}
 	return ref.Hash().String(), nil
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/errclass"
 )
 
 // This file serves tools that keep records of their own under refs (the
@@ -25,7 +25,7 @@ import (
 // are left out.
 func (w *Workspace) ListRefs(prefix string) ([]Ref, error) {
 	if !strings.HasPrefix(prefix, "refs/") {
-		return nil, server.Errorf(server.InvalidInput, "ref prefix %s does not start with refs/", quoteInput(prefix))
+		return nil, errclass.Errorf(errclass.InvalidInput, "ref prefix %s does not start with refs/", quoteInput(prefix))
 	}
 	r := w.repo
 	r.mu.Lock()
@@ -61,7 +61,7 @@ func (w *Workspace) DeleteRef(name, oldSHA string) error {
 		return err
 	}
 	if oldSHA == "" {
-		return server.Errorf(server.InvalidInput, "deleting ref %s needs the value it holds", quoteInput(name))
+		return errclass.Errorf(errclass.InvalidInput, "deleting ref %s needs the value it holds", quoteInput(name))
 	}
 	file := filepath.Join(w.refsDir(), filepath.FromSlash(name))
 	// The ref may be packed only, its directory gone; its lock needs one.

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/repo-mcp/repo-mcp/errclass"
 	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
-	"github.com/repo-mcp/repo-mcp/server"
 )
 
 func TestListRefs(t *testing.T) {
@@ -44,7 +44,7 @@ func TestListRefs(t *testing.T) {
 		}
 	}
 	_, err := ws.ListRefs("heads/")
-	wantClass(t, err, server.InvalidInput)
+	wantClass(t, err, errclass.InvalidInput)
 }
 
 func TestDeleteRef(t *testing.T) {
@@ -120,9 +120,9 @@ func TestDeleteRefInput(t *testing.T) {
 	repo, c := basicRepo(t)
 	ws := writable(t, repo.Dir)
 	for _, bad := range []string{"HEAD", "refs/heads/a..b", "refs/../config", "heads/x"} {
-		wantClass(t, ws.DeleteRef(bad, c[0]), server.InvalidInput)
+		wantClass(t, ws.DeleteRef(bad, c[0]), errclass.InvalidInput)
 	}
-	wantClass(t, ws.DeleteRef("refs/heads/dev", ""), server.InvalidInput)
+	wantClass(t, ws.DeleteRef("refs/heads/dev", ""), errclass.InvalidInput)
 }
 
 // writable opens dir as the one workspace "ws" for writing.

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/repo-mcp/repo-mcp/errclass"
 	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
-	"github.com/repo-mcp/repo-mcp/server"
 )
 
 func TestWriteTreeAndDiff(t *testing.T) {
@@ -55,17 +55,17 @@ func TestWriteTreeAndDiff(t *testing.T) {
 
 	for _, tc := range []struct {
 		c    Change
-		want server.Class
+		want errclass.Class
 	}{
-		{Change{Path: "docs/link", Mode: ModeFile, SHA: blob}, server.InvalidInput},   // a symlink
-		{Change{Path: "docs/link/x", Mode: ModeFile, SHA: blob}, server.InvalidInput}, // through a symlink
-		{Change{Path: "vendor/mod", Delete: true}, server.InvalidInput},               // a submodule
-		{Change{Path: "a", Mode: ModeFile, SHA: blob}, server.InvalidInput},           // a directory
-		{Change{Path: "readme.md", Mode: ModeFile, SHA: blob}, server.InvalidInput},   // case collision
-		{Change{Path: ".env", Mode: ModeFile, SHA: blob}, server.PermissionDenied},    // a secret
-		{Change{Path: ".git/config", Mode: ModeFile, SHA: blob}, server.InvalidInput}, // metadata
-		{Change{Path: "x", Mode: ModeSymlink, SHA: blob}, server.InvalidInput},        // a symlink mode
-		{Change{Path: "missing", Delete: true}, server.InvalidInput},                  // nothing to delete
+		{Change{Path: "docs/link", Mode: ModeFile, SHA: blob}, errclass.InvalidInput},   // a symlink
+		{Change{Path: "docs/link/x", Mode: ModeFile, SHA: blob}, errclass.InvalidInput}, // through a symlink
+		{Change{Path: "vendor/mod", Delete: true}, errclass.InvalidInput},               // a submodule
+		{Change{Path: "a", Mode: ModeFile, SHA: blob}, errclass.InvalidInput},           // a directory
+		{Change{Path: "readme.md", Mode: ModeFile, SHA: blob}, errclass.InvalidInput},   // case collision
+		{Change{Path: ".env", Mode: ModeFile, SHA: blob}, errclass.PermissionDenied},    // a secret
+		{Change{Path: ".git/config", Mode: ModeFile, SHA: blob}, errclass.InvalidInput}, // metadata
+		{Change{Path: "x", Mode: ModeSymlink, SHA: blob}, errclass.InvalidInput},        // a symlink mode
+		{Change{Path: "missing", Delete: true}, errclass.InvalidInput},                  // nothing to delete
 	} {
 		_, err := s.WriteTree([]Change{tc.c})
 		wantClass(t, err, tc.want, repo.Dir)
@@ -106,7 +106,7 @@ func TestUpdateRef(t *testing.T) {
 	}
 	os.Remove(lock)
 	for _, bad := range []string{"HEAD", "refs/heads/a..b", "refs/heads/-x", "refs/heads/x.lock", "refs/heads/a b", "refs/../config", "refs/heads/x/", "heads/x"} {
-		wantClass(t, ws.UpdateRef(bad, commits[0], ""), server.InvalidInput)
+		wantClass(t, ws.UpdateRef(bad, commits[0], ""), errclass.InvalidInput)
 	}
 }
 
@@ -215,7 +215,7 @@ func TestApplyWorktreeEditDuringApply(t *testing.T) {
 			os.WriteFile(filepath.Join(repo.Dir, "a.c"), []byte("a person's edit\n"), 0o644)
 		}
 	}})
-	wantClass(t, err, server.PreconditionFailed, repo.Dir)
+	wantClass(t, err, errclass.PreconditionFailed, repo.Dir)
 	if data, _ := os.ReadFile(filepath.Join(repo.Dir, "README.md")); string(data) != "hello again\n" {
 		t.Errorf("README.md not rolled back: %q", data)
 	}

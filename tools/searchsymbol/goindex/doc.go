@@ -70,5 +70,5 @@
 // are checksummed and bound to the index and the query.
 //
 // Errors caused by the query (a bad mode, kind, regular expression, glob,
-// limit or cursor) are [server.Error]s of class invalid_input.
+// limit or cursor) are [errclass.Error]s of class invalid_input.
 package goindex
