@@ -88,6 +88,20 @@ func TestImportRules(t *testing.T) {
 			}
 		}
 	})
+	t.Run("only workspace imports go-git", func(t *testing.T) {
+		for name, p := range pkgs {
+			// gitfixture builds the repositories tests read; it is on no
+			// read path.
+			if name == "workspace" || name == "internal/gitfixture" {
+				continue
+			}
+			for _, imp := range p.Imports {
+				if strings.HasPrefix(imp, "github.com/go-git/") {
+					t.Errorf("%s imports %s", name, imp)
+				}
+			}
+		}
+	})
 	t.Run("tools reach the repository only through workspace", func(t *testing.T) {
 		for name, p := range pkgs {
 			if !strings.HasPrefix(name, "tools/") {
