@@ -317,14 +317,14 @@ func TestRefCacheUpdateRef(t *testing.T) {
 	ws := openOne(t, repo.Dir, nil).workspaces["ws"]
 	revs := []string{"HEAD", "dev", "refs/heads/dev"}
 	settleRefs(t, ws, revs)
-	if err := ws.UpdateRef("refs/heads/dev", commits[1], commits[0]); err != nil {
+	if err := ws.updateRef("refs/heads/dev", commits[1], commits[0]); err != nil {
 		t.Fatal(err)
 	}
 	ws.repo.mu.Lock()
 	n := len(ws.repo.refs.entries)
 	ws.repo.mu.Unlock()
 	if n != 0 {
-		t.Errorf("%d entries cached after UpdateRef, want none", n)
+		t.Errorf("%d entries cached after updateRef, want none", n)
 	}
 	for _, rev := range revs[1:] {
 		spec, _ := parseRevision(rev)

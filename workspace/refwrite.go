@@ -13,7 +13,7 @@ import (
 	"github.com/repo-mcp/repo-mcp/errclass"
 )
 
-// RefConflict is the error of an UpdateRef whose compare failed: the ref
+// RefConflict is the error of a ref write whose compare failed: the ref
 // no longer holds the value the caller expected.
 type RefConflict struct {
 	Name    string
@@ -27,7 +27,7 @@ func (e *RefConflict) Error() string {
 	return fmt.Sprintf("ref %s is at %s", e.Name, e.Current)
 }
 
-// ErrRefLocked is returned by UpdateRef when another writer (a git
+// ErrRefLocked is returned by a ref write when another writer (a git
 // command, another replica) holds the ref's lock file.
 var ErrRefLocked = errors.New("ref is locked by another writer")
 
@@ -45,9 +45,9 @@ func CheckRefName(name string) error {
 	return nil
 }
 
-// ReadRef returns the commit SHA a ref names directly, or "" when the ref
+// readRef returns the commit SHA a ref names directly, or "" when the ref
 // does not exist.
-func (w *Workspace) ReadRef(name string) (string, error) {
+func (w *Workspace) readRef(name string) (string, error) {
 	if err := CheckRefName(name); err != nil {
 		return "", err
 	}
@@ -70,13 +70,13 @@ func (w *Workspace) readRefLocked(name string) (string, error) {
 	return ref.Hash().String(), nil
 }
 
-// UpdateRef points ref name at newSHA if, and only if, it is now at oldSHA
+// updateRef points ref name at newSHA if, and only if, it is now at oldSHA
 // ("" meaning: it must not exist). It follows git's own protocol, a
 // name.lock file created exclusively then renamed over the ref, so it is
 // atomic against git commands and against other processes serving the same
 // repository. A failed compare is a *RefConflict; a held lock is
 // ErrRefLocked.
-func (w *Workspace) UpdateRef(name, newSHA, oldSHA string) error {
+func (w *Workspace) updateRef(name, newSHA, oldSHA string) error {
 	if err := CheckRefName(name); err != nil {
 		return err
 	}

@@ -234,18 +234,7 @@ func (r *Registry) IDs(identity string) []string {
 // no access to at all (the two are indistinguishable); permission_denied,
 // naming the refusing rule, otherwise.
 func (r *Registry) Authorize(identity, workspaceID string, action Action, path string) error {
-	g, err := r.grant(Access{Identity: identity, Action: action}, workspaceID)
-	if err != nil {
-		return err
-	}
-	if path == "" {
-		return nil
-	}
-	clean, err := CleanPath(path)
-	if err != nil {
-		return err
-	}
-	return g.checkPath(clean, true)
+	return r.AuthorizeScope(identity, action, Scope{WorkspaceID: workspaceID}.WithPaths(path))
 }
 
 // grant finds the policies that let acc.Identity do acc.Action in a

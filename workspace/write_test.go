@@ -80,14 +80,14 @@ func TestUpdateRef(t *testing.T) {
 		t.Fatal(err)
 	}
 	const ref = "refs/heads/feature/x"
-	if err := ws.UpdateRef(ref, commits[0], ""); err != nil {
+	if err := ws.updateRef(ref, commits[0], ""); err != nil {
 		t.Fatal(err)
 	}
 	var conflict *RefConflict
-	if err := ws.UpdateRef(ref, commits[1], ""); !errors.As(err, &conflict) || conflict.Current != commits[0] {
+	if err := ws.updateRef(ref, commits[1], ""); !errors.As(err, &conflict) || conflict.Current != commits[0] {
 		t.Errorf("create over an existing ref: %v", err)
 	}
-	if err := ws.UpdateRef(ref, commits[1], commits[0]); err != nil {
+	if err := ws.updateRef(ref, commits[1], commits[0]); err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.TrimSpace(gitfixture.Git(t, repo.Dir, "rev-parse", ref)); got != commits[1] {
@@ -95,18 +95,18 @@ func TestUpdateRef(t *testing.T) {
 	}
 	// A packed ref is read and replaced like a loose one.
 	gitfixture.Git(t, repo.Dir, "pack-refs", "--all")
-	if err := ws.UpdateRef(ref, commits[0], commits[1]); err != nil {
+	if err := ws.updateRef(ref, commits[0], commits[1]); err != nil {
 		t.Fatal(err)
 	}
 	// git's own lock file holds us off.
 	lock := filepath.Join(repo.Dir, ".git", "refs", "heads", "dev.lock")
 	os.WriteFile(lock, nil, 0o644)
-	if err := ws.UpdateRef("refs/heads/dev", commits[1], commits[0]); !errors.Is(err, ErrRefLocked) {
+	if err := ws.updateRef("refs/heads/dev", commits[1], commits[0]); !errors.Is(err, ErrRefLocked) {
 		t.Errorf("with git's lock held: %v", err)
 	}
 	os.Remove(lock)
 	for _, bad := range []string{"HEAD", "refs/heads/a..b", "refs/heads/-x", "refs/heads/x.lock", "refs/heads/a b", "refs/../config", "refs/heads/x/", "heads/x"} {
-		wantClass(t, ws.UpdateRef(bad, commits[0], ""), errclass.InvalidInput)
+		wantClass(t, ws.updateRef(bad, commits[0], ""), errclass.InvalidInput)
 	}
 }
 
