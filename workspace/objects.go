@@ -17,7 +17,7 @@ import (
 // are immutable and named by their hash, so writing one never changes what
 // any revision means; only refs do (see refwrite.go).
 
-// CommitObject is a commit as the patch tools read and write it.
+// CommitObject is a commit as tools that propose changes read and write it.
 type CommitObject struct {
 	SHA     string // set when read; ignored when written
 	Tree    string
@@ -41,7 +41,7 @@ func (w *Workspace) WriteBlob(data []byte) (string, error) {
 }
 
 // ReadBlob reads a whole blob of at most max bytes. A larger blob is
-// invalid_input: the patch tools work on text files of bounded size.
+// invalid_input: a tool that rewrites files works on text of bounded size.
 func (w *Workspace) ReadBlob(sha string, max int64) ([]byte, error) {
 	r := w.repo
 	r.mu.Lock()

@@ -31,7 +31,7 @@ func (e *RefConflict) Error() string {
 // command, another replica) holds the ref's lock file.
 var ErrRefLocked = errors.New("ref is locked by another writer")
 
-// CheckRefName reports whether name is a full ref name the patch tools may
+// CheckRefName reports whether name is a full ref name a tool may
 // write: under refs/, in git's check-ref-format rules, with no character
 // git or a shell would read specially.
 func CheckRefName(name string) error {
