@@ -23,14 +23,16 @@ import (
 // authorized as in [Snapshot.ReadFile], and the id must be what the
 // snapshot has there, so an id never reads past the policy; what is saved
 // is the stat of the file (its size and, for symlinks, its target). In the
-// working tree the file is read and its content must hash to id.
+// working tree, whose walks give no ids, id may be empty; otherwise the
+// file is read and its content must hash to id.
 func (s *Snapshot) ReadBlob(ctx context.Context, path, id string, opts ReadOptions) (File, error) {
-	if !plumbing.IsHash(id) {
+	worktree := s.rev.SHA == WorktreeRevision
+	if !plumbing.IsHash(id) && !(worktree && id == "") {
 		return File{}, errclass.Errorf(errclass.InvalidInput, "blob id %s is not a full SHA", quoteInput(id))
 	}
-	if s.rev.SHA == WorktreeRevision {
+	if worktree {
 		f, err := s.ReadFile(ctx, path, opts)
-		if err == nil && f.SHA != id {
+		if err == nil && id != "" && f.SHA != id {
 			err = errclass.Errorf(errclass.NotFound, "path %s no longer holds blob %s", quoteInput(path), id)
 		}
 		return f, err
