@@ -8,8 +8,11 @@
 //	// rel == "README.md"
 //
 // Refused before any I/O: empty paths, NUL and control bytes, backslashes,
-// ".." components, absolute paths outside root, any ".git" component, and
-// hidden components (starting with ".") unless AllowHidden. Symbolic links
+// ".." components, absolute paths outside root, any ".git" component,
+// hidden components (starting with ".") unless AllowHidden, and whatever
+// the workspace layer's path grammar refuses (internal/pathrule: drive
+// letters and URLs, percent-encoded traversal, .git lookalikes, oversized
+// paths), so the same attack list fails here and in repo-mcp. Symbolic links
 // of the existing part of the path are then resolved and must stay inside
 // the root.
 package pathcheck

@@ -6,6 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/repo-mcp/repo-mcp/errclass"
+	"github.com/repo-mcp/repo-mcp/internal/pathrule"
 )
 
 // Options relax the check.
@@ -51,6 +54,17 @@ func Check(root, p string, opts Options) (string, error) {
 		rel = r
 	}
 	rel = filepath.ToSlash(filepath.Clean(rel))
+	// The workspace layer's grammar too (internal/pathrule), so that no
+	// path this check lets through is one repo-mcp would refuse: drive
+	// letters and URLs, percent-encoded traversal, .git lookalikes, bytes
+	// that are not path text, oversized paths.
+	if _, err := pathrule.Clean(rel); err != nil {
+		reason := err.Error()
+		if e, ok := errors.AsType[*errclass.Error](err); ok {
+			reason = e.Message
+		}
+		return refuse(reason)
+	}
 	for _, part := range strings.Split(rel, "/") {
 		switch {
 		case part == ".":

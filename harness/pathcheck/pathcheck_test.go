@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/repo-mcp/repo-mcp/internal/pathrule"
 )
 
 func TestCheck(t *testing.T) {
@@ -49,6 +51,20 @@ func TestCheck(t *testing.T) {
 		}
 		if err != nil || got != tt.want {
 			t.Errorf("Check(%q) = %q, %v; want %q", tt.path, got, err, tt.want)
+		}
+	}
+}
+
+// TestAttacks runs the workspace layer's attack list: the harness's check
+// must be at least as strict as repo-mcp's, whatever it allows besides
+// (absolute paths inside the root).
+func TestAttacks(t *testing.T) {
+	root := t.TempDir()
+	for _, p := range pathrule.Attacks() {
+		for _, hidden := range []bool{false, true} {
+			if got, err := Check(root, p, Options{AllowHidden: hidden}); err == nil {
+				t.Errorf("Check(%.40q, hidden %v) = %q; want refused", p, hidden, got)
+			}
 		}
 	}
 }
