@@ -24,8 +24,8 @@ import (
 // The benchmarks run on a corpus: a git repository with two commits, HEAD
 // and HEAD~1. By default it is $(go env GOROOT)/src committed into a
 // repository under os.TempDir (built once per Go version, then reused), with
-// a second commit that appends a function to 20 files, as in the project's
-// PERF notes. GOINDEX_BENCH_CORPUS names another such repository (for
+// a second commit that appends a function to 20 files, as in
+// docs/perf.md. GOINDEX_BENCH_CORPUS names another such repository (for
 // example a Kubernetes checkout prepared the same way).
 
 // benchCorpus returns the corpus directory and its two commits.
