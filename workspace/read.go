@@ -3,6 +3,8 @@ package workspace
 import (
 	"container/heap"
 	"context"
+	"errors"
+	"io/fs"
 	"slices"
 	"strings"
 
@@ -138,8 +140,8 @@ func validPath(p string) bool {
 // Commits calls fn for each commit reachable from the snapshot's revision
 // (HEAD for the working tree), newest committer time first, as git log
 // orders them by default, until fn returns an error or MaxAncestry commits
-// have been visited. fn may return [ErrStop] to end the walk without an
-// error. The repository is not locked while fn runs, so fn may read other
+// have been visited. fn may return [fs.SkipAll] to end the walk without an
+// error, as in [Snapshot.Walk]. The repository is not locked while fn runs, so fn may read other
 // snapshots.
 func (s *Snapshot) Commits(ctx context.Context, fn func(Commit) error) error {
 	ws := s.grant.ws
@@ -188,7 +190,7 @@ func (s *Snapshot) Commits(ctx context.Context, fn func(Commit) error) error {
 			return err
 		}
 		if err := fn(commitOf(c)); err != nil {
-			if err == ErrStop {
+			if errors.Is(err, fs.SkipAll) {
 				return nil
 			}
 			return err
@@ -196,13 +198,6 @@ func (s *Snapshot) Commits(ctx context.Context, fn func(Commit) error) error {
 	}
 	return nil
 }
-
-// ErrStop ends a [Snapshot.Commits] walk early without an error.
-var ErrStop = errStop{}
-
-type errStop struct{}
-
-func (errStop) Error() string { return "stop" }
 
 func commitOf(c *object.Commit) Commit {
 	subject, _, _ := strings.Cut(c.Message, "\n")
@@ -254,7 +249,7 @@ func (s *Snapshot) reaches(ctx context.Context, sha string) bool {
 	err := s.Commits(ctx, func(c Commit) error {
 		if c.SHA == sha {
 			found = true
-			return ErrStop
+			return fs.SkipAll
 		}
 		return nil
 	})

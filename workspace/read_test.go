@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"context"
+	"io/fs"
 	"testing"
 
 	"github.com/repo-mcp/repo-mcp/errclass"
@@ -140,8 +141,8 @@ func TestCommitsAndAt(t *testing.T) {
 		t.Errorf("parents: %v and %v", got[0].Parents, got[1].Parents)
 	}
 	n := 0
-	if err := head.Commits(ctx, func(Commit) error { n++; return ErrStop }); err != nil || n != 1 {
-		t.Errorf("ErrStop: %d calls, error %v", n, err)
+	if err := head.Commits(ctx, func(Commit) error { n++; return fs.SkipAll }); err != nil || n != 1 {
+		t.Errorf("SkipAll: %d calls, error %v", n, err)
 	}
 
 	old, err := head.At(ctx, commits[0])

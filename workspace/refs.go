@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"context"
+	"io/fs"
 	"slices"
 	"strings"
 	"time"
@@ -145,7 +146,7 @@ func (s *Snapshot) Log(n int) ([]Commit, error) {
 	err := s.Commits(context.Background(), func(c Commit) error {
 		out = append(out, c)
 		if len(out) == n {
-			return ErrStop
+			return fs.SkipAll
 		}
 		return nil
 	})

@@ -68,13 +68,13 @@ func (e Entry) LinkPath() (string, bool) {
 	if e.Type != TypeSymlink {
 		return "", false
 	}
-	return ResolveLink(e.Path, e.Target)
+	return resolveLink(e.Path, e.Target)
 }
 
-// ResolveLink joins a symlink's target to the directory holding the link
+// resolveLink joins a symlink's target to the directory holding the link
 // and reports the clean in-tree result, or false when the target is
 // absolute, leaves the root, or is refused by [CleanPath].
-func ResolveLink(linkPath, target string) (string, bool) {
+func resolveLink(linkPath, target string) (string, bool) {
 	if target == "" || strings.HasPrefix(target, "/") || strings.ContainsAny(target, "\\\x00") {
 		return "", false
 	}

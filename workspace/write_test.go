@@ -172,7 +172,7 @@ func TestApplyWorktreeRollback(t *testing.T) {
 		}})
 	}()
 	os.WriteFile(filepath.Join(repo.Dir, "a.c"), []byte("changed by a person\n"), 0o644)
-	rec, err := ws.RecoverWorktree()
+	rec, err := ws.recoverWorktree()
 	if err != nil || rec == nil {
 		t.Fatalf("recover: %v %v", rec, err)
 	}
@@ -188,7 +188,7 @@ func TestApplyWorktreeRollback(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(repo.Dir, "n")); err == nil {
 		t.Errorf("the directory the apply created is still there")
 	}
-	if rec, err := ws.RecoverWorktree(); rec != nil || err != nil {
+	if rec, err := ws.recoverWorktree(); rec != nil || err != nil {
 		t.Errorf("a second recovery: %v %v", rec, err)
 	}
 }
