@@ -360,7 +360,7 @@ func writePatchHeader(w *bytes.Buffer, fc ChangedFile, oldPath string) {
 	if fc.OldSHA == fc.NewSHA {
 		return
 	}
-	fmt.Fprintf(w, "index %s..%s", short(fc.OldSHA), short(fc.NewSHA))
+	fmt.Fprintf(w, "index %s..%s", full(fc.OldSHA), full(fc.NewSHA))
 	if fc.OldMode == fc.NewMode {
 		fmt.Fprintf(w, " %06o", fc.NewMode)
 	}
@@ -376,13 +376,13 @@ func writeSubmodule(w *bytes.Buffer, fc ChangedFile) {
 	}
 }
 
-// short abbreviates an object id as git's index line does ("0000000" for
-// an absent side).
-func short(sha string) string {
+// full is an object id as git diff --full-index writes it (zeros for an
+// absent side): full ids, so that a caller can name the blob unambiguously.
+func full(sha string) string {
 	if sha == "" {
-		return "0000000"
+		return plumbing.ZeroHash.String()
 	}
-	return sha[:7]
+	return sha
 }
 
 func sideName(prefix, p, sha string) string {

@@ -44,7 +44,7 @@ func (c CommitInfo) Body() string {
 type historyCache struct {
 	commits map[plumbing.Hash]*object.Commit
 	changes map[string][]ChangedFile // commitChangesKey -> files
-	logs    map[string]logResult    // logKey -> a walk's result
+	logs    map[string]logResult     // logKey -> a walk's result
 }
 
 const (

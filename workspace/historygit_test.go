@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -132,6 +133,18 @@ func TestHistoryMatchesGit(t *testing.T) {
 			if diff := cmp.Diff(want, numstat(got)); diff != "" {
 				t.Errorf("show %s (-git +ours):\n%s", sha, diff)
 			}
+			var patch []string
+			for _, fc := range got {
+				p, err := s.Patch(context.Background(), fc, 3)
+				if err != nil {
+					t.Fatal(err)
+				}
+				patch = append(patch, strings.Split(strings.TrimSuffix(string(p), "\n"), "\n")...)
+			}
+			wantPatch := gitOut(t, dir, "show", "-M", "--full-index", "--format=", sha)
+			if diff := cmp.Diff(hunkHeaders(wantPatch), hunkHeaders(patch)); diff != "" {
+				t.Errorf("show -p %s (-git +ours):\n%s", sha, diff)
+			}
 		}
 	})
 	diffs := []struct{ base, head string }{
@@ -235,6 +248,88 @@ func filterLines(lines []string, keep func(string) bool) []string {
 		if keep(l) {
 			out = append(out, l)
 		}
+	}
+	return out
+}
+
+// TestBlameMatchesGit blames the ten most changed files of the corpus and
+// compares every line's commit, original path and line with git blame.
+func TestBlameMatchesGit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compares with git on a 5,606-commit corpus")
+	}
+	dir := goGitCorpus(t)
+	reg := openOne(t, dir, nil)
+	head := snapshot(t, reg, "HEAD")
+	for _, p := range mostChanged(t, dir, 10) {
+		for _, ws := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/ignore_whitespace=%v", p, ws), func(t *testing.T) {
+				args := []string{"blame", "--line-porcelain"}
+				if ws {
+					args = append(args, "-w")
+				}
+				want := porcelain(gitOut(t, dir, append(args, "HEAD", "--", p)...))
+				b, err := head.Blame(context.Background(), p, BlameOptions{IgnoreWhitespace: ws}, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got []string
+				for _, h := range b.Hunks {
+					for l := h.StartLine; l <= h.EndLine; l++ {
+						got = append(got, fmt.Sprintf("%d %s %s:%d", l, h.SHA, h.OrigPath, h.OrigStartLine+l-h.StartLine))
+					}
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("blame %s (-git +ours):\n%s", p, diff)
+				}
+			})
+		}
+	}
+}
+
+// mostChanged returns the n files of HEAD that the most commits changed.
+func mostChanged(t *testing.T, dir string, n int) []string {
+	counts := map[string]int{}
+	for _, l := range gitOut(t, dir, "log", "--format=", "--name-only") {
+		if l != "" {
+			counts[l]++
+		}
+	}
+	var files []string
+	for _, p := range gitOut(t, dir, "ls-tree", "-r", "--name-only", "HEAD") {
+		files = append(files, p)
+	}
+	slices.SortStableFunc(files, func(a, b string) int { return counts[b] - counts[a] })
+	return files[:n]
+}
+
+// porcelain turns git blame --line-porcelain into "line sha path:origline".
+func porcelain(lines []string) []string {
+	var out []string
+	var sha, orig, final string
+	for _, l := range lines {
+		f := strings.Fields(l)
+		switch {
+		case len(f) >= 3 && len(f[0]) == 40 && !strings.HasPrefix(l, "\t"):
+			sha, orig, final = f[0], f[1], f[2]
+		case strings.HasPrefix(l, "filename "):
+			out = append(out, fmt.Sprintf("%s %s %s:%s", final, sha, strings.TrimPrefix(l, "filename "), orig))
+		}
+	}
+	return out
+}
+
+// hunkHeaders drops what git adds after a hunk header's second "@@" (the
+// enclosing function's line), which History does not compute.
+func hunkHeaders(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		if strings.HasPrefix(l, "@@ ") {
+			if j := strings.Index(l[3:], " @@"); j >= 0 {
+				l = l[:3+j+3]
+			}
+		}
+		out[i] = l
 	}
 	return out
 }

@@ -65,11 +65,19 @@ func (d *lineDiff) counts() (added, removed int) {
 }
 
 // diffLines compares two texts by lines.
-func diffLines(a, b []byte) *lineDiff {
+func diffLines(a, b []byte) *lineDiff { return diffLinesBy(a, b, true) }
+
+// diffLinesBy compares two texts by lines, ignoring all whitespace in
+// them unless whitespace is true (git's --ignore-all-space).
+func diffLinesBy(a, b []byte, whitespace bool) *lineDiff {
 	d := &lineDiff{a: splitLines(a), b: splitLines(b)}
 	d.delA, d.addB = make([]bool, len(d.a)), make([]bool, len(d.b))
 	ids := make(map[string]int32, len(d.a)+len(d.b))
-	ha, hb := intern(ids, d.a), intern(ids, d.b)
+	key := func(l []byte) string { return string(l) }
+	if !whitespace {
+		key = withoutSpace
+	}
+	ha, hb := intern(ids, d.a, key), intern(ids, d.b, key)
 	// Occurrences of each line on each side, over the whole files.
 	nA, nB := make([]int, len(ids)), make([]int, len(ids))
 	for _, h := range ha {
@@ -105,6 +113,8 @@ func diffLines(a, b []byte) *lineDiff {
 			d.addB[ib[i]] = true
 		}
 	}
+	compact(d.a, ha, d.delA, hb, d.addB)
+	compact(d.b, hb, d.addB, ha, d.delA)
 	return d
 }
 
@@ -128,13 +138,14 @@ func bogoSqrt(n int) int {
 	return i
 }
 
-func intern(ids map[string]int32, lines [][]byte) []int32 {
+func intern(ids map[string]int32, lines [][]byte, key func([]byte) string) []int32 {
 	out := make([]int32, len(lines))
 	for i, l := range lines {
-		id, ok := ids[string(l)]
+		k := key(l)
+		id, ok := ids[k]
 		if !ok {
 			id = int32(len(ids))
-			ids[string(l)] = id
+			ids[k] = id
 		}
 		out[i] = id
 	}
@@ -514,4 +525,18 @@ func writeLine(w *bytes.Buffer, prefix byte, line []byte) {
 	if len(line) == 0 || line[len(line)-1] != '\n' {
 		w.WriteString("\n\\ No newline at end of file\n")
 	}
+}
+
+// withoutSpace is a line's key when whitespace does not count: its bytes
+// other than git's whitespace (space, \t, \n, \v, \f, \r).
+func withoutSpace(l []byte) string {
+	b := make([]byte, 0, len(l))
+	for _, c := range l {
+		switch c {
+		case ' ', '\t', '\n', '\v', '\f', '\r':
+		default:
+			b = append(b, c)
+		}
+	}
+	return string(b)
 }
