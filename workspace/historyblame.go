@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"bytes"
 	"container/heap"
 	"context"
 	"slices"
@@ -308,10 +309,15 @@ func (b *blamer) passTo(o, po *origin) (bool, error) {
 	if isBinary(a) {
 		return false, nil
 	}
-	d := diffLinesBy(a, c, b.ws)
+	// git blame diffs without context, and so, as git's xdi_diff does,
+	// first drops the common tail in 1 KiB blocks; the dropped lines are
+	// the same on both sides.
+	ta, tc := trimCommonTail(a, c)
+	d := diffLinesBy(ta, tc, b.ws)
 	// parentLine[i] is the parent's line for o's line i, or -1 when the
 	// line is new in o.
-	parentLine := make([]int, len(d.b))
+	total := len(splitLines(c))
+	parentLine := make([]int, total)
 	i := 0
 	for j := range d.b {
 		for i < len(d.a) && d.delA[i] {
@@ -323,6 +329,9 @@ func (b *blamer) passTo(o, po *origin) (bool, error) {
 		}
 		parentLine[j] = i
 		i++
+	}
+	for j := len(d.b); j < total; j++ {
+		parentLine[j] = len(d.a) + j - len(d.b)
 	}
 	var keep, moved []blameEntry
 	for _, e := range o.entries {
@@ -408,4 +417,25 @@ func (q *originQueue) Pop() any {
 	o := old[len(old)-1]
 	*q = old[:len(old)-1]
 	return o
+}
+
+// trimCommonTail is git's trim_common_tail: the tails of a and b that are
+// equal in whole 1 KiB blocks are cut, back to just after a newline.
+func trimCommonTail(a, b []byte) ([]byte, []byte) {
+	const blk = 1024
+	trimmed := 0
+	smaller := min(len(a), len(b))
+	for blk+trimmed <= smaller && bytes.Equal(a[len(a)-trimmed-blk:len(a)-trimmed], b[len(b)-trimmed-blk:len(b)-trimmed]) {
+		trimmed += blk
+	}
+	recovered := 0
+	ap := len(a) - trimmed
+	for recovered < trimmed {
+		recovered++
+		if a[ap+recovered-1] == '\n' {
+			break
+		}
+	}
+	cut := trimmed - recovered
+	return a[:len(a)-cut], b[:len(b)-cut]
 }
