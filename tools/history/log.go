@@ -288,3 +288,11 @@ func fileText(f File) string {
 	}
 	return b.String()
 }
+
+func fenceSubjects(cs []Commit) string {
+	var b strings.Builder
+	for _, c := range cs {
+		fmt.Fprintf(&b, "%s %s\n", c.SHA[:12], c.Subject)
+	}
+	return toolkit.Fence("Subjects, by commit:", b.String())
+}
