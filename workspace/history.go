@@ -164,7 +164,7 @@ func (s *Snapshot) DiffFrom(ctx context.Context, base *Snapshot, opts DiffOption
 		return nil, err
 	}
 	if s.rev.SHA == WorktreeRevision {
-		return nil, server.Errorf(server.InvalidInput, "a diff against the working tree is not available; name a commit as head")
+		return s.worktreeChanges(ctx, base, f, opts)
 	}
 	var baseTree plumbing.Hash
 	if base != nil {
@@ -283,6 +283,17 @@ func (r *repo) contentsLocked(c rawChange) (a, b []byte, ok bool, err error) {
 		if side.s.mode == filemode.Submodule {
 			return nil, nil, false, nil
 		}
+		if side.s.disk != nil {
+			data, err := readDisk(side.s.disk, side.s.path, side.s.mode == filemode.Symlink)
+			if err != nil {
+				return nil, nil, false, fmt.Errorf("reading %s from the working tree: %w", side.s.path, err)
+			}
+			if len(data) > maxDiffBlob {
+				return nil, nil, false, nil
+			}
+			*side.out = data
+			continue
+		}
 		size, err := r.blobSizeLocked(side.s.hash)
 		if err != nil {
 			return nil, nil, false, fmt.Errorf("blob of %s: %w", side.s.path, err)
@@ -320,6 +331,9 @@ func (s *Snapshot) Patch(ctx context.Context, fc ChangedFile, contextLines int) 
 	}
 	if fc.NewSHA != "" {
 		c.to = fileSide{path: fc.Path, mode: filemode.FileMode(fc.NewMode), hash: plumbing.NewHash(fc.NewSHA)}
+		if s.rev.SHA == WorktreeRevision {
+			c.to.disk = s.grant.ws.rootFS
+		}
 	}
 	r := s.grant.ws.repo
 	r.mu.Lock()

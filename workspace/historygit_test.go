@@ -333,3 +333,65 @@ func hunkHeaders(lines []string) []string {
 	}
 	return out
 }
+
+// TestWorktreeDiffMatchesGit edits, deletes, adds and chmods files in a
+// clone of the corpus and compares the diff of the working tree with git
+// diff's.
+func TestWorktreeDiffMatchesGit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compares with git on a 5,606-commit corpus")
+	}
+	dir := goGitCorpus(t)
+	edit := func(p, text string) {
+		t.Helper()
+		data, err := os.ReadFile(filepath.Join(dir, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), append([]byte(text), data[len(data)/2:]...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	edit("repository.go", "// edited\n")
+	edit("plumbing/object/commit.go", "")
+	if err := os.Remove(filepath.Join(dir, "remote.go")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "untracked.go"), []byte("package git\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(dir, "options.go"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	reg := openOne(t, dir, func(c *Config) { c.Workspaces[0].Worktree = true })
+	wt := snapshot(t, reg, "worktree")
+	for _, base := range []string{"HEAD", "v5.0.0"} {
+		got, err := wt.DiffFrom(context.Background(), snapshot(t, reg, base), DiffOptions{Counts: true, NoRenames: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws, _ := reg.Workspace(reader, "ws")
+		visible := func(line string) bool {
+			_, denied := ws.deny.match(line[strings.LastIndexByte(line, '\t')+1:])
+			return !denied
+		}
+		want := filterLines(gitOut(t, dir, "diff", "--no-renames", "--numstat", base), visible)
+		if diff := cmp.Diff(want, numstat(got)); diff != "" {
+			t.Errorf("worktree against %s (-git +ours):\n%s", base, diff)
+		}
+		var patch []string
+		for _, fc := range got {
+			p, err := wt.Patch(context.Background(), fc, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			patch = append(patch, strings.Split(strings.TrimSuffix(string(p), "\n"), "\n")...)
+		}
+		if base != "HEAD" {
+			continue
+		}
+		if diff := cmp.Diff(hunkHeaders(gitOut(t, dir, "diff", "--no-renames", "--full-index", base)), hunkHeaders(patch)); diff != "" {
+			t.Errorf("worktree patch against %s (-git +ours):\n%s", base, diff)
+		}
+	}
+}

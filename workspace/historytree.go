@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"os"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -12,6 +13,9 @@ type fileSide struct {
 	path string // "" when the file does not exist on this side
 	mode filemode.FileMode
 	hash plumbing.Hash
+	// disk is the working tree the content is read from, or nil for a
+	// blob of the object store.
+	disk *os.Root
 }
 
 // rawChange is a changed file between two trees, before renames are paired.
