@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -177,14 +178,31 @@ func (s *Snapshot) DiffFrom(ctx context.Context, base *Snapshot, opts DiffOption
 	r := ws.repo
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	raw, err := r.treeDiffLocked(baseTree, s.src.(*commitSource).tree, "", f, nil)
+	// Trees are immutable: a diff is cached by the two trees and what
+	// decides its content (the path, the caller, renames, counts).
+	headTree := s.src.(*commitSource).tree
+	key := strings.Join([]string{"diff", baseTree.String(), headTree.String(), f.spec,
+		s.grant.access.Identity, string(s.grant.access.Action), fmt.Sprint(opts.NoRenames, opts.Counts)}, "\x00")
+	hc := r.historyLocked()
+	if files, ok := hc.changes[key]; ok {
+		return files, nil
+	}
+	raw, err := r.treeDiffLocked(baseTree, headTree, "", f, nil)
 	if err == nil && !opts.NoRenames {
 		raw, err = r.pairRenamesLocked(raw)
 	}
 	if err != nil {
 		return nil, ws.internalError("comparing trees", err)
 	}
-	return r.fileChangesLocked(ctx, raw, opts.Counts)
+	files, err := r.fileChangesLocked(ctx, raw, opts.Counts)
+	if err != nil {
+		return nil, err
+	}
+	if len(hc.changes) >= maxCachedChanges {
+		clear(hc.changes)
+	}
+	hc.changes[key] = files
+	return files, nil
 }
 
 // diffFilter authorizes a diff's path and returns the filter for it.

@@ -273,3 +273,70 @@ func TestBlame(t *testing.T) {
 		t.Fatalf("line 20 of the renamed file: %+v, want c1's docs/guide.md", h)
 	}
 }
+
+// TestLargeDiffsArePaged diffs a commit of 10,000 files and one of 50 MiB:
+// every page stays within its bounds and the cursors cover the whole diff.
+func TestLargeDiffsArePaged(t *testing.T) {
+	repo := gitfixture.New(t)
+	many := map[string]gitfixture.File{}
+	for i := range 10000 {
+		many[fmt.Sprintf("d%02d/f%05d.txt", i%100, i)] = gitfixture.Text(fmt.Sprintf("file %d\n", i))
+	}
+	wide := repo.Commit(t, "ten thousand files", many)
+	line := strings.Repeat("x", 99) + "\n"
+	big := map[string]gitfixture.File{}
+	for i := range 5 {
+		big[fmt.Sprintf("big%d.txt", i)] = gitfixture.Text(strings.Repeat(line, 100<<10)) // 10 MiB each
+	}
+	heavy := repo.Commit(t, "fifty mebibytes", big)
+	f := &fixture{dir: repo.Dir}
+	c := f.client(t, "local")
+
+	seen := map[string]bool{}
+	args := map[string]any{"commit": wide}
+	for pages := 0; ; pages++ {
+		res := call(t, c, "diff", args)
+		if n := len(res.Text) + len(res.Structured); n > 3<<20 {
+			t.Fatalf("a page of %d bytes", n)
+		}
+		out := decode[history.DiffOut](t, res)
+		if out.TotalFiles != 10000 {
+			t.Fatalf("total_files %d, want 10000", out.TotalFiles)
+		}
+		for _, fl := range out.Files {
+			if seen[fl.Path] {
+				t.Fatalf("%s listed twice", fl.Path)
+			}
+			seen[fl.Path] = true
+		}
+		if !out.Truncated {
+			break
+		}
+		args["cursor"] = out.NextCursor
+	}
+	if len(seen) != 10000 {
+		t.Fatalf("the pages listed %d files, want 10000", len(seen))
+	}
+
+	args = map[string]any{"commit": heavy, "detail": "patch", "max_bytes": 1 << 20}
+	var patch strings.Builder
+	for range 3 {
+		res := call(t, c, "diff", args)
+		out := decode[history.DiffOut](t, res)
+		if !out.Truncated || len(out.Files) != 1 || out.Files[0].Path != "big0.txt" {
+			t.Fatalf("page: truncated %v, files %+v", out.Truncated, out.Files)
+		}
+		if n := len(res.Text); n > 1<<20+4<<10 {
+			t.Fatalf("a patch page of %d bytes, budget 1 MiB", n)
+		}
+		_, body, _ := strings.Cut(res.Text, "Patch:\n")
+		_, body, _ = strings.Cut(body, "\n````\n")
+		body, _, _ = strings.Cut(body, "\n````")
+		patch.WriteString(body + "\n")
+		args["cursor"] = out.NextCursor
+	}
+	text := patch.String()
+	if !strings.HasPrefix(text, "diff --git a/big0.txt b/big0.txt\nnew file mode 100644\n") || strings.Count(text, "+"+line) != strings.Count(text, "\n+")-1 {
+		t.Fatalf("the pages do not join into one patch:\n%.300s", text)
+	}
+}
