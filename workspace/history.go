@@ -354,13 +354,37 @@ func (s *Snapshot) Patch(ctx context.Context, fc ChangedFile, contextLines int) 
 		}
 	}
 	r := s.grant.ws.repo
+	// A committed patch is cached by what it is rendered from, all of it
+	// immutable; one of the working tree is not.
+	key := fmt.Sprint(fc, oldPath, contextLines)
+	cache := s.rev.SHA != WorktreeRevision
 	r.mu.Lock()
+	hc := r.historyLocked()
+	if p, ok := hc.patches[key]; ok && cache {
+		r.mu.Unlock()
+		return p, nil
+	}
 	a, b, ok, err := r.contentsLocked(c)
 	r.mu.Unlock()
 	if err != nil {
 		return nil, s.grant.ws.internalError("reading a file", err)
 	}
 	var w bytes.Buffer
+	defer func() {
+		if !cache {
+			return
+		}
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if hc.patchBytes+w.Len() > maxPatchBytes {
+			clear(hc.patches)
+			hc.patchBytes = 0
+		}
+		if w.Len() <= maxPatchBytes/4 {
+			hc.patches[key] = w.Bytes()
+			hc.patchBytes += w.Len()
+		}
+	}()
 	writePatchHeader(&w, fc, oldPath)
 	switch {
 	case fc.OldSHA == fc.NewSHA:

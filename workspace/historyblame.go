@@ -5,6 +5,8 @@ import (
 	"container/heap"
 	"context"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -88,6 +90,15 @@ func (s *Snapshot) Blame(ctx context.Context, p string, opts BlameOptions, hideE
 	if start > total || start > end {
 		return Blame{}, server.Errorf(server.InvalidInput, "lines %d-%d are past the end of %s (%d lines)", start, opts.EndLine, quoteInput(e.Path), total)
 	}
+	// A blame depends on the commit, the file's path, the lines, the
+	// whitespace rule and the caller (whose policy decides which renames
+	// can be followed): all immutable, so it is cached by them.
+	key := strings.Join([]string{s.rev.SHA, e.Path, strconv.Itoa(start), strconv.Itoa(end),
+		strconv.FormatBool(opts.IgnoreWhitespace), strconv.FormatBool(hideEmails), s.grant.access.Identity, string(s.grant.access.Action)}, "\x00")
+	hc := r.historyLocked()
+	if cached, ok := hc.blames[key]; ok {
+		return cached, nil
+	}
 	b := &blamer{ctx: ctx, r: r, grant: s.grant, ws: !opts.IgnoreWhitespace, origins: make(map[originKey]*origin)}
 	root := b.origin(plumbing.NewHash(s.rev.SHA), e.Path, plumbing.NewHash(e.SHA))
 	root.entries = []blameEntry{{final: start - 1, orig: start - 1, n: end - start + 1}}
@@ -106,6 +117,10 @@ func (s *Snapshot) Blame(ctx context.Context, p string, opts BlameOptions, hideE
 		}
 		out.Commits[h.SHA] = infoOf(c, hideEmails)
 	}
+	if len(hc.blames) >= maxCachedBlames {
+		clear(hc.blames)
+	}
+	hc.blames[key] = out
 	return out, nil
 }
 
@@ -233,21 +248,21 @@ func (b *blamer) pass(o *origin) error {
 // the source of a rename to it; nil when the parent has neither (or the
 // caller may not see it).
 func (b *blamer) parentOrigin(o *origin, ph plumbing.Hash) (*origin, error) {
-	pc, err := b.r.commitLocked(ph)
+	pc, err := b.r.commitObjectLocked(ph)
 	if err != nil {
 		return nil, err
 	}
-	if te, ok, err := b.r.lookupLocked(pc.tree, o.path); err != nil || ok {
+	if te, ok, err := b.r.lookupLocked(pc.TreeHash, o.path); err != nil || ok {
 		if err != nil || !isRegular(te.mode) {
 			return nil, err
 		}
 		return b.origin(ph, o.path, te.hash), nil
 	}
-	ci, err := b.r.commitLocked(o.commit)
+	c, err := b.r.commitObjectLocked(o.commit)
 	if err != nil {
 		return nil, err
 	}
-	changes, err := b.r.treeDiffLocked(pc.tree, ci.tree, "", pathFilter{grant: b.grant}, nil)
+	changes, err := b.r.treeDiffLocked(pc.TreeHash, c.TreeHash, "", pathFilter{grant: b.grant}, nil)
 	if err != nil {
 		return nil, err
 	}

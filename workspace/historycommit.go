@@ -43,14 +43,20 @@ func (c CommitInfo) Body() string {
 // bounded and emptied when full, like the repo's other caches.
 type historyCache struct {
 	commits map[plumbing.Hash]*object.Commit
-	changes map[string][]ChangedFile // commitChangesKey -> files
+	changes map[string][]ChangedFile // a commit's or a diff's files, by its key
 	logs    map[string]logResult     // logKey -> a walk's result
+	blames  map[string]Blame         // a blame, by its commit, path, lines and caller
+	patches map[string][]byte        // a rendered patch, by what it is rendered from
+	// patchBytes is the size of the patches held.
+	patchBytes int
 }
 
 const (
 	maxHistoryCommits = 1 << 16
 	maxCachedChanges  = 1 << 14
 	maxCachedLogs     = 256
+	maxCachedBlames   = 256
+	maxPatchBytes     = 64 << 20
 )
 
 // historyLocked returns the repo's history cache. r.mu must be held.
@@ -60,6 +66,8 @@ func (r *repo) historyLocked() *historyCache {
 			commits: make(map[plumbing.Hash]*object.Commit),
 			changes: make(map[string][]ChangedFile),
 			logs:    make(map[string]logResult),
+			blames:  make(map[string]Blame),
+			patches: make(map[string][]byte),
 		}
 	}
 	return r.hist

@@ -219,11 +219,11 @@ func (s *Snapshot) changesKey(h plumbing.Hash, spec string) string {
 func (r *repo) commitChangesLocked(c *object.Commit, f pathFilter) ([]rawChange, error) {
 	var parentTree plumbing.Hash
 	if len(c.ParentHashes) > 0 {
-		ci, err := r.commitLocked(c.ParentHashes[0])
+		pc, err := r.commitObjectLocked(c.ParentHashes[0])
 		if err != nil {
 			return nil, err
 		}
-		parentTree = ci.tree
+		parentTree = pc.TreeHash
 	}
 	raw, err := r.treeDiffLocked(parentTree, c.TreeHash, "", f, nil)
 	if err != nil {
@@ -330,11 +330,11 @@ func (w *logWalk) simplify(c *object.Commit, parents []plumbing.Hash) ([]plumbin
 		return parents, has, err
 	}
 	for i, p := range parents {
-		pc, err := w.r.commitLocked(p)
+		pc, err := w.r.commitObjectLocked(p)
 		if err != nil {
 			return nil, false, err
 		}
-		changes, err := w.r.treeDiffLocked(pc.tree, c.TreeHash, "", f, nil)
+		changes, err := w.r.treeDiffLocked(pc.TreeHash, c.TreeHash, "", f, nil)
 		if err != nil {
 			return nil, false, err
 		}
@@ -342,7 +342,7 @@ func (w *logWalk) simplify(c *object.Commit, parents []plumbing.Hash) ([]plumbin
 			return parents[i : i+1], false, nil
 		}
 		if w.opts.Follow && i == 0 && len(changes) == 1 && changes[0].from.path == "" {
-			if err := w.followRename(pc.tree, c.TreeHash); err != nil {
+			if err := w.followRename(pc.TreeHash, c.TreeHash); err != nil {
 				return nil, false, err
 			}
 		}
