@@ -147,12 +147,48 @@ func TestHistoryMatchesGit(t *testing.T) {
 			}
 		}
 	})
-	diffs := []struct{ base, head string }{
-		{"v4.0.0", "v5.0.0"}, {"v5.0.0", "v5.10.0"}, {"v2.0.0", "HEAD"},
+	for _, path := range []string{"", "plumbing/object"} {
+		t.Run("log files/"+path, func(t *testing.T) {
+			page, err := head.History(context.Background(), LogOptions{Path: path, Files: true, Merges: "none", Limit: 150})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, e := range page.Entries {
+				got = append(got, "C "+e.SHA)
+				got = append(got, numstat(e.Files)...)
+			}
+			args := []string{"log", "-M", "--numstat", "--no-merges", "--format=C %H", "-n", "150"}
+			if path != "" {
+				args = append(args, "--", path)
+			}
+			want := filterLines(gitOut(t, dir, args...), func(l string) bool { return l != "" })
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("log --numstat %s (-git +ours):\n%s", path, diff)
+			}
+		})
+	}
+	diffs := []struct {
+		base, head string
+		threeDot   bool
+	}{
+		{"v4.0.0", "v5.0.0", false}, {"v5.0.0", "v5.10.0", false}, {"v2.0.0", "HEAD", false},
+		{"v4.0.0", "v5.0.0", true}, {"v5.4.0", "HEAD", true},
 	}
 	for _, d := range diffs {
-		t.Run("diff/"+d.base+".."+d.head, func(t *testing.T) {
-			got, err := snapshot(t, reg, d.head).DiffFrom(context.Background(), snapshot(t, reg, d.base), DiffOptions{Counts: true})
+		dots := ".."
+		if d.threeDot {
+			dots = "..."
+		}
+		t.Run("diff/"+d.base+dots+d.head, func(t *testing.T) {
+			h, b := snapshot(t, reg, d.head), snapshot(t, reg, d.base)
+			if d.threeDot {
+				var err error
+				if b, err = b.MergeBase(context.Background(), h); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := h.DiffFrom(context.Background(), b, DiffOptions{Counts: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -166,11 +202,11 @@ func TestHistoryMatchesGit(t *testing.T) {
 				_, denied := ws.deny.match(line[strings.LastIndexByte(line, '\t')+1:])
 				return !denied
 			}
-			want := filterLines(gitOut(t, dir, "diff", "-M", "--numstat", d.base, d.head), visible)
+			want := filterLines(gitOut(t, dir, "diff", "-M", "--numstat", d.base+dots+d.head), visible)
 			if diff := cmp.Diff(want, numstat(got)); diff != "" {
 				t.Errorf("diff (-git +ours):\n%s", diff)
 			}
-			wantNS := filterLines(gitOut(t, dir, "diff", "-M", "--name-status", d.base, d.head), visible)
+			wantNS := filterLines(gitOut(t, dir, "diff", "-M", "--name-status", d.base+dots+d.head), visible)
 			if diff := cmp.Diff(wantNS, nameStatus(got)); diff != "" {
 				t.Errorf("name-status (-git +ours):\n%s", diff)
 			}
