@@ -17,6 +17,7 @@ func goComments() map[string]string {
 		"github.com/repo-mcp/repo-mcp/tools/history.Commit.BodyTruncated":       "BodyTruncated says the body was cut.",
 		"github.com/repo-mcp/repo-mcp/tools/history.Commit.Committer":           "Absent when it is the author, at the same time.",
 		"github.com/repo-mcp/repo-mcp/tools/history.Commit.Files":               "The files the commit changed against its first parent, with line counts, when asked (not for merges); limited to path when one is given.",
+		"github.com/repo-mcp/repo-mcp/tools/history.Commit.FilesOmitted":        "FilesOmitted counts the files left out of a log entry beyond the first 300; ask diff with this commit for all of them.",
 		"github.com/repo-mcp/repo-mcp/tools/history.Commit.Subject":             "The first line of the message.",
 		"github.com/repo-mcp/repo-mcp/tools/history.DiffIn":                     "DiffIn is what diff takes: a commit to show, or a base and a head.",
 		"github.com/repo-mcp/repo-mcp/tools/history.DiffIn.Base":                "The revision to compare from (a SHA, branch, tag, HEAD~N...).",

@@ -318,6 +318,12 @@ func TestLargeDiffsArePaged(t *testing.T) {
 		t.Fatalf("the pages listed %d files, want 10000", len(seen))
 	}
 
+	log := decode[history.HistoryOut](t, call(t, c, "history", map[string]any{"files": true}))
+	if len(log.Commits) != 2 || len(log.Commits[1].Files) != 300 || log.Commits[1].FilesOmitted != 9700 {
+		t.Fatalf("log with files: %d commits; the wide one lists %d files and omits %d, want 300 and 9700",
+			len(log.Commits), len(log.Commits[len(log.Commits)-1].Files), log.Commits[len(log.Commits)-1].FilesOmitted)
+	}
+
 	args = map[string]any{"commit": heavy, "detail": "patch", "max_bytes": 1 << 20}
 	var patch strings.Builder
 	for range 3 {

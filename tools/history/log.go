@@ -76,9 +76,22 @@ type HistoryOut struct {
 const (
 	defaultLimit     = 20
 	defaultBodyBytes = 1024
-	// historyResultBytes bounds a page: 200 commits with bodies and files.
-	historyResultBytes = 4 << 20
+	// pageBudget is what a page's commits may take, twice over (text and
+	// structured); historyResultBytes bounds the whole result above it.
+	pageBudget         = 1 << 20
+	historyResultBytes = 3 << 20
+	// maxLogFiles bounds the files listed for one commit of a log.
+	maxLogFiles = 300
 )
+
+// commitSize estimates a commit's share of a result.
+func commitSize(c Commit) int {
+	n := 400 + len(c.Subject) + len(c.Body)
+	for _, f := range c.Files {
+		n += 120 + len(f.Path) + len(f.OldPath)
+	}
+	return n
+}
 
 // logArgs are the arguments that decide which commits a log holds.
 type logArgs struct {
@@ -130,15 +143,27 @@ func logPage(ctx context.Context, snap *workspace.Snapshot, opts Options, in His
 		bodyBytes = defaultBodyBytes
 	}
 	out := HistoryOut{Revision: start, Path: lo.Path, Commits: make([]Commit, 0, len(page.Entries)), Truncated: page.More}
-	for _, e := range page.Entries {
+	size := 0
+	for i, e := range page.Entries {
 		c := commitOut(e.CommitInfo, bodyBytes)
 		if in.Files && e.Files != nil {
-			c.Files = filesOut(e.Files)
+			files := e.Files
+			if len(files) > maxLogFiles {
+				files, c.FilesOmitted = files[:maxLogFiles], len(files)-maxLogFiles
+			}
+			c.Files = filesOut(files)
+		}
+		// Each commit appears twice (structured and text): the page ends
+		// before it outgrows its budget, and the cursor resumes there.
+		size += 2 * commitSize(c)
+		if size > pageBudget && i > 0 {
+			out.Truncated = true
+			break
 		}
 		out.Commits = append(out.Commits, c)
 	}
 	if out.Truncated {
-		out.NextCursor = cursor{Tool: "history", Commits: start, Args: args, Pos: lo.Skip + len(page.Entries)}.encode()
+		out.NextCursor = cursor{Tool: "history", Commits: start, Args: args, Pos: lo.Skip + len(out.Commits)}.encode()
 	}
 	return out, nil
 }
@@ -232,6 +257,9 @@ func (o HistoryOut) Text() string {
 		fmt.Fprintf(&b, "\nAuthor: %s\nDate:   %s\n", personText(c.Author), c.Author.Time)
 		for _, f := range c.Files {
 			fmt.Fprintf(&b, "  %s\n", fileText(f))
+		}
+		if c.FilesOmitted > 0 {
+			fmt.Fprintf(&b, "  [%d more files: ask diff with commit %s]\n", c.FilesOmitted, c.SHA)
 		}
 	}
 	if len(o.Commits) > 0 {

@@ -31,6 +31,8 @@ type Commit struct {
 	BodyTruncated bool `json:"body_truncated,omitempty"`
 	// Files are the files the commit changed against its first parent, with line counts, when asked (not for merges); limited to path when one is given.
 	Files []File `json:"files,omitempty"`
+	// FilesOmitted counts the files left out of a log entry beyond the first 300; ask diff with this commit for all of them.
+	FilesOmitted int `json:"files_omitted,omitempty"`
 }
 
 // File is one changed file.
