@@ -20,9 +20,13 @@ import (
 // files (343).
 const largestCommit = "9ff563ab43161dc9f9bc50944c8c48a8802288c4"
 
-// benchHistory runs one job as the three variants.
+// benchHistory runs one job as the three variants on a clone of the
+// corpus.
 func benchHistory(b *testing.B, job func(*Registry) error, git ...[]string) {
-	dir := goGitCorpus(b)
+	benchHistoryIn(b, goGitCorpus(b), job, git...)
+}
+
+func benchHistoryIn(b *testing.B, dir string, job func(*Registry) error, git ...[]string) {
 	b.Run("cold", func(b *testing.B) {
 		benchlat.Measure(b, func(int) error {
 			reg, err := Open(Config{Workspaces: []WorkspaceConfig{{ID: "ws", Root: dir}}}, Options{})
@@ -107,6 +111,15 @@ func diffJob(base, head string, patches bool) func(*Registry) error {
 // BenchmarkHistoryLogPath: the whole log of one file.
 func BenchmarkHistoryLogPath(b *testing.B) {
 	benchHistory(b, logJob(LogOptions{Path: "plumbing/object/commit.go"}),
+		[]string{"log", "--format=%H", "--", "plumbing/object/commit.go"})
+}
+
+// BenchmarkHistoryLogPathGraph: the same with a commit-graph written,
+// which both git and the walk read.
+func BenchmarkHistoryLogPathGraph(b *testing.B) {
+	dir := goGitCorpus(b)
+	gitOut(b, dir, "commit-graph", "write", "--reachable")
+	benchHistoryIn(b, dir, logJob(LogOptions{Path: "plumbing/object/commit.go"}),
 		[]string{"log", "--format=%H", "--", "plumbing/object/commit.go"})
 }
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	commitgraph "github.com/go-git/go-git/v5/plumbing/format/commitgraph/v2"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
@@ -49,6 +50,10 @@ type historyCache struct {
 	patches map[string][]byte        // a rendered patch, by what it is rendered from
 	// patchBytes is the size of the patches held.
 	patchBytes int
+	// graph is the repository's commit-graph, nil when it has none;
+	// graphLoaded says it was looked for.
+	graph       commitgraph.Index
+	graphLoaded bool
 }
 
 const (

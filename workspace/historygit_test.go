@@ -431,3 +431,37 @@ func TestWorktreeDiffMatchesGit(t *testing.T) {
 		}
 	}
 }
+
+// TestLogWithCommitGraph runs logs over a clone whose commit-graph git has
+// written, so that the walk reads nodes from it, and compares with git.
+func TestLogWithCommitGraph(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compares with git on a 5,606-commit corpus")
+	}
+	dir := goGitCorpus(t)
+	gitOut(t, dir, "commit-graph", "write", "--reachable")
+	reg := openOne(t, dir, nil)
+	head := snapshot(t, reg, "HEAD")
+	since := time.Date(2019, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		git  []string
+		opts LogOptions
+	}{
+		{nil, LogOptions{}},
+		{[]string{"--", "plumbing/format"}, LogOptions{Path: "plumbing/format"}},
+		{[]string{"--follow", "--", "plumbing/object/commit.go"}, LogOptions{Path: "plumbing/object/commit.go", Follow: true}},
+		{[]string{"--first-parent", "--since=" + since.Format(time.RFC3339), "--", "remote.go"}, LogOptions{FirstParent: true, Since: since, Path: "remote.go"}},
+		{[]string{"--merges", "-F", "--author=Máximo"}, LogOptions{Merges: "only", Author: "Máximo"}},
+	} {
+		want := gitOut(t, dir, append([]string{"log", "--format=%H"}, tc.git...)...)
+		if diff := cmp.Diff(want, allHistory(t, head, tc.opts)); diff != "" {
+			t.Errorf("log %v with a commit-graph (-git +ours):\n%s", tc.git, diff)
+		}
+	}
+	ws, _ := reg.Workspace(reader, "ws")
+	ws.repo.mu.Lock()
+	defer ws.repo.mu.Unlock()
+	if ws.repo.graphLocked() == nil {
+		t.Fatal("the commit-graph git wrote was not read")
+	}
+}

@@ -258,13 +258,13 @@ func (w *logWalk) run(start plumbing.Hash, need int) (logResult, error) {
 				return logResult{}, err
 			}
 		}
-		c := heap.Pop(&w.queue).(walkItem).c
-		ok, err := w.step(c)
+		n := heap.Pop(&w.queue).(walkItem).n
+		ok, err := w.step(n)
 		if err != nil {
 			return logResult{}, err
 		}
 		if ok {
-			res.matched = append(res.matched, c.Hash)
+			res.matched = append(res.matched, n.hash)
 			if len(res.matched) >= need {
 				return res, nil
 			}
@@ -279,29 +279,29 @@ func (w *logWalk) push(h plumbing.Hash) error {
 		return nil
 	}
 	w.seen[h] = true
-	c, err := w.r.commitObjectLocked(h)
+	n, err := w.r.nodeLocked(h)
 	if err != nil {
 		return err
 	}
 	w.seq++
-	heap.Push(&w.queue, walkItem{c: c, seq: w.seq})
+	heap.Push(&w.queue, walkItem{n: n, seq: w.seq})
 	return nil
 }
 
 // step queues a commit's parents and reports whether it is shown.
-func (w *logWalk) step(c *object.Commit) (bool, error) {
+func (w *logWalk) step(n commitNode) (bool, error) {
 	o := &w.opts
-	if !o.Since.IsZero() && c.Committer.When.Before(o.Since) {
+	if !o.Since.IsZero() && n.when < o.Since.Unix() {
 		return false, nil
 	}
-	parents := c.ParentHashes
+	parents := n.parents
 	if o.FirstParent && len(parents) > 1 {
 		parents = parents[:1]
 	}
 	show := true
 	if w.filter.spec != "" {
 		var err error
-		if parents, show, err = w.simplify(c, parents); err != nil {
+		if parents, show, err = w.simplify(n, parents); err != nil {
 			return false, err
 		}
 	}
@@ -310,31 +310,31 @@ func (w *logWalk) step(c *object.Commit) (bool, error) {
 			return false, err
 		}
 	}
-	if !show || !o.Until.IsZero() && c.Committer.When.After(o.Until) {
+	if !show || !o.Until.IsZero() && n.when > o.Until.Unix() {
 		return false, nil
 	}
-	return w.matches(c)
+	return w.matches(n)
 }
 
 // simplify is git's try_to_simplify_commit for the path filter: a commit
 // whose path equals a parent's is not shown, and a merge then follows only
 // the first such parent. With follow, a commit that adds the followed file
 // is searched for a rename, whose source becomes the followed name.
-func (w *logWalk) simplify(c *object.Commit, parents []plumbing.Hash) ([]plumbing.Hash, bool, error) {
+func (w *logWalk) simplify(c commitNode, parents []plumbing.Hash) ([]plumbing.Hash, bool, error) {
 	f := w.filter
 	if w.opts.Follow {
 		f.spec = w.follow
 	}
 	if len(parents) == 0 {
-		has, err := w.r.treeHasLocked(c.TreeHash, f)
+		has, err := w.r.treeHasLocked(c.tree, f)
 		return parents, has, err
 	}
 	for i, p := range parents {
-		pc, err := w.r.commitObjectLocked(p)
+		pc, err := w.r.nodeLocked(p)
 		if err != nil {
 			return nil, false, err
 		}
-		changes, err := w.r.treeDiffLocked(pc.TreeHash, c.TreeHash, "", f, nil)
+		changes, err := w.r.treeDiffLocked(pc.tree, c.tree, "", f, nil)
 		if err != nil {
 			return nil, false, err
 		}
@@ -342,7 +342,7 @@ func (w *logWalk) simplify(c *object.Commit, parents []plumbing.Hash) ([]plumbin
 			return parents[i : i+1], false, nil
 		}
 		if w.opts.Follow && i == 0 && len(changes) == 1 && changes[0].from.path == "" {
-			if err := w.followRename(pc.TreeHash, c.TreeHash); err != nil {
+			if err := w.followRename(pc.tree, c.tree); err != nil {
 				return nil, false, err
 			}
 		}
@@ -370,18 +370,26 @@ func (w *logWalk) followRename(parentTree, tree plumbing.Hash) error {
 }
 
 // matches applies the filters that do not change the walk.
-func (w *logWalk) matches(c *object.Commit) (bool, error) {
+func (w *logWalk) matches(n commitNode) (bool, error) {
 	o := &w.opts
-	merge := len(c.ParentHashes) > 1
-	switch {
-	case o.Merges == "only" && !merge, o.Merges == "none" && merge:
+	merge := len(n.parents) > 1
+	if o.Merges == "only" && !merge || o.Merges == "none" && merge {
 		return false, nil
+	}
+	pickaxe := o.ContentAdded != "" || o.ContentRemoved != "" || o.ContentRegex != nil
+	if o.Author == "" && o.Message == nil && !pickaxe && !(merge && o.Follow) {
+		return true, nil // the commit graph had all it takes
+	}
+	c, err := w.r.commitObjectLocked(n.hash)
+	if err != nil {
+		return false, err
+	}
+	switch {
 	case o.Author != "" && !strings.Contains(authorLine(c, o.HideEmails), o.Author):
 		return false, nil
 	case o.Message != nil && !o.Message.MatchString(c.Message):
 		return false, nil
 	}
-	pickaxe := o.ContentAdded != "" || o.ContentRemoved != "" || o.ContentRegex != nil
 	if merge && (pickaxe || o.Follow) {
 		// git log shows no diff for a merge, and with pickaxe or follow
 		// shows only commits whose diff it shows.
@@ -451,7 +459,7 @@ func (w *logWalk) pickaxe(ch rawChange) (bool, error) {
 }
 
 type walkItem struct {
-	c   *object.Commit
+	n   commitNode
 	seq int
 }
 
@@ -461,7 +469,7 @@ type walkQueue []walkItem
 
 func (q walkQueue) Len() int { return len(q) }
 func (q walkQueue) Less(i, j int) bool {
-	ti, tj := q[i].c.Committer.When.Unix(), q[j].c.Committer.When.Unix()
+	ti, tj := q[i].n.when, q[j].n.when
 	if ti != tj {
 		return ti > tj
 	}
