@@ -1,6 +1,7 @@
 package history
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -226,7 +227,7 @@ func patchPage(ctx context.Context, head *workspace.Snapshot, files []workspace.
 // when one falls within it.
 func lineCut(p []byte, room int) int {
 	room = max(room, 1)
-	if i := strings.LastIndexByte(string(p[:room]), '\n'); i >= 0 {
+	if i := bytes.LastIndexByte(p[:room], '\n'); i >= 0 {
 		return i + 1
 	}
 	return room
