@@ -114,7 +114,7 @@ func (s *Snapshot) Diff(ctx context.Context, base *Snapshot) ([]FileChange, Diff
 	out := all[:0]
 	for _, fc := range all {
 		switch {
-		case !validPath(fc.Path):
+		case !showablePath(fc.Path):
 			stats.Invalid++
 		case s.grant.checkPath(fc.Path, false) != nil:
 			stats.Omitted++
@@ -126,9 +126,9 @@ func (s *Snapshot) Diff(ctx context.Context, base *Snapshot) ([]FileChange, Diff
 	return out, stats, nil
 }
 
-// validPath reports whether every component of a path from a tree could
+// showablePath reports whether every component of a path from a tree could
 // be named by a caller.
-func validPath(p string) bool {
+func showablePath(p string) bool {
 	for name := range strings.SplitSeq(p, "/") {
 		if !validEntryName(name) {
 			return false
