@@ -1,0 +1,347 @@
+package patch
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/repo-mcp/repo-mcp/server"
+)
+
+// Locating a hunk. A hunk is found by its old lines (context and removed),
+// in the base file, at or after the end of the hunk before it:
+//
+//  1. where its header says, shifted as much as the hunk before it was,
+//     comparing exactly or ignoring only CR at line ends: the hunk is
+//     taken there, as git apply takes it;
+//  2. otherwise anywhere, exactly, then ignoring CR at line ends, then
+//     also ignoring trailing whitespace in context lines: the first of
+//     these that matches one place is taken; one that matches several
+//     places is refused, naming them.
+//
+// Nothing else is tried: a hunk that matches nowhere is refused, naming
+// the closest place. Removed lines always match exactly (up to CR).
+
+// line is one line of a file: its text and whether it ends in a newline.
+type line struct {
+	text string
+	nl   bool
+}
+
+// splitLines splits content into lines.
+func splitLines(data []byte) []line {
+	var out []line
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			out = append(out, line{text: string(data)})
+			break
+		}
+		out = append(out, line{text: string(data[:i]), nl: true})
+		data = data[i+1:]
+	}
+	return out
+}
+
+func writeLines(b *bytes.Buffer, lines []line) {
+	for _, l := range lines {
+		b.WriteString(l.text)
+		if l.nl {
+			b.WriteByte('\n')
+		}
+	}
+}
+
+// matchMode is how strictly a hunk's old lines are compared with a file's.
+type matchMode int
+
+const (
+	matchExact matchMode = iota
+	matchCR              // CR at line ends ignored
+	matchSpace           // also trailing whitespace of context lines ignored
+)
+
+// match is where a hunk was found and what that took.
+type match struct {
+	pos       int // index of the first old line in the base
+	mode      matchMode
+	noNewline bool // the base's last line lacks the newline the hunk gives it
+}
+
+// fileHunks applies a file's hunks to its base content.
+type fileHunks struct {
+	path  string
+	base  []line
+	notes *notes
+}
+
+// apply returns the content after every hunk.
+func (f *fileHunks) apply(hunks []*hunk) ([]byte, error) {
+	var out bytes.Buffer
+	next, shift := 0, 0
+	for _, h := range hunks {
+		f.noteRecount(h)
+		m, err := f.locate(h, next, shift)
+		if err != nil {
+			return nil, err
+		}
+		if h.start > 0 {
+			shift = m.pos - (h.start - 1)
+			if shift != 0 {
+				f.notes.add(f.path, h.n, fixOffset, "the header says line %d; the hunk's lines are at line %d", h.start, m.pos+1)
+			}
+		}
+		writeLines(&out, f.base[next:m.pos])
+		writeLines(&out, f.replacement(h, m))
+		next = m.pos + len(h.old)
+	}
+	writeLines(&out, f.base[next:])
+	return out.Bytes(), nil
+}
+
+func (f *fileHunks) noteRecount(h *hunk) {
+	if h.statedOld >= 0 && (h.statedOld != len(h.old) || h.statedNew != len(h.new)) {
+		f.notes.add(f.path, h.n, fixRecount, "the header counts %d old and %d new lines; the hunk has %d and %d",
+			h.statedOld, h.statedNew, len(h.old), len(h.new))
+	}
+}
+
+// locate finds where h applies, at or after base line next.
+func (f *fileHunks) locate(h *hunk, next, shift int) (match, error) {
+	lo := next
+	for _, a := range h.anchors {
+		at, err := f.anchor(h, a, lo)
+		if err != nil {
+			return match{}, err
+		}
+		lo = at + 1
+	}
+	if len(h.old) == 0 {
+		return f.insertion(h, lo)
+	}
+	hi := len(f.base) - len(h.old) // the last position the hunk fits at
+	if h.atEOF {
+		lo = max(lo, hi)
+	}
+	if want := h.start - 1 + shift; h.start > 0 && want >= lo && want <= hi {
+		for _, mode := range []matchMode{matchExact, matchCR} {
+			if m, ok := f.matchAt(h, want, mode); ok {
+				return m, nil
+			}
+		}
+	}
+	for _, mode := range []matchMode{matchExact, matchCR, matchSpace} {
+		var found []match
+		for pos := lo; pos <= hi; pos++ {
+			if m, ok := f.matchAt(h, pos, mode); ok {
+				found = append(found, m)
+			}
+		}
+		switch {
+		case len(found) == 1:
+			f.noteMode(h, found[0])
+			return found[0], nil
+		case len(found) > 1:
+			return match{}, f.ambiguous(h, found)
+		}
+	}
+	return match{}, f.unmatched(h, lo)
+}
+
+// insertion places a hunk without old lines: after its anchor, at the end
+// of the file for an envelope chunk without one, or where its header says.
+func (f *fileHunks) insertion(h *hunk, lo int) (match, error) {
+	switch {
+	case len(h.anchors) > 0 || h.atEOF && h.start == 0:
+		if h.atEOF {
+			lo = len(f.base)
+		}
+		return match{pos: lo}, nil
+	case h.start == 0:
+		return match{pos: len(f.base)}, nil // an envelope chunk of + lines adds to the end
+	case h.start-1 < lo || h.start-1 > len(f.base):
+		return match{}, server.Errorf(server.InvalidInput, "%s has no context or removed lines, and its line %d is outside the file (%d lines) after the hunks before it; add context lines",
+			h.name(), h.start, len(f.base))
+	}
+	return match{pos: h.start - 1}, nil
+}
+
+// anchor finds the one line at or after next that equals anchor a, up to
+// leading and trailing whitespace.
+func (f *fileHunks) anchor(h *hunk, a string, next int) (int, error) {
+	want := strings.TrimSpace(a)
+	var at []int
+	for i := next; i < len(f.base); i++ {
+		if strings.TrimSpace(f.base[i].text) == want {
+			at = append(at, i)
+		}
+	}
+	switch len(at) {
+	case 1:
+		return at[0], nil
+	case 0:
+		return 0, server.Errorf(server.InvalidInput, "%s: the anchor line %q is not in the file (after line %d)", h.name(), truncate(want, 120), next)
+	}
+	return 0, server.Errorf(server.InvalidInput, "%s: the anchor line %q occurs %d times, at lines %s; use a line that occurs once, or add context lines",
+		h.name(), truncate(want, 120), len(at), joinInts(plusOne(at, 10)))
+}
+
+// matchAt compares h's old lines with the base at pos.
+func (f *fileHunks) matchAt(h *hunk, pos int, mode matchMode) (match, bool) {
+	m := match{pos: pos, mode: mode}
+	for k, want := range h.old {
+		got := f.base[pos+k]
+		if !sameText(got.text, want.text, mode, mode == matchSpace && h.isContext(k)) {
+			return m, false
+		}
+		switch {
+		case got.nl == want.nl:
+		case !got.nl && pos+k == len(f.base)-1 && len(h.old) == k+1:
+			m.noNewline = true // the hunk lacks "\ No newline at end of file"
+		default:
+			return m, false
+		}
+	}
+	return m, true
+}
+
+// isContext says whether old line k is also a new line.
+func (h *hunk) isContext(k int) bool {
+	if h.oldCtx == nil {
+		h.oldCtx = make([]bool, len(h.old))
+		for _, c := range h.ctx {
+			if c >= 0 {
+				h.oldCtx[c] = true
+			}
+		}
+	}
+	return h.oldCtx[k]
+}
+
+func sameText(got, want string, mode matchMode, context bool) bool {
+	if got == want {
+		return true
+	}
+	switch {
+	case mode == matchExact:
+		return false
+	case mode == matchSpace && context:
+		return strings.TrimRight(got, " \t\r") == strings.TrimRight(want, " \t\r")
+	}
+	return strings.TrimSuffix(got, "\r") == strings.TrimSuffix(want, "\r")
+}
+
+// noteMode notes what a match found by search took.
+func (f *fileHunks) noteMode(h *hunk, m match) {
+	if m.mode != matchSpace {
+		return
+	}
+	var at []int
+	for k, want := range h.old {
+		if f.base[m.pos+k].text != want.text && strings.TrimSuffix(f.base[m.pos+k].text, "\r") != strings.TrimSuffix(want.text, "\r") {
+			at = append(at, m.pos+k)
+		}
+	}
+	f.notes.add(f.path, h.n, fixSpace, "context lines %s differ from the file in trailing whitespace; the file's lines are kept", joinInts(plusOne(at, 10)))
+}
+
+// replacement is h's new lines as they go into the file: context lines as
+// the file has them, added lines with the file's line ends.
+func (f *fileHunks) replacement(h *hunk, m match) []line {
+	crlf := f.crlf()
+	eolFixed := false
+	out := make([]line, len(h.new))
+	for k, l := range h.new {
+		if c := h.ctx[k]; c >= 0 {
+			l.text = f.base[m.pos+c].text
+		} else if m.mode != matchExact {
+			t := strings.TrimSuffix(l.text, "\r")
+			if crlf {
+				t += "\r"
+			}
+			eolFixed = eolFixed || t != l.text
+			l.text = t
+		}
+		out[k] = l
+	}
+	if eolFixed {
+		style := "LF"
+		if crlf {
+			style = "CRLF"
+		}
+		f.notes.add(f.path, h.n, fixEOL, "the file's lines end in %s; the added lines were given that line end", style)
+	}
+	if m.noNewline && len(out) > 0 && out[len(out)-1].nl {
+		out[len(out)-1].nl = false
+		f.notes.add(f.path, h.n, fixNoNewline, "the file has no final newline and the hunk does not say \"\\ No newline at end of file\"; the file still ends without one")
+	}
+	return out
+}
+
+// crlf says whether the base file's lines end in CRLF (its first one
+// does).
+func (f *fileHunks) crlf() bool {
+	for _, l := range f.base {
+		if l.nl {
+			return strings.HasSuffix(l.text, "\r")
+		}
+	}
+	return false
+}
+
+// ambiguous refuses a hunk that matches several places.
+func (f *fileHunks) ambiguous(h *hunk, found []match) error {
+	at := make([]int, len(found))
+	for i, m := range found {
+		at[i] = m.pos
+	}
+	return server.Errorf(server.InvalidInput, "%s matches %d places, at lines %s; nothing was applied", h.name(), len(found), joinInts(plusOne(at, 10))).
+		WithHint("add context lines (or an @@ anchor line) so that the hunk matches one place")
+}
+
+// unmatched refuses a hunk that matches nowhere, naming the place where
+// most of its old lines agree with the file, and the first line there
+// that differs.
+func (f *fileHunks) unmatched(h *hunk, lo int) error {
+	best, bestN := -1, 0
+	for pos := lo; pos+len(h.old) <= len(f.base); pos++ {
+		n := 0
+		for k, want := range h.old {
+			if sameText(f.base[pos+k].text, want.text, matchSpace, true) {
+				n++
+			}
+		}
+		if n > bestN {
+			best, bestN = pos, n
+		}
+	}
+	msg := fmt.Sprintf("%s: its context and removed lines match nowhere in the file", h.name())
+	if lo > 0 {
+		msg += fmt.Sprintf(" after line %d (where the hunk before it ends)", lo)
+	}
+	if len(h.old) > len(f.base)-lo {
+		return server.Errorf(server.InvalidInput, "%s; the hunk has %d old lines, the file %d", msg, len(h.old), len(f.base)-lo)
+	}
+	if best < 0 {
+		return server.Errorf(server.InvalidInput, "%s, nor does any single line of them", msg).
+			WithHint("read the file again at the base revision and make the hunk from it")
+	}
+	for k, want := range h.old {
+		got := f.base[best+k]
+		if !sameText(got.text, want.text, matchCR, true) || (!got.nl && want.nl && best+k != len(f.base)-1) || (got.nl && !want.nl) {
+			return server.Errorf(server.InvalidInput, "%s; the closest match is at line %d (%d of %d lines agree): line %d of the file is %q, the hunk expects %q",
+				msg, best+1, bestN, len(h.old), best+k+1, truncate(got.text, 200), truncate(want.text, 200)).
+				WithHint("read the file again at the base revision and make the hunk from it")
+		}
+	}
+	return server.Errorf(server.InvalidInput, "%s; the closest match is at line %d", msg, best+1)
+}
+
+// plusOne turns base indexes into 1-based line numbers, at most n of them.
+func plusOne(idx []int, n int) []int {
+	out := make([]int, 0, min(len(idx), n))
+	for _, i := range idx[:min(len(idx), n)] {
+		out = append(out, i+1)
+	}
+	return out
+}
