@@ -2,6 +2,7 @@ package patch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -94,26 +95,39 @@ func normalizeInput(text string, n *notes) string {
 		text = strings.ReplaceAll(text, "\r\n", "\n")
 		n.add("", 0, fixCRLF, "the input's lines end in CRLF; read as LF")
 	}
-	trimmed := strings.Trim(text, " \t\n")
-	first, rest, ok := strings.Cut(trimmed, "\n")
-	if !ok || !strings.HasPrefix(first, "```") {
+	lines := strings.Split(text, "\n")
+	open, close := -1, -1
+	for i, l := range lines {
+		switch {
+		case open < 0 && strings.HasPrefix(l, "```"):
+			open = i
+		case open >= 0 && strings.TrimRight(l, " \t") == "```":
+			close = i
+		}
+	}
+	if open < 0 || close < 0 {
 		return text
 	}
-	body, last, ok := cutLastLine(rest)
-	if !ok || strings.TrimSpace(last) != "```" {
-		return text
+	for _, l := range lines[open+1 : close] {
+		if strings.HasPrefix(l, "```") {
+			return text // several fenced blocks: which one is meant is a guess
+		}
 	}
-	n.add("", 0, fixFence, "removed the Markdown fence %q ... \"```\" around the input", truncate(first, 40))
-	return body + "\n"
+	n.add("", 0, fixFence, "removed the Markdown fence %q ... \"```\" around the input", truncate(lines[open], 40))
+	if outside := nonBlank(lines[:open]) + nonBlank(lines[close+1:]); outside > 0 {
+		n.add("", 0, fixLeading, "ignored %d lines of text outside the fence", outside)
+	}
+	return strings.Join(lines[open+1:close], "\n") + "\n"
 }
 
-// cutLastLine splits s before its last line.
-func cutLastLine(s string) (before, last string, ok bool) {
-	i := strings.LastIndexByte(s, '\n')
-	if i < 0 {
-		return "", s, false
+func nonBlank(lines []string) int {
+	n := 0
+	for _, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			n++
+		}
 	}
-	return s[:i], s[i+1:], true
+	return n
 }
 
 // fileEdit is one file of a diff or an envelope, before it is applied.
@@ -132,7 +146,7 @@ type fileEdit struct {
 }
 
 func (fe *fileEdit) wrap(err error) error {
-	if se, ok := err.(*server.Error); ok {
+	if se := (*server.Error)(nil); errors.As(err, &se) {
 		c := *se
 		c.Message = fe.label + ": " + se.Message
 		return &c
@@ -146,6 +160,12 @@ type hunk struct {
 	n      int    // 1-based, within its file
 	header string // as written, for messages
 	start  int    // the first old line its header states, 1-based; 0 when it states none
+	// written is the header's old start as written ("-N,0" names the line
+	// before an insertion, so start is then N+1); numbered says the
+	// header of a diff hunk had numbers at all; unified says the hunk is
+	// a diff's (an envelope's chunks have no numbers by design).
+	written           int
+	numbered, unified bool
 	// statedOld and statedNew are the header's counts; -1 when not stated.
 	statedOld, statedNew int
 	anchors              []string // an envelope's "@@ line"s: lines the hunk follows, in order

@@ -85,11 +85,14 @@ func (f *fileHunks) apply(hunks []*hunk) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if h.start > 0 {
+		switch {
+		case h.start > 0:
 			shift = m.pos - (h.start - 1)
 			if shift != 0 {
-				f.notes.add(f.path, h.n, fixOffset, "the header says line %d; the hunk's lines are at line %d", h.start, m.pos+1)
+				f.notes.add(f.path, h.n, fixOffset, "the header says line %d; the hunk's lines are at line %d", h.written, m.pos+1)
 			}
+		case h.unified && !h.numbered:
+			f.notes.add(f.path, h.n, fixOffset, "the header gives no line numbers; the hunk's lines are at line %d", m.pos+1)
 		}
 		writeLines(&out, f.base[next:m.pos])
 		writeLines(&out, f.replacement(h, m))
@@ -142,7 +145,7 @@ func (f *fileHunks) locate(h *hunk, next, shift int) (match, error) {
 			f.noteMode(h, found[0])
 			return found[0], nil
 		case len(found) > 1:
-			return match{}, f.ambiguous(h, found)
+			return match{}, f.ambiguous(h, found, mode)
 		}
 	}
 	return match{}, f.unmatched(h, lo)
@@ -160,8 +163,8 @@ func (f *fileHunks) insertion(h *hunk, lo int) (match, error) {
 	case h.start == 0:
 		return match{pos: len(f.base)}, nil // an envelope chunk of + lines adds to the end
 	case h.start-1 < lo || h.start-1 > len(f.base):
-		return match{}, server.Errorf(server.InvalidInput, "%s has no context or removed lines, and its line %d is outside the file (%d lines) after the hunks before it; add context lines",
-			h.name(), h.start, len(f.base))
+		return match{}, server.Errorf(server.InvalidInput, "%s has no context or removed lines, and the line its header names (%d) is outside the file (%d lines) or before the hunk before it; add context lines",
+			h.name(), h.written, len(f.base))
 	}
 	return match{pos: h.start - 1}, nil
 }
@@ -180,7 +183,11 @@ func (f *fileHunks) anchor(h *hunk, a string, next int) (int, error) {
 	case 1:
 		return at[0], nil
 	case 0:
-		return 0, server.Errorf(server.InvalidInput, "%s: the anchor line %q is not in the file (after line %d)", h.name(), truncate(want, 120), next)
+		where := ""
+		if next > 0 {
+			where = fmt.Sprintf(" after line %d", next)
+		}
+		return 0, server.Errorf(server.InvalidInput, "%s: the anchor line %q is not in the file%s", h.name(), truncate(want, 120), where)
 	}
 	return 0, server.Errorf(server.InvalidInput, "%s: the anchor line %q occurs %d times, at lines %s; use a line that occurs once, or add context lines",
 		h.name(), truncate(want, 120), len(at), joinInts(plusOne(at, 10)))
@@ -290,24 +297,45 @@ func (f *fileHunks) crlf() bool {
 }
 
 // ambiguous refuses a hunk that matches several places.
-func (f *fileHunks) ambiguous(h *hunk, found []match) error {
+func (f *fileHunks) ambiguous(h *hunk, found []match, mode matchMode) error {
 	at := make([]int, len(found))
 	for i, m := range found {
 		at[i] = m.pos
 	}
-	return server.Errorf(server.InvalidInput, "%s matches %d places, at lines %s; nothing was applied", h.name(), len(found), joinInts(plusOne(at, 10))).
+	how := ""
+	switch mode {
+	case matchCR:
+		how = " (ignoring CR at line ends)"
+	case matchSpace:
+		how = " (ignoring trailing whitespace in context lines)"
+	}
+	return server.Errorf(server.InvalidInput, "%s matches %d places%s, at lines %s; nothing was applied", h.name(), len(found), how, joinInts(plusOne(at, 10))).
 		WithHint("add context lines (or an @@ anchor line) so that the hunk matches one place")
 }
 
-// unmatched refuses a hunk that matches nowhere, naming the place where
-// most of its old lines agree with the file, and the first line there
-// that differs.
+// unmatched refuses a hunk that matches nowhere. It names where the hunk
+// would match before lo (hunks out of order), or else the place where most
+// of its old lines agree with the file and the first line there that does
+// not, and how.
 func (f *fileHunks) unmatched(h *hunk, lo int) error {
+	msg := fmt.Sprintf("%s: its context and removed lines match nowhere in the file", h.name())
+	if lo > 0 {
+		for pos := 0; pos < lo && pos+len(h.old) <= len(f.base); pos++ {
+			if _, ok := f.matchAt(h, pos, matchSpace); ok {
+				return server.Errorf(server.InvalidInput, "%s: its lines are at line %d, before line %d where the hunk before it ends; hunks must come in file order and must not overlap",
+					h.name(), pos+1, lo)
+			}
+		}
+		msg += fmt.Sprintf(" after line %d (where the hunk before it ends)", lo)
+	}
+	if len(h.old) > len(f.base)-lo {
+		return server.Errorf(server.InvalidInput, "%s; the hunk has %d old lines, the file %d", msg, len(h.old), len(f.base)-lo)
+	}
 	best, bestN := -1, 0
 	for pos := lo; pos+len(h.old) <= len(f.base); pos++ {
 		n := 0
 		for k, want := range h.old {
-			if sameText(f.base[pos+k].text, want.text, matchSpace, true) {
+			if sameText(f.base[pos+k].text, want.text, matchSpace, h.isContext(k)) {
 				n++
 			}
 		}
@@ -315,26 +343,43 @@ func (f *fileHunks) unmatched(h *hunk, lo int) error {
 			best, bestN = pos, n
 		}
 	}
-	msg := fmt.Sprintf("%s: its context and removed lines match nowhere in the file", h.name())
-	if lo > 0 {
-		msg += fmt.Sprintf(" after line %d (where the hunk before it ends)", lo)
-	}
-	if len(h.old) > len(f.base)-lo {
-		return server.Errorf(server.InvalidInput, "%s; the hunk has %d old lines, the file %d", msg, len(h.old), len(f.base)-lo)
-	}
 	if best < 0 {
 		return server.Errorf(server.InvalidInput, "%s, nor does any single line of them", msg).
 			WithHint("read the file again at the base revision and make the hunk from it")
 	}
-	for k, want := range h.old {
-		got := f.base[best+k]
-		if !sameText(got.text, want.text, matchCR, true) || (!got.nl && want.nl && best+k != len(f.base)-1) || (got.nl && !want.nl) {
-			return server.Errorf(server.InvalidInput, "%s; the closest match is at line %d (%d of %d lines agree): line %d of the file is %q, the hunk expects %q",
-				msg, best+1, bestN, len(h.old), best+k+1, truncate(got.text, 200), truncate(want.text, 200)).
+	for k := range h.old {
+		if !f.agrees(h, best, k) {
+			return server.Errorf(server.InvalidInput, "%s; the closest match is at line %d (%d of %d lines agree): %s",
+				msg, best+1, bestN, len(h.old), f.difference(h, best+k, k)).
 				WithHint("read the file again at the base revision and make the hunk from it")
 		}
 	}
 	return server.Errorf(server.InvalidInput, "%s; the closest match is at line %d", msg, best+1)
+}
+
+// agrees says whether old line k of h agrees with the base at pos+k, as
+// leniently as any search compares it.
+func (f *fileHunks) agrees(h *hunk, pos, k int) bool {
+	got, want := f.base[pos+k], h.old[k]
+	if !sameText(got.text, want.text, matchSpace, h.isContext(k)) {
+		return false
+	}
+	return got.nl == want.nl || !got.nl && pos+k == len(f.base)-1
+}
+
+// difference says how base line i differs from old line k of h.
+func (f *fileHunks) difference(h *hunk, i, k int) string {
+	got, want := f.base[i], h.old[k]
+	switch {
+	case sameText(got.text, want.text, matchCR, false) && got.nl:
+		return fmt.Sprintf("line %d of the file ends in a newline; the hunk says it does not (\\ No newline at end of file)", i+1)
+	case sameText(got.text, want.text, matchCR, false):
+		return fmt.Sprintf("line %d of the file has no newline and is not its last line", i+1)
+	case sameText(got.text, want.text, matchSpace, true):
+		return fmt.Sprintf("line %d of the file is %q; the hunk removes %q (removed lines must match exactly, trailing whitespace included)",
+			i+1, truncate(got.text, 200), truncate(want.text, 200))
+	}
+	return fmt.Sprintf("line %d of the file is %q, the hunk expects %q", i+1, truncate(got.text, 200), truncate(want.text, 200))
 }
 
 // plusOne turns base indexes into 1-based line numbers, at most n of them.

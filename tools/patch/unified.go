@@ -227,13 +227,11 @@ func (p *diffParser) hunk(n int) (*hunk, error) {
 	if strings.HasPrefix(head, "@@@") {
 		return nil, p.errorf("combined diffs (@@@) are refused; give a diff against one base")
 	}
-	h := &hunk{n: n, header: head, statedOld: -1, statedNew: -1}
+	h := &hunk{n: n, header: head, statedOld: -1, statedNew: -1, unified: true}
 	if m := hunkHeader.FindStringSubmatch(head); m != nil {
 		h.start, _ = strconv.Atoi(m[1])
+		h.written, h.numbered = h.start, true
 		h.statedOld, h.statedNew = count(m[2]), count(m[4])
-		if h.statedOld == 0 {
-			h.start++ // "-N,0" inserts after line N
-		}
 		h.header = m[0]
 	}
 	p.i++
@@ -251,6 +249,9 @@ func (p *diffParser) hunk(n int) (*hunk, error) {
 	p.i = end
 	if len(h.old) == 0 && len(h.new) == 0 {
 		return nil, p.errorf("%s has no lines", h.name())
+	}
+	if len(h.old) == 0 && h.numbered && h.statedOld == 0 {
+		h.start++ // "-N,0" inserts after line N
 	}
 	return h, nil
 }
