@@ -162,6 +162,8 @@ func (f *fileHunks) insertion(h *hunk, lo int) (match, error) {
 		return match{pos: lo}, nil
 	case h.start == 0:
 		return match{pos: len(f.base)}, nil // an envelope chunk of + lines adds to the end
+	case len(f.base) == 0:
+		return match{}, nil // an empty file has one place
 	case h.start-1 < lo || h.start-1 > len(f.base):
 		return match{}, server.Errorf(server.InvalidInput, "%s has no context or removed lines, and the line its header names (%d) is outside the file (%d lines) or before the hunk before it; add context lines",
 			h.name(), h.written, len(f.base))
