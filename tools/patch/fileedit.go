@@ -90,7 +90,7 @@ func (o *overlay) resolveLoose(ctx context.Context, fe *fileEdit, n *notes) (str
 	if path == "" {
 		path = from
 	}
-	n.add(path, 0, fixPrefix, "the names %q and %q lack git's a/ and b/ prefixes; read as %s", orNull(fe.from), orNull(fe.to), describeNames(from, to))
+	n.add(path, 0, fixPrefix, "the names %q and %q lack git's a/ and b/ prefixes; read as: %s", orNull(fe.from), orNull(fe.to), describeNames(from, to))
 	return from, to
 }
 
@@ -101,12 +101,13 @@ func orNull(p string) string {
 	return p
 }
 
+// describeNames says what a file diff does with its names.
 func describeNames(from, to string) string {
 	switch {
 	case from == "":
-		return "a new file " + to
+		return "new file " + to
 	case to == "":
-		return "the deletion of " + from
+		return "deletion of " + from
 	case from == to:
 		return from
 	}

@@ -273,12 +273,12 @@ func (f *fileHunks) replacement(h *hunk, m match) []line {
 		}
 		out[k] = l
 	}
-	if eolFixed {
+	if eolFixed || m.mode == matchCR {
 		style := "LF"
 		if crlf {
 			style = "CRLF"
 		}
-		f.notes.add(f.path, h.n, fixEOL, "the file's lines end in %s; the added lines were given that line end", style)
+		f.notes.add(f.path, h.n, fixEOL, "the file's lines end in %s, the hunk's do not: lines were compared without CR, and added lines given the file's line end", style)
 	}
 	if m.noNewline && len(out) > 0 && out[len(out)-1].nl {
 		out[len(out)-1].nl = false

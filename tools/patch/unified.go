@@ -117,6 +117,7 @@ func (p *diffParser) file() (*fileEdit, error) {
 	if fe.deleted {
 		fe.to = ""
 	}
+	fe.label += " (" + describeNames(fe.from, fe.to) + ")"
 	for p.i < len(p.lines) && strings.HasPrefix(p.lines[p.i], "@@") {
 		h, err := p.hunk(len(fe.hunks) + 1)
 		if err != nil {
