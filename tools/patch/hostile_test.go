@@ -71,9 +71,15 @@ func TestProtectedPaths(t *testing.T) {
 	f := newFixture(t, fixtureOptions{policies: []workspace.PolicyConfig{
 		{Identity: "local", Workspaces: []string{"*"}, Actions: []workspace.Action{"read", "propose"}},
 	}})
-	text := fails(t, f, "generate_patch", map[string]any{"edits": []any{edit("write", ".github/workflows/ci.yml", "content", "on: pull_request_target\n")}}, server.PermissionDenied)
-	if !strings.Contains(text, "protected") {
-		t.Errorf("error: %s", text)
+	for _, args := range []map[string]any{
+		{"edits": []any{edit("write", ".github/workflows/ci.yml", "content", "on: pull_request_target\n")}},
+		{"diff": "--- .github/workflows/ci.yml\n+++ .github/workflows/ci.yml\n@@ -9 +9 @@\n-on: push\n+on: pull_request_target\n"},
+		{"patch": "*** Begin Patch\n*** Update File: .github/workflows/ci.yml\n-on: push\n+on: pull_request_target\n*** End Patch\n"},
+	} {
+		text := fails(t, f, "generate_patch", args, server.PermissionDenied)
+		if !strings.Contains(text, "protected") {
+			t.Errorf("error: %s", text)
+		}
 	}
 	g := generate(t, f, edit("write", "docs/a.txt", "content", "x\n"))
 	fails(t, f, "apply_patch", map[string]any{"patch_id": g.PatchID, "diff_sha256": g.DiffSHA256}, server.PermissionDenied)
