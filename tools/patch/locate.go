@@ -111,16 +111,18 @@ func (f *fileHunks) noteRecount(h *hunk) {
 
 // locate finds where h applies, at or after base line next.
 func (f *fileHunks) locate(h *hunk, next, shift int) (match, error) {
-	lo := next
+	// The hunk may start at its last anchor line (models often repeat it
+	// as the first context line) or anywhere after it.
+	lo, from := next, next
 	for _, a := range h.anchors {
-		at, err := f.anchor(h, a, lo)
+		at, err := f.anchor(h, a, from)
 		if err != nil {
 			return match{}, err
 		}
-		lo = at + 1
+		lo, from = at, at+1
 	}
 	if len(h.old) == 0 {
-		return f.insertion(h, lo)
+		return f.insertion(h, from)
 	}
 	hi := len(f.base) - len(h.old) // the last position the hunk fits at
 	if h.atEOF {
@@ -324,11 +326,11 @@ func (f *fileHunks) unmatched(h *hunk, lo int) error {
 	if lo > 0 {
 		for pos := 0; pos < lo && pos+len(h.old) <= len(f.base); pos++ {
 			if _, ok := f.matchAt(h, pos, matchSpace); ok {
-				return server.Errorf(server.InvalidInput, "%s: its lines are at line %d, before line %d where the hunk before it ends; hunks must come in file order and must not overlap",
-					h.name(), pos+1, lo)
+				return server.Errorf(server.InvalidInput, "%s: its lines are at line %d, before line %d where the search for it starts (the end of the hunk before it, or its @@ anchor); hunks must come in file order and must not overlap",
+					h.name(), pos+1, lo+1)
 			}
 		}
-		msg += fmt.Sprintf(" after line %d (where the hunk before it ends)", lo)
+		msg += fmt.Sprintf(" from line %d on (after the hunk before it, or at its @@ anchor)", lo+1)
 	}
 	if len(h.old) > len(f.base)-lo {
 		return server.Errorf(server.InvalidInput, "%s; the hunk has %d old lines, the file %d", msg, len(h.old), len(f.base)-lo)
