@@ -131,16 +131,17 @@ func Register(s *server.Server, reg *workspace.Registry, opts Options) error {
 		Title: "Propose a change",
 		Description: "Propose a change to a repository without changing anything anyone sees: give a base revision " +
 			"(default HEAD) and one of: edits (replace old_text by new_text, write, delete, rename); a unified diff; or a " +
-			"patch envelope. Diff hunks and envelope chunks are found by their context and removed lines, near the " +
-			"header's line and then anywhere in the file, so wrong line numbers or counts, missing a/ b/ prefixes, a " +
-			"Markdown fence, CRLF and trailing-space differences in context lines are accepted and listed in " +
-			"corrections; a hunk that matches several places or none is refused, naming them. Envelope grammar:\n" +
+			"patch envelope. Diff hunks and envelope chunks are found by their context and removed lines: at the " +
+			"header's line if they match there, else at the one place in the file they match, so wrong line numbers " +
+			"or counts, missing a/ b/ prefixes, a Markdown fence, CRLF and trailing-space differences in context lines " +
+			"are accepted and listed in corrections; removed lines must match exactly; a hunk that matches several " +
+			"places or none is refused, naming them. Envelope grammar:\n" +
 			"*** Begin Patch\n" +
 			"*** Add File: path        (then each line of the new file, prefixed with +)\n" +
 			"*** Delete File: path\n" +
 			"*** Update File: path\n" +
 			"*** Move to: new/path     (optional)\n" +
-			"@@ a line of the file      (optional anchor: the chunk comes after it)\n" +
+			"@@ a line of the file      (optional anchor: the chunk starts at or after it)\n" +
 			" context line\n-removed line\n+added line\n" +
 			"*** End of File           (optional: the chunk ends the file)\n" +
 			"*** End Patch\n" +
