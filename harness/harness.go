@@ -52,6 +52,7 @@ type Harness struct {
 	pins      *tools.Pins
 	runsDir   string
 	recovered []string
+	lock      *os.File // the state directory's lock, held until Close or Stop
 
 	mu       sync.Mutex
 	runs     map[string]*run
@@ -59,9 +60,10 @@ type Harness struct {
 	stopping atomic.Bool // Stop was called: runs come to rest, nothing is retried
 }
 
-// New builds the sources the configuration names, discovers their tools,
-// builds the table the model sees, and recovers the runs in the state
-// directory. ctx bounds discovery.
+// New takes the state directory's lock (one process drives its runs; a
+// second gets a *StateLockedError naming the first), builds the sources the
+// configuration names, discovers their tools, builds the table the model
+// sees, and recovers the runs in the state directory. ctx bounds discovery.
 func New(ctx context.Context, opts Options) (*Harness, error) {
 	cfg := opts.Config
 	if cfg == nil {
@@ -93,17 +95,25 @@ func New(ctx context.Context, opts Options) (*Harness, error) {
 	if err := os.MkdirAll(h.runsDir, 0o700); err != nil {
 		return nil, fmt.Errorf("harness: %w", err)
 	}
+	lock, err := lockState(cfg.StateDir)
+	if err != nil {
+		return nil, err
+	}
+	h.lock = lock
 	pins, err := tools.OpenPins(filepath.Join(cfg.StateDir, "pins"))
 	if err != nil {
+		lock.Close()
 		return nil, err
 	}
 	h.pins = pins
 	if err := h.addSources(ctx); err != nil {
 		h.closeSources()
+		lock.Close()
 		return nil, err
 	}
 	if err := h.recover(); err != nil {
 		h.closeSources()
+		lock.Close()
 		return nil, err
 	}
 	return h, nil
@@ -230,16 +240,15 @@ func (h *Harness) Source(id string) source.Source { return h.sources[id] }
 // RunsDir is the directory holding one folder per run.
 func (h *Harness) RunsDir() string { return h.runsDir }
 
-// Close waits for every run to come to rest, then stops the sources. Runs
-// waiting for a person stay waiting on disk.
+// Close waits for every run to come to rest, then stops the sources and
+// releases the state directory. Runs waiting for a person stay waiting on
+// disk.
 func (h *Harness) Close() error {
 	h.wg.Wait()
-	h.mu.Lock()
-	for _, r := range h.runs {
-		r.log.Close()
-	}
-	h.mu.Unlock()
-	return h.closeSources()
+	h.closeLogs()
+	err := h.closeSources()
+	h.lock.Close()
+	return err
 }
 
 // Stop closes the sources first, so that calls in flight end unknown and
@@ -249,12 +258,17 @@ func (h *Harness) Stop() error {
 	h.stopping.Store(true)
 	err := h.closeSources()
 	h.wg.Wait()
+	h.closeLogs()
+	h.lock.Close()
+	return err
+}
+
+func (h *Harness) closeLogs() {
 	h.mu.Lock()
+	defer h.mu.Unlock()
 	for _, r := range h.runs {
 		r.log.Close()
 	}
-	h.mu.Unlock()
-	return err
 }
 
 func (h *Harness) closeSources() error {
