@@ -18,6 +18,7 @@ import (
 	"github.com/repo-mcp/repo-mcp/harness/pathcheck"
 	"github.com/repo-mcp/repo-mcp/harness/source"
 	"github.com/repo-mcp/repo-mcp/harness/tools"
+	"github.com/repo-mcp/repo-mcp/harness/visible"
 )
 
 // Options configure a Harness.
@@ -52,6 +53,7 @@ type Harness struct {
 	pins      *tools.Pins
 	runsDir   string
 	recovered []string
+	left      []Unavailable // sources left out because they failed discovery
 	lock      *os.File // the state directory's lock, held until Close or Stop
 
 	mu       sync.Mutex
@@ -144,15 +146,44 @@ func (h *Harness) addSources(ctx context.Context) error {
 	slices.Sort(names)
 	for _, name := range names {
 		s := h.cfg.Servers[name]
-		src, err := mcpSource(name, s, client.Options{Logger: h.logger, Timeouts: client.Timeouts{Call: s.CallTimeout}})
+		src, descs, err := discoverServer(ctx, name, s, client.Options{Logger: h.logger, Timeouts: client.Timeouts{Call: s.CallTimeout}})
 		if err != nil {
-			return err
+			h.left = append(h.left, Unavailable{Source: "mcp." + name, Reason: err.Error()})
+			h.logger.Error("source left out: it failed discovery; the other sources serve", "source", "mcp."+name, "err", visible.Line(err.Error()))
+			continue
 		}
-		if err := h.addSource(ctx, src, s.Workspace, s.Tools, h.pins, s.Approve); err != nil {
+		if err := h.addTools(src, descs, s.Workspace, s.Tools, h.pins, s.Approve); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// Unavailable is a configured source that New left out.
+type Unavailable = eventlog.UnavailableSource
+
+// Unavailable lists the configured sources left out because they could not
+// be started or failed discovery (a server that died, timed out or
+// answered tools/list with something unusable). Their tools are not
+// offered; every run's run_created event names them.
+func (h *Harness) Unavailable() []Unavailable { return slices.Clone(h.left) }
+
+// discoverServer starts a configured server and lists its tools. On an
+// error the server is stopped: it is left out.
+func discoverServer(ctx context.Context, name string, s *config.Server, opts client.Options) (*source.MCP, []source.Descriptor, error) {
+	src, err := mcpSource(name, s, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	descs, err := src.Discover(ctx)
+	if err == nil {
+		err = tools.CheckBounds(descs)
+	}
+	if err != nil {
+		src.Close()
+		return nil, nil, fmt.Errorf("discovering mcp.%s: %w", name, err)
+	}
+	return src, descs, nil
 }
 
 // mcpSource is the source of a configured server: a process it starts, or
@@ -170,12 +201,17 @@ func mcpSource(name string, s *config.Server, opts client.Options) (*source.MCP,
 }
 
 func (h *Harness) addSource(ctx context.Context, src source.Source, root string, allow map[string]*config.Tool, pins *tools.Pins, approve string) error {
-	h.sources[src.ID()] = src
-	h.roots[src.ID()] = root
 	descs, err := src.Discover(ctx)
 	if err != nil {
 		return fmt.Errorf("harness: discovering %s: %w", src.ID(), err)
 	}
+	return h.addTools(src, descs, root, allow, pins, approve)
+}
+
+// addTools adds the allowlisted tools of a discovered source.
+func (h *Harness) addTools(src source.Source, descs []source.Descriptor, root string, allow map[string]*config.Tool, pins *tools.Pins, approve string) error {
+	h.sources[src.ID()] = src
+	h.roots[src.ID()] = root
 	if err := h.table.Add(src.ID(), descs, allow, pins, approve); err != nil {
 		return fmt.Errorf("harness: %s: %w", src.ID(), err)
 	}

@@ -40,7 +40,7 @@ func (h *Harness) Submit(ctx context.Context, task string) (string, error) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if err := h.record(r, eventlog.RunCreated, "", eventlog.RunData{Task: task, Model: h.model.Name(), Tools: table}); err != nil {
+	if err := h.record(r, eventlog.RunCreated, "", eventlog.RunData{Task: task, Model: h.model.Name(), Tools: table, Unavailable: h.Unavailable()}); err != nil {
 		log.Close()
 		return "", err
 	}

@@ -56,6 +56,15 @@ type RunData struct {
 	Task  string      `json:"task"`
 	Model string      `json:"model"`
 	Tools []ToolEntry `json:"tools"`
+	// Unavailable names the configured sources the harness left out
+	// because they failed discovery, and why: their tools are not offered.
+	Unavailable []UnavailableSource `json:"unavailable,omitempty"`
+}
+
+// UnavailableSource is a configured source left out of a run's table.
+type UnavailableSource struct {
+	Source string `json:"source"`
+	Reason string `json:"reason"`
 }
 
 // ToolEntry is one tool of the table the model was given.

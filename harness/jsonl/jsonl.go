@@ -142,6 +142,9 @@ func toolRows(h *harness.Harness) []Tool {
 // command's id.
 func Serve(ctx context.Context, h *harness.Harness, in io.Reader, w *Writer) error {
 	hello := Hello{Type: "hello", Protocol: 1, Tools: toolRows(h), Pending: h.PendingTools(), Recovered: h.Recovered()}
+	for _, u := range h.Unavailable() {
+		hello.Problems = append(hello.Problems, fmt.Sprintf("%s: left out: %s", u.Source, u.Reason))
+	}
 	for _, p := range h.Problems() {
 		hello.Problems = append(hello.Problems, fmt.Sprintf("%s.%s: %s", p.Source, p.Tool, p.Reason))
 	}

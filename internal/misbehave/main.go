@@ -14,6 +14,8 @@
 //	badversion    answers initialize with 1999-01-01
 //	stubborn      ignores the end of stdin and SIGTERM
 //	endless-pages tools/list always has a next page
+//	list-dies     exits while answering tools/list
+//	deep-schema   echo's input schema nests 10,000 objects deep
 //
 // Each tool misbehaves when called (see call): echo, hang, wrongid, big,
 // bigtail, flood, garbage, die, chatty, change, mixed, slow.
@@ -174,7 +176,16 @@ func tool(name string) map[string]any {
 
 var toolNames = []string{"echo", "hang", "wrongid", "big", "bigtail", "flood", "garbage", "die", "chatty", "change", "mixed", "slow"}
 
+// deepSchema is an input schema nested depth objects deep.
+func deepSchema(depth int) json.RawMessage {
+	return json.RawMessage(strings.Repeat(`{"type":"object","properties":{"a":`, depth) + `{"type":"string"}` + strings.Repeat("}}", depth))
+}
+
 func (s *server) list(m msg) {
+	if s.mode == "list-dies" {
+		fmt.Fprintln(os.Stderr, "misbehave: dying during tools/list")
+		os.Exit(3)
+	}
 	names := toolNames
 	s.mu.Lock()
 	if s.changed {
@@ -183,7 +194,11 @@ func (s *server) list(m msg) {
 	s.mu.Unlock()
 	var tools []any
 	for _, n := range names {
-		tools = append(tools, tool(n))
+		t := tool(n)
+		if s.mode == "deep-schema" && n == "echo" {
+			t["inputSchema"] = deepSchema(10000)
+		}
+		tools = append(tools, t)
 	}
 	result := map[string]any{"tools": tools}
 	if s.mode == "endless-pages" {
