@@ -54,7 +54,7 @@ type Harness struct {
 	runsDir   string
 	recovered []string
 	left      []Unavailable // sources left out because they failed discovery
-	lock      *os.File // the state directory's lock, held until Close or Stop
+	lock      *os.File      // the state directory's lock, held until Close or Stop
 
 	mu       sync.Mutex
 	runs     map[string]*run
