@@ -14,6 +14,7 @@ import (
 	"github.com/repo-mcp/repo-mcp/harness/config"
 	"github.com/repo-mcp/repo-mcp/harness/eventlog"
 	"github.com/repo-mcp/repo-mcp/harness/model"
+	"github.com/repo-mcp/repo-mcp/harness/visible"
 )
 
 // Submit starts a run for task and returns its id. The run proceeds in the
@@ -351,8 +352,17 @@ func (h *Harness) answer(r *run, c *call) error {
 	return h.record(r, eventlog.ToolResult, c.id, res)
 }
 
-// resultFor is what the model receives for a call that ends in state.
+// resultFor is what the model receives for a call that ends in state:
+// control, escape and bidirectional characters of a server's answer (or of
+// the reasons that quote one) made visible, so that no tool result can
+// hide text from a person reading the log or steer how it is shown.
 func (h *Harness) resultFor(r *run, c *call, state, reason string) (eventlog.ResultData, error) {
+	res, err := h.rawResultFor(r, c, state, reason)
+	res.Content = visible.Text(res.Content)
+	return res, err
+}
+
+func (h *Harness) rawResultFor(r *run, c *call, state, reason string) (eventlog.ResultData, error) {
 	res := eventlog.ResultData{ModelCall: c.ModelCall, IsError: true}
 	switch state {
 	case eventlog.Succeeded:
