@@ -26,12 +26,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"syscall"
 
 	"github.com/repo-mcp/repo-mcp/harness/config"
+	"github.com/repo-mcp/repo-mcp/harness/visible"
 )
 
 func main() {
@@ -40,7 +42,7 @@ func main() {
 	stop()
 	if err != nil {
 		if !errors.Is(err, errUsage) {
-			fmt.Fprintln(os.Stderr, "repo-harness:", err)
+			fmt.Fprintln(os.Stderr, "repo-harness:", visible.Text(err.Error()))
 		}
 		os.Exit(2)
 	}
@@ -107,6 +109,13 @@ func (c *common) load() (*config.Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// logger reports what a person should know on stderr: a server left out,
+// an allowlisted tool missing. Values a server or a model chose are quoted
+// by the handler, so they cannot steer the terminal.
+func logger(stderr io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }
 
 func parse(fs *flag.FlagSet, args []string, stderr io.Writer) error {
