@@ -144,19 +144,42 @@ func (h *Harness) addSources(ctx context.Context) error {
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	for _, name := range names {
-		s := h.cfg.Servers[name]
-		src, descs, err := discoverServer(ctx, name, s, client.Options{Logger: h.logger, Timeouts: client.Timeouts{Call: s.CallTimeout}})
-		if err != nil {
-			h.left = append(h.left, Unavailable{Source: "mcp." + name, Reason: err.Error()})
-			h.logger.Error("source left out: it failed discovery; the other sources serve", "source", "mcp."+name, "err", visible.Line(err.Error()))
+	// Servers are discovered at once, so that one that hangs costs its
+	// timeout once rather than delaying each after it; their tools are
+	// added in name order, so aliases do not depend on who answered first.
+	found := make([]discovered, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		wg.Go(func() {
+			s := h.cfg.Servers[name]
+			found[i].src, found[i].descs, found[i].err = discoverServer(ctx, name, s, client.Options{Logger: h.logger, Timeouts: client.Timeouts{Call: s.CallTimeout}})
+		})
+	}
+	wg.Wait()
+	for i, name := range names {
+		s, d := h.cfg.Servers[name], found[i]
+		if d.err != nil {
+			h.left = append(h.left, Unavailable{Source: "mcp." + name, Reason: d.err.Error()})
+			h.logger.Error("source left out: it failed discovery; the other sources serve", "source", "mcp."+name, "err", visible.Line(d.err.Error()))
 			continue
 		}
-		if err := h.addTools(src, descs, s.Workspace, s.Tools, h.pins, s.Approve); err != nil {
+		if err := h.addTools(d.src, d.descs, s.Workspace, s.Tools, h.pins, s.Approve); err != nil {
+			for _, later := range found[i+1:] {
+				if later.src != nil {
+					later.src.Close()
+				}
+			}
 			return err
 		}
 	}
 	return nil
+}
+
+// discovered is what discoverServer found for one server.
+type discovered struct {
+	src   *source.MCP
+	descs []source.Descriptor
+	err   error
 }
 
 // Unavailable is a configured source that New left out.
