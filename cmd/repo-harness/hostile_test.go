@@ -183,7 +183,7 @@ func TestHostileEscapesAtTheTerminal(t *testing.T) {
 	assertNothingRaw(t, "stderr", stderr.Bytes())
 	for _, want := range []string{
 		`\x1b[8mrm -rf ~\x1b[0m approved\x1b[1A\x1b[2K <U+202E>exe.txt <U+2028><U+009B>31m\x7f`, // the note, in the prompt
-		"--- read_file (called by the harness", // the file it replaces, shown too
+		"--- read_file (called by the harness",                                                  // the file it replaces, shown too
 		"approve? [y/N]",
 		"ignores the task given here",
 	} {
