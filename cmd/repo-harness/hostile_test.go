@@ -505,7 +505,8 @@ model:
 
 // The newcomer's path: the demo outside a git repository says so first,
 // and what to do; with --local in a directory without a README it refuses
-// rather than summarize a listing.
+// rather than summarize a listing, and a README it could not read fails
+// the demo however the run ended.
 func TestDemoOutsideRepository(t *testing.T) {
 	bin := repoMCP(t)
 	dir := t.TempDir()
@@ -526,5 +527,12 @@ func TestDemoOutsideRepository(t *testing.T) {
 	out = demo("--local")
 	if !strings.Contains(out, "is not a git repository: the demo reads it as plain files") || !strings.Contains(out, "has no README.md") || strings.Contains(out, "completed") {
 		t.Errorf("demo --local without a README:\n%s", out)
+	}
+	// A README that cannot be read: the run completes, but the summary
+	// would be of the listing, and the demo says so.
+	must(t, os.WriteFile(filepath.Join(dir, "README.md"), []byte("binary\x00"), 0o644))
+	out = demo("--local")
+	if !strings.Contains(out, "the demo's task was not carried out: call c2 (local.read_file") || !strings.Contains(out, "not of README.md") {
+		t.Errorf("demo --local with an unreadable README:\n%s", out)
 	}
 }

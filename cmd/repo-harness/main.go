@@ -17,7 +17,10 @@
 // asks for approvals on the terminal. jsonl speaks the line protocol of
 // harness/PROTOCOL.md on stdin and stdout. log prints a run's audit table.
 // tools shows the tool table and the definitions waiting for approval,
-// with their differences, and pins them.
+// with their differences, and pins them. Every command that builds a
+// harness (all but log) holds the state directory while it runs; a second
+// one on the same directory is refused. What a model or a server wrote is
+// printed with its control, escape and bidi characters made visible.
 package main
 
 import (
