@@ -43,6 +43,14 @@ func writeConfig(t *testing.T, state, body string) string {
 	return config
 }
 
+// filesServer configures filesserver over ws as the server "files", with
+// the allowlist tools (one tool a line) and more flags.
+func filesServer(t *testing.T, ws, tools string, flags ...string) string {
+	t.Helper()
+	command := strings.Join(append([]string{filesserverBin(t), "-root", ws}, flags...), ", ")
+	return fmt.Sprintf("  files:\n    command: [%s]\n    workspace: %s\n    approve: first_use\n    tools:\n%s\n", command, ws, indent4(tools))
+}
+
 // repoWithLinks is a git repository whose commit holds links into its own
 // metadata: meta -> .git, hooks -> .git/hooks, and inside -> docs (a link
 // that stays in the working tree).
@@ -76,13 +84,7 @@ local:
   tools:
     write_note: {effect: write}
 servers:
-  files:
-    command: [%s, -root, %s]
-    workspace: %s
-    approve: first_use
-    tools:
-      write_note: {effect: write, paths: [path], preview: text}
-model:
+%smodel:
   kind: scripted
   steps:
     - {tool: write_note, args: {path: meta/config, text: "[core]\n\tfsmonitor = touch PWNED\n"}}
@@ -91,7 +93,7 @@ model:
     - {tool: files_write_note, args: {path: hooks/post-checkout, text: "#!/bin/sh\ntouch PWNED\n"}}
     - {tool: write_note, args: {path: inside/note.md, text: "through a link"}}
     - {answer: report}
-`, ws, filesserverBin(t), ws, ws))
+`, ws, filesServer(t, ws, "write_note: {effect: write, paths: [path], preview: text}")))
 	s := startSession(t, config)
 	run, st := s.submitWait("write into the repository metadata")
 	want := "write_note:permission_denied write_note:permission_denied files_write_note:permission_denied files_write_note:permission_denied write_note:waiting_for_approval"
@@ -148,20 +150,14 @@ func escapeConfig(t *testing.T) (state, config string) {
 	must(t, os.WriteFile(filepath.Join(ws, "evil.md"), []byte("before\n"+hostileText+"\nafter\n"), 0o644))
 	state = t.TempDir()
 	config = writeConfig(t, state, fmt.Sprintf(`servers:
-  files:
-    command: [%s, -root, %s]
-    workspace: %s
-    approve: first_use
-    tools:
-      read_file: {effect: read_only, paths: [path]}
-      write_note: {effect: write, paths: [path], preview: text, preview_with: {tool: read_file, args: [path]}}
-model:
+%smodel:
   kind: scripted
   steps:
     - {tool: read_file, args: {path: evil.md}}
     - {tool: write_note, args: {path: evil.md, text: %s}}
     - {answer: report}
-`, filesserverBin(t), ws, ws, yamlString(hostileText)))
+`, filesServer(t, ws, `read_file: {effect: read_only, paths: [path]}
+write_note: {effect: write, paths: [path], preview: text, preview_with: {tool: read_file, args: [path]}}`), yamlString(hostileText)))
 	return state, config
 }
 
@@ -285,18 +281,11 @@ func TestHostileModelCallIDs(t *testing.T) {
 	t.Cleanup(api.Close)
 	f := newFixture(t, readTools, "")
 	config := writeConfig(t, f.state, fmt.Sprintf(`servers:
-  files:
-    command: [%s, -root, %s]
-    workspace: %s
-    approve: first_use
-    tools:
-      list_files: {effect: read_only, paths: [path]}
-      read_file: {effect: read_only, paths: [path]}
-model:
+%smodel:
   kind: anthropic
   name: fake
   base_url: %s
-`, filesserverBin(t), f.ws, f.ws, api.URL))
+`, filesServer(t, f.ws, readTools), api.URL))
 	s := startSession(t, config)
 	run, st := s.submitWait("read everything")
 	s.close()
@@ -367,14 +356,7 @@ func TestHostileServersLeftOut(t *testing.T) {
 	f := newFixture(t, readTools, "")
 	mis := build(t, "github.com/repo-mcp/repo-mcp/internal/misbehave")
 	config := writeConfig(t, f.state, fmt.Sprintf(`servers:
-  files:
-    command: [%s, -root, %s]
-    workspace: %s
-    approve: first_use
-    tools:
-      list_files: {effect: read_only, paths: [path]}
-      read_file: {effect: read_only, paths: [path]}
-  dies:
+%s  dies:
     command: [%s, -mode, list-dies]
     approve: first_use
     tools:
@@ -386,7 +368,7 @@ func TestHostileServersLeftOut(t *testing.T) {
       echo: {effect: read_only}
 model:
   kind: scripted
-`, filesserverBin(t), f.ws, f.ws, mis, mis))
+`, filesServer(t, f.ws, readTools), mis, mis))
 	s := startSession(t, config)
 	problems := strings.Join(s.hello.Problems, "\n")
 	for _, want := range []string{"mcp.deep: left out: ", "nested", "mcp.dies: left out: ", "connection_lost"} {
@@ -428,14 +410,7 @@ func TestRedirectToAnotherPortKeepsToken(t *testing.T) {
 	t.Setenv("REDIRECT_TEST_TOKEN", "secret-token-4711")
 	f := newFixture(t, readTools, "")
 	config := writeConfig(t, f.state, fmt.Sprintf(`servers:
-  files:
-    command: [%s, -root, %s]
-    workspace: %s
-    approve: first_use
-    tools:
-      list_files: {effect: read_only, paths: [path]}
-      read_file: {effect: read_only, paths: [path]}
-  moved:
+%s  moved:
     url: %s/mcp
     headers:
       Authorization: "Bearer ${REDIRECT_TEST_TOKEN}"
@@ -444,7 +419,7 @@ func TestRedirectToAnotherPortKeepsToken(t *testing.T) {
       echo: {effect: read_only}
 model:
   kind: scripted
-`, filesserverBin(t), f.ws, f.ws, endpoint.URL))
+`, filesServer(t, f.ws, readTools), endpoint.URL))
 	s := startSession(t, config)
 	problems := strings.Join(s.hello.Problems, "\n")
 	if !strings.Contains(problems, "mcp.moved: left out: ") || !strings.Contains(problems, "307") || !strings.Contains(problems, elsewhere.URL) {
@@ -480,16 +455,10 @@ func TestHostilePathsNeverSent(t *testing.T) {
 	f := newFixture(t, readTools, "")
 	config := writeConfig(t, f.state, fmt.Sprintf(`max_turns: %d
 servers:
-  files:
-    command: [%s, -root, %s, -started, %s]
-    workspace: %s
-    approve: first_use
-    tools:
-      read_file: {effect: read_only, paths: [path]}
-model:
+%smodel:
   kind: scripted
   steps:
-%s`, len(paths)+2, filesserverBin(t), f.ws, f.started, f.ws, steps.String()))
+%s`, len(paths)+2, filesServer(t, f.ws, "read_file: {effect: read_only, paths: [path]}", "-started", f.started), steps.String()))
 	s := startSession(t, config)
 	_, st := s.submitWait("read outside")
 	s.close()
