@@ -16,7 +16,13 @@ import (
 // line or paragraph separator (U+2028, U+2029, which some readers take for
 // a line end). Tab and newline are unsafe too; Text keeps them.
 func Unsafe(r rune) bool {
-	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
+	switch {
+	case r < utf8.RuneSelf:
+		return r < 0x20 || r == 0x7f // C0 and DEL: ASCII's controls
+	case r <= 0x9f:
+		return true // C1
+	}
+	return unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
 }
 
 // Text returns s with every unsafe character but tab and newline made
@@ -56,15 +62,19 @@ func escape(s string, keepLines bool) string {
 
 // firstUnsafe is the index of the first byte Text or Line changes, or -1.
 func firstUnsafe(s string, keepLines bool) int {
-	for i, r := range s {
-		if r == utf8.RuneError {
-			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
-				return i
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf { // most text: no decoding, no call
+			if c >= 0x20 && c != 0x7f || keepLines && (c == '\n' || c == '\t') {
+				i++
+				continue
 			}
-		}
-		if unsafeHere(r, keepLines) {
 			return i
 		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || unsafeHere(r, keepLines) {
+			return i
+		}
+		i += size
 	}
 	return -1
 }
@@ -105,6 +115,10 @@ func JSON(b []byte) []byte {
 
 func firstJSONUnsafe(b []byte) int {
 	for i := 0; i < len(b); {
+		if b[i] < 0x7f {
+			i++
+			continue
+		}
 		r, size := utf8.DecodeRune(b[i:])
 		if r == 0x7f || r >= utf8.RuneSelf && Unsafe(r) {
 			return i
