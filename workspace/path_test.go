@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/repo-mcp/repo-mcp/errclass"
-	"github.com/repo-mcp/repo-mcp/internal/pathrule"
+	"github.com/repo-mcp/repo-mcp/internal/hostilepath"
+	"github.com/repo-mcp/repo-mcp/server"
 )
 
 func TestCleanPathAccepts(t *testing.T) {
@@ -39,7 +39,8 @@ func TestCleanPathAccepts(t *testing.T) {
 }
 
 // hostilePaths are refused by CleanPath, whatever the workspace holds.
-var hostilePaths = pathrule.Attacks()
+// The harness's pathcheck refuses them too.
+var hostilePaths = hostilepath.Paths()
 
 func TestCleanPathRefuses(t *testing.T) {
 	for _, in := range hostilePaths {
@@ -48,7 +49,7 @@ func TestCleanPathRefuses(t *testing.T) {
 			t.Errorf("CleanPath(%q) = %q, want an error", in, got)
 			continue
 		}
-		wantClass(t, err, errclass.InvalidInput)
+		wantClass(t, err, server.InvalidInput)
 		if len(err.Error()) > 300 {
 			t.Errorf("CleanPath(%q): error of %d bytes", in[:20], len(err.Error()))
 		}
@@ -68,8 +69,8 @@ func FuzzCleanPath(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in string) {
 		got, err := CleanPath(in)
 		if err != nil {
-			if errclass.ClassOf(err) != errclass.InvalidInput {
-				t.Fatalf("CleanPath(%q): class %s", in, errclass.ClassOf(err))
+			if server.ClassOf(err) != server.InvalidInput {
+				t.Fatalf("CleanPath(%q): class %s", in, server.ClassOf(err))
 			}
 			return
 		}

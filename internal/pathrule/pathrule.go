@@ -3,7 +3,7 @@
 // no escapes, no .git in any spelling, nothing that is not path text) and
 // the names a tree entry may have. The workspace layer applies it to every
 // path a caller names, and the harness to every path a tool call names, so
-// the same attack list fails both ([Attacks]).
+// the same attack list (internal/hostilepath) fails both.
 package pathrule
 
 import (
