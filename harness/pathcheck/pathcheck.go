@@ -46,11 +46,10 @@ func quote(s string) string {
 //
 // A relative path must pass the rules repo-mcp applies to its own callers
 // (internal/pathrule, behind workspace.CleanPath), and three more that
-// matter because the path
-// goes to a server the harness does not control: no ".." at all (a server
-// may resolve it before or after a symbolic link), no leading "~" (a server
-// may expand it to a home directory), and no hidden component unless
-// Options.AllowHidden.
+// matter because the path goes to a server the harness does not control:
+// no ".." at all (a server may resolve it before or after a symbolic
+// link), no leading "~" (a server may expand it to a home directory), and
+// no hidden component unless Options.AllowHidden.
 func Check(root, p string, opts Options) (string, error) {
 	refuse := func(reason string) (string, error) { return "", &Error{Path: p, Reason: reason} }
 	if p == "" {
