@@ -1,0 +1,100 @@
+package searchtext
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// eachLine calls fn for each line of data the matcher matches, in order,
+// with its 1-based number, its bytes [start, end) (without the newline)
+// and the 1-based byte column of the first match; fn returns false to
+// stop. Lines are as grep sees them: a final newline ends the last line
+// rather than starting an empty one.
+func (m *matcher) eachLine(data []byte, fn func(line, start, end, col int) bool) {
+	pos, line := 0, 1 // line is the number of the line that starts at pos
+	for pos < len(data) {
+		loc := m.re.FindIndex(data[pos:])
+		if loc == nil {
+			return
+		}
+		at := pos + loc[0]
+		start := pos
+		if i := bytes.LastIndexByte(data[pos:at], '\n'); i >= 0 {
+			start = pos + i + 1
+			line += bytes.Count(data[pos:start], newline)
+		}
+		end := len(data)
+		if i := bytes.IndexByte(data[at:], '\n'); i >= 0 {
+			end = at + i
+		}
+		if !fn(line, start, end, at-start+1) {
+			return
+		}
+		pos, line = end+1, line+1
+	}
+}
+
+var newline = []byte{'\n'}
+
+// countLines returns the number of lines of data the matcher matches.
+func (m *matcher) countLines(data []byte) int {
+	n := 0
+	m.eachLine(data, func(int, int, int, int) bool { n++; return true })
+	return n
+}
+
+// MaxLineBytes bounds the text shown of one line.
+const MaxLineBytes = 300
+
+// showLine returns the part of line to show: all of it when it fits in
+// MaxLineBytes, otherwise a window that starts a little before byte col
+// (1-based), marked with … where cut.
+func showLine(line []byte, col int) (string, bool) {
+	if len(line) <= MaxLineBytes {
+		return escape(line), false
+	}
+	start := max(0, min(col-1-MaxLineBytes/4, len(line)-MaxLineBytes))
+	for start > 0 && !utf8.RuneStart(line[start]) {
+		start--
+	}
+	end := min(len(line), start+MaxLineBytes)
+	for end < len(line) && !utf8.RuneStart(line[end]) {
+		end--
+	}
+	var b strings.Builder
+	if start > 0 {
+		b.WriteString("…")
+	}
+	b.WriteString(escape(line[start:end]))
+	if end < len(line) {
+		b.WriteString("…")
+	}
+	return b.String(), true
+}
+
+// escape renders bytes as text: valid UTF-8 as is, except control
+// characters other than tab; those and invalid bytes as \xNN.
+func escape(b []byte) string {
+	clean := utf8.Valid(b)
+	for i := 0; clean && i < len(b); i++ {
+		clean = b[i] >= 0x20 && b[i] != 0x7f || b[i] == '\t'
+	}
+	if clean {
+		return string(b)
+	}
+	var s strings.Builder
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		switch {
+		case r == utf8.RuneError && n <= 1, r < 0x20 && r != '\t', r == 0x7f:
+			fmt.Fprintf(&s, `\x%02x`, b[0])
+			n = 1
+		default:
+			s.Write(b[:n])
+		}
+		b = b[n:]
+	}
+	return s.String()
+}
