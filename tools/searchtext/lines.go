@@ -13,6 +13,10 @@ import (
 // stop. Lines are as grep sees them: a final newline ends the last line
 // rather than starting an empty one.
 func (m *matcher) eachLine(data []byte, fn func(line, start, end, col int) bool) {
+	if m.lit != nil {
+		m.eachLineByLiteral(data, fn)
+		return
+	}
 	pos, line := 0, 1 // line is the number of the line that starts at pos
 	for pos < len(data) {
 		loc := m.re.FindIndex(data[pos:])
@@ -20,20 +24,57 @@ func (m *matcher) eachLine(data []byte, fn func(line, start, end, col int) bool)
 			return
 		}
 		at := pos + loc[0]
+		if at == len(data) && data[at-1] == '\n' {
+			return // an empty match after the final newline: no line there
+		}
 		start := pos
 		if i := bytes.LastIndexByte(data[pos:at], '\n'); i >= 0 {
 			start = pos + i + 1
 			line += bytes.Count(data[pos:start], newline)
 		}
-		end := len(data)
-		if i := bytes.IndexByte(data[at:], '\n'); i >= 0 {
-			end = at + i
-		}
+		end := lineEnd(data, at)
 		if !fn(line, start, end, at-start+1) {
 			return
 		}
 		pos, line = end+1, line+1
 	}
+}
+
+// eachLineByLiteral is eachLine for an expression every match of which
+// holds the literal m.lit: it finds the literal (a fast byte search), then
+// runs the expression on that line alone. A line is a whole text to the
+// expression with the same meaning: ^, $ and \b see a newline or the
+// text's edge alike.
+func (m *matcher) eachLineByLiteral(data []byte, fn func(line, start, end, col int) bool) {
+	pos, line := 0, 1
+	for pos < len(data) {
+		i := bytes.Index(data[pos:], m.lit)
+		if i < 0 {
+			return
+		}
+		at := pos + i
+		start := pos
+		if j := bytes.LastIndexByte(data[pos:at], '\n'); j >= 0 {
+			start = pos + j + 1
+			line += bytes.Count(data[pos:start], newline)
+		}
+		end := lineEnd(data, at)
+		if loc := m.re.FindIndex(data[start:end]); loc != nil {
+			if !fn(line, start, end, loc[0]+1) {
+				return
+			}
+		}
+		pos, line = end+1, line+1
+	}
+}
+
+// lineEnd returns the end of the line holding byte at: its newline, or
+// the end of data.
+func lineEnd(data []byte, at int) int {
+	if i := bytes.IndexByte(data[at:], '\n'); i >= 0 {
+		return at + i
+	}
+	return len(data)
 }
 
 var newline = []byte{'\n'}

@@ -17,6 +17,9 @@ const MaxPatternBytes = 1000
 type matcher struct {
 	re   *regexp.Regexp
 	plan textindex.Plan
+	// lit is a byte string every match holds, when the expression has
+	// one: lines without it are never given to the expression.
+	lit []byte
 }
 
 // compile turns the pattern arguments into a matcher. Matching is line by
@@ -65,7 +68,36 @@ func compile(in SearchTextIn) (*matcher, error) {
 	if err != nil {
 		return nil, server.Errorf(server.InvalidInput, "pattern cannot be compiled: %v", err)
 	}
-	return &matcher{re: compiled, plan: textindex.NewPlan(re)}, nil
+	return &matcher{re: compiled, plan: textindex.NewPlan(re), lit: requiredLiteral(re)}, nil
+}
+
+// requiredLiteral returns the longest case-sensitive literal that every
+// match of re holds, or nil. It looks through captures, concatenations
+// and repetitions of at least one; alternations and optional parts
+// require nothing.
+func requiredLiteral(re *syntax.Regexp) []byte {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase != 0 {
+			return nil
+		}
+		return []byte(string(re.Rune))
+	case syntax.OpCapture, syntax.OpPlus:
+		return requiredLiteral(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return requiredLiteral(re.Sub[0])
+		}
+	case syntax.OpConcat:
+		var best []byte
+		for _, sub := range re.Sub {
+			if l := requiredLiteral(sub); len(l) > len(best) {
+				best = l
+			}
+		}
+		return best
+	}
+	return nil
 }
 
 // hasUpperLiteral reports whether a literal of re holds an upper-case

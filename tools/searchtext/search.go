@@ -90,7 +90,7 @@ type run struct {
 func (r *run) read(ctx context.Context, f fileRef) ([]byte, error) {
 	max := r.sv.opts.MaxFileBytes
 	if r.rs != nil {
-		return r.rs.read(ctx, f.sha, max)
+		return r.sv.readBlob(ctx, r.rs, f.blob)
 	}
 	file, err := r.snap.ReadFile(ctx, f.path, workspace.ReadOptions{Limit: max})
 	if err != nil || file.Truncated {

@@ -32,6 +32,9 @@ type Options struct {
 	// Workers is the number of files read and matched at once. Default
 	// GOMAXPROCS.
 	Workers int
+	// ContentCacheBytes bounds the blob contents kept in memory for warm
+	// searches. Default 128 MiB; negative means none.
+	ContentCacheBytes int64
 }
 
 // Defaults.
@@ -39,6 +42,9 @@ const (
 	DefaultMaxFileBytes = 4 << 20
 	DefaultTimeBudget   = 20 * time.Second
 	DefaultLimit        = 100
+	// DefaultContentCacheBytes holds the text of a repository the size of
+	// Go's standard library's most searched part.
+	DefaultContentCacheBytes = 128 << 20
 	// objectCacheBytes sizes each blob reader's object cache: deltas
 	// resolve against recently read bases.
 	objectCacheBytes = 16 << 20
@@ -50,10 +56,11 @@ const (
 // Service is the state search_text keeps between calls: the index, and
 // per workspace a pool of blob readers and the index build in flight.
 type Service struct {
-	reg  *workspace.Registry
-	ix   *textindex.Index
-	log  *slog.Logger
-	opts Options
+	reg     *workspace.Registry
+	ix      *textindex.Index
+	log     *slog.Logger
+	opts    Options
+	content *contentCache
 
 	mu    sync.Mutex
 	repos map[string]*repoState // by workspace id
@@ -77,6 +84,9 @@ func New(reg *workspace.Registry, opts Options) (*Service, error) {
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
+	if opts.ContentCacheBytes == 0 {
+		opts.ContentCacheBytes = DefaultContentCacheBytes
+	}
 	dir := ""
 	if opts.CacheDir != "" {
 		dir = filepath.Join(opts.CacheDir, textindex.DirVersion)
@@ -86,7 +96,10 @@ func New(reg *workspace.Registry, opts Options) (*Service, error) {
 		return nil, err
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	return &Service{reg: reg, ix: ix, log: opts.Logger, opts: opts, repos: make(map[string]*repoState), ctx: ctx, stop: stop}, nil
+	return &Service{
+		reg: reg, ix: ix, log: opts.Logger, opts: opts, content: newContentCache(max(opts.ContentCacheBytes, 0)),
+		repos: make(map[string]*repoState), ctx: ctx, stop: stop,
+	}, nil
 }
 
 // Close stops background builds, waits for them, and releases the blob
@@ -199,6 +212,19 @@ func (rs *repoState) close() error {
 	return errors.Join(errs...)
 }
 
+// readBlob returns a blob's content, from the content cache when it is
+// there, or nil when it is over the size bound.
+func (sv *Service) readBlob(ctx context.Context, rs *repoState, b textindex.Blob) ([]byte, error) {
+	if data, ok := sv.content.get(b); ok {
+		return data, nil
+	}
+	data, err := rs.read(ctx, b.String(), sv.opts.MaxFileBytes)
+	if data != nil {
+		sv.content.put(b, data)
+	}
+	return data, err
+}
+
 // read returns a blob's content, or nil when it is over max bytes.
 func (rs *repoState) read(ctx context.Context, sha string, max int64) ([]byte, error) {
 	var r blobStore
@@ -209,8 +235,11 @@ func (rs *repoState) read(ctx context.Context, sha string, max int64) ([]byte, e
 	}
 	defer func() { rs.readers <- r }()
 	data, size, err := r.Read(sha, max)
-	if err != nil || size > max {
+	switch {
+	case err != nil || size > max:
 		return nil, err
+	case data == nil:
+		return []byte{}, nil // empty, not over the bound
 	}
 	return data, nil
 }
@@ -232,7 +261,7 @@ func (sv *Service) build(ctx context.Context, rs *repoState, id string, blobs []
 	}()
 	start := time.Now()
 	read := func(ctx context.Context, b textindex.Blob) ([]byte, error) {
-		data, err := rs.read(ctx, b.String(), sv.opts.MaxFileBytes)
+		data, err := sv.readBlob(ctx, rs, b)
 		if data == nil && err == nil {
 			// Listings leave out blobs over the bound, and blobs never change.
 			err = fmt.Errorf("blob %s is over %d bytes", b, sv.opts.MaxFileBytes)

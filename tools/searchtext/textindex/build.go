@@ -92,7 +92,7 @@ func (ix *Index) Build(ctx context.Context, blobs []Blob, read ReadFunc, progres
 		return workers.Wait()
 	})
 
-	var w shardWriter
+	w := shardWriter{post: make([]uint64, 0, ix.opts.MaxPostings+1<<16)}
 	for r := range results {
 		w.add(r.blob, r.binary, r.tris)
 		stats.Blobs++

@@ -46,7 +46,7 @@ type Options struct {
 	Dir string
 	// MaxPostings bounds the (trigram, blob) pairs a build holds in
 	// memory (16 bytes each while sorting) before it writes a shard.
-	// Default 8M.
+	// Default 4M.
 	MaxPostings int
 	// Workers is the number of blobs read and split into trigrams at
 	// once. Default 2.
@@ -84,7 +84,7 @@ type loc struct {
 // the shards it holds.
 func Open(opts Options) (*Index, error) {
 	if opts.MaxPostings <= 0 {
-		opts.MaxPostings = 8 << 20
+		opts.MaxPostings = 4 << 20
 	}
 	if opts.Workers <= 0 {
 		opts.Workers = 2
