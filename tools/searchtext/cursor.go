@@ -20,9 +20,9 @@ type cursor struct {
 }
 
 // searchKey binds a cursor to the commit and to every argument but the
-// cursor itself.
+// cursor itself and the page size, which may change from page to page.
 func searchKey(revision string, in SearchTextIn) string {
-	in.Cursor = ""
+	in.Cursor, in.Limit = "", 0
 	args, _ := json.Marshal(in) // a struct of strings, ints and slices: cannot fail
 	h := sha256.Sum256(append([]byte(revision+"\x00"), args...))
 	return hex.EncodeToString(h[:12])
