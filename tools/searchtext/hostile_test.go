@@ -1,9 +1,9 @@
 package searchtext_test
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"bytes"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -23,9 +23,9 @@ func TestSearchTextBadInput(t *testing.T) {
 		{map[string]any{"pattern": "x", "revision": "no-such-branch"}, "not_found"},
 		{map[string]any{"pattern": ""}, "invalid_input"},
 		{map[string]any{"pattern": "[", "mode": "regexp"}, "invalid_input"},
-		{map[string]any{"pattern": `a\1`, "mode": "regexp"}, "invalid_input"},  // backreference: not RE2
+		{map[string]any{"pattern": `a\1`, "mode": "regexp"}, "invalid_input"},   // backreference: not RE2
 		{map[string]any{"pattern": `(?=a)`, "mode": "regexp"}, "invalid_input"}, // lookahead: not RE2
-		{map[string]any{"pattern": "a\nb"}, "invalid_input"},                   // matches are within a line
+		{map[string]any{"pattern": "a\nb"}, "invalid_input"},                    // matches are within a line
 		{map[string]any{"pattern": `a\nb`, "mode": "regexp"}, "invalid_input"},
 		{map[string]any{"pattern": `((((a{100}){100}){100}){100})`, "mode": "regexp"}, "invalid_input"},
 		{map[string]any{"pattern": strings.Repeat("x", searchtext.MaxPatternBytes)}, ""},
