@@ -22,6 +22,7 @@ func goComments() map[string]string {
 		"github.com/repo-mcp/repo-mcp/tools/searchtext.Match.Text":                 "The line, cut around the match to a bound (with … where cut); bytes that are not UTF-8 text, and control characters, are shown as \\xNN.",
 		"github.com/repo-mcp/repo-mcp/tools/searchtext.Options":                    "Options configure the service.",
 		"github.com/repo-mcp/repo-mcp/tools/searchtext.Options.CacheDir":           "CacheDir keeps the index on disk (under a versioned subdirectory), shared with other processes; empty means memory only.",
+		"github.com/repo-mcp/repo-mcp/tools/searchtext.Options.ContentCacheBytes":  "ContentCacheBytes bounds the blob contents kept in memory for warm searches. Default 128 MiB; negative means none.",
 		"github.com/repo-mcp/repo-mcp/tools/searchtext.Options.Logger":             "Logger receives index progress and warnings. Default: discard.",
 		"github.com/repo-mcp/repo-mcp/tools/searchtext.Options.MaxFileBytes":       "The size above which a file is skipped. Default 4 MiB.",
 		"github.com/repo-mcp/repo-mcp/tools/searchtext.Options.TimeBudget":         "TimeBudget bounds the matching of one search; past it the search answers with what it found, its totals marked as lower bounds. Default 20s (and never past the call's own deadline).",
