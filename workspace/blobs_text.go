@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"io"
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -28,28 +29,41 @@ func (w *Workspace) OpenBlobReader(cacheBytes int64) (*BlobReader, error) {
 	if err != nil {
 		return nil, w.scrub(err)
 	}
-	r, err := openRepo(layout, cacheBytes, 0)
+	// Blobs above streamBlobBytes are streamed from the pack rather than
+	// inflated whole, so that learning the size of a large blob costs
+	// nothing.
+	r, err := openRepo(layout, cacheBytes, streamBlobBytes)
 	if err != nil {
 		return nil, w.scrub(err)
 	}
 	return &BlobReader{ws: w, r: r}, nil
 }
 
+// streamBlobBytes is the size above which a BlobReader streams a blob.
+const streamBlobBytes = 1 << 20
+
 // Read returns the content of blob sha and its size, or only its size
-// (nil data) when the blob is larger than max bytes.
+// (nil data) when the blob is larger than max bytes. One object lookup
+// serves both: packs are searched before loose objects, which costs a
+// failed open per packed blob otherwise.
 func (b *BlobReader) Read(sha string, max int64) ([]byte, int64, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	h := plumbing.NewHash(sha)
-	size, err := b.r.storage.EncodedObjectSize(h)
+	obj, err := b.r.storage.EncodedObject(plumbing.BlobObject, plumbing.NewHash(sha))
 	if err != nil {
 		return nil, 0, b.ws.objectError(sha, err)
 	}
+	size := obj.Size()
 	if size > max {
 		return nil, size, nil
 	}
-	data, _, err := b.r.readBlobLocked(h, 0, size)
+	rd, err := obj.Reader()
 	if err != nil {
+		return nil, 0, b.ws.objectError(sha, err)
+	}
+	defer rd.Close()
+	data := make([]byte, size)
+	if _, err := io.ReadFull(rd, data); err != nil {
 		return nil, 0, b.ws.objectError(sha, err)
 	}
 	return data, size, nil

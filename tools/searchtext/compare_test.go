@@ -123,14 +123,7 @@ func compareRevisions(t *testing.T, dir string, revs ...string) {
 		extract(t, dir, sha, checkout)
 		skip := unsearched(t, checkout, sv.opts.MaxFileBytes)
 		for _, q := range comparisonQueries {
-			in := SearchTextIn{Pattern: q.pattern, WholeWord: q.word}
-			if q.regexp {
-				in.Mode = "regexp"
-			}
-			if q.fold {
-				in.Case = "insensitive"
-			}
-			got, out := collect(t, sv, snap, in)
+			got, out := collect(t, sv, snap, queryInput(q))
 			if out.Index.Unindexed != 0 {
 				t.Errorf("%s %+v: %d files not indexed", rev, q, out.Index.Unindexed)
 			}
@@ -160,7 +153,7 @@ func refName(q refQuery) string {
 }
 
 // extract writes the tree of commit sha to dir.
-func extract(t *testing.T, repo, sha, dir string) {
+func extract(t testing.TB, repo, sha, dir string) {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -214,7 +207,7 @@ func unsearched(t *testing.T, dir string, maxBytes int64) map[string]bool {
 }
 
 // gitGrep returns git grep's "path:line" hits for q at commit sha.
-func gitGrep(t *testing.T, repo, sha string, q refQuery) []string {
+func gitGrep(t testing.TB, repo, sha string, q refQuery) []string {
 	args := []string{"-C", repo, "grep", "-z", "-n", "-I", "--no-color"}
 	if q.regexp {
 		args = append(args, "-P")
@@ -250,7 +243,7 @@ func gitGrep(t *testing.T, repo, sha string, q refQuery) []string {
 }
 
 // ripgrep returns rg's "path:line" hits for q in a checkout.
-func ripgrep(t *testing.T, dir string, q refQuery) []string {
+func ripgrep(t testing.TB, dir string, q refQuery) []string {
 	args := []string{"--no-config", "-n", "--null", "--no-heading", "--with-filename", "-a", "--no-ignore", "--hidden", "--color=never"}
 	if !q.regexp {
 		args = append(args, "-F")
