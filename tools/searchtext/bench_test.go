@@ -1,3 +1,5 @@
+//go:build unix
+
 package searchtext
 
 import (
@@ -220,17 +222,6 @@ func processCPU(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func queryInput(q refQuery) SearchTextIn {
-	in := SearchTextIn{Pattern: q.pattern, WholeWord: q.word}
-	if q.regexp {
-		in.Mode = "regexp"
-	}
-	if q.fold {
-		in.Case = "insensitive"
-	}
-	return in
 }
 
 func percentile(v []float64, p int) float64 {

@@ -145,6 +145,17 @@ func compareRevisions(t *testing.T, dir string, revs ...string) {
 	}
 }
 
+func queryInput(q refQuery) SearchTextIn {
+	in := SearchTextIn{Pattern: q.pattern, WholeWord: q.word}
+	if q.regexp {
+		in.Mode = "regexp"
+	}
+	if q.fold {
+		in.Case = "insensitive"
+	}
+	return in
+}
+
 func refName(q refQuery) string {
 	if q.ref == "rg" {
 		return "ripgrep"

@@ -13,10 +13,19 @@ import (
 // stop. Lines are as grep sees them: a final newline ends the last line
 // rather than starting an empty one.
 func (m *matcher) eachLine(data []byte, fn func(line, start, end, col int) bool) {
-	if m.lit != nil {
-		m.eachLineByLiteral(data, fn)
-		return
+	switch {
+	case m.lits != nil && !m.prefix:
+		m.eachLineByLiterals(data, fn)
+	case m.prefix:
+		m.eachLineWhole(data, fn)
+	default:
+		m.eachLineByLine(data, fn)
 	}
+}
+
+// eachLineWhole is eachLine for an expression that starts with a literal:
+// Go's regexp then skips to candidates by itself, over the whole file.
+func (m *matcher) eachLineWhole(data []byte, fn func(line, start, end, col int) bool) {
 	pos, line := 0, 1 // line is the number of the line that starts at pos
 	for pos < len(data) {
 		loc := m.re.FindIndex(data[pos:])
@@ -40,31 +49,61 @@ func (m *matcher) eachLine(data []byte, fn func(line, start, end, col int) bool)
 	}
 }
 
-// eachLineByLiteral is eachLine for an expression every match of which
-// holds the literal m.lit: it finds the literal (a fast byte search), then
-// runs the expression on that line alone. A line is a whole text to the
+// eachLineByLiterals is eachLine for an expression every match of which
+// holds one of the literals m.lits: it finds the next literal (a fast
+// byte search per literal, each remembered until passed), then runs the
+// expression on that line alone. A line is a whole text to the
 // expression with the same meaning: ^, $ and \b see a newline or the
 // text's edge alike.
-func (m *matcher) eachLineByLiteral(data []byte, fn func(line, start, end, col int) bool) {
+func (m *matcher) eachLineByLiterals(data []byte, fn func(line, start, end, col int) bool) {
+	next := make([]int, len(m.lits)) // next occurrence of each literal at or after pos; -1: none
+	for i := range next {
+		next[i] = -2 // not searched yet
+	}
 	pos, line := 0, 1
 	for pos < len(data) {
-		i := bytes.Index(data[pos:], m.lit)
-		if i < 0 {
+		at := -1
+		for i, lit := range m.lits {
+			if next[i] == -2 || next[i] >= 0 && next[i] < pos {
+				next[i] = -1
+				if j := bytes.Index(data[pos:], lit); j >= 0 {
+					next[i] = pos + j
+				}
+			}
+			if next[i] >= 0 && (at < 0 || next[i] < at) {
+				at = next[i]
+			}
+		}
+		if at < 0 {
 			return
 		}
-		at := pos + i
 		start := pos
 		if j := bytes.LastIndexByte(data[pos:at], '\n'); j >= 0 {
 			start = pos + j + 1
 			line += bytes.Count(data[pos:start], newline)
 		}
 		end := lineEnd(data, at)
-		if loc := m.re.FindIndex(data[start:end]); loc != nil {
-			if !fn(line, start, end, loc[0]+1) {
+		if m.line.Match(data[start:end]) {
+			if !fn(line, start, end, m.line.FindIndex(data[start:end])[0]+1) {
 				return
 			}
 		}
 		pos, line = end+1, line+1
+	}
+}
+
+// eachLineByLine is eachLine for an expression with no literal to look
+// for: each line is matched alone, where Go's regexp uses its fast
+// engines for short inputs rather than its NFA over a whole file.
+func (m *matcher) eachLineByLine(data []byte, fn func(line, start, end, col int) bool) {
+	for start, line := 0, 1; start < len(data); line++ {
+		end := lineEnd(data, start)
+		if m.line.Match(data[start:end]) {
+			if !fn(line, start, end, m.line.FindIndex(data[start:end])[0]+1) {
+				return
+			}
+		}
+		start = end + 1
 	}
 }
 

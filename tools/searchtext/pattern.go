@@ -2,6 +2,7 @@ package searchtext
 
 import (
 	"regexp"
+	"slices"
 	"regexp/syntax"
 	"unicode"
 
@@ -15,11 +16,18 @@ const MaxPatternBytes = 1000
 // matcher is a compiled pattern: the expression that finds matches and
 // the index plan that finds candidates.
 type matcher struct {
-	re   *regexp.Regexp
+	re *regexp.Regexp
+	// line is re for a text that is exactly one line: a leading ^ and a
+	// trailing $ become text anchors, which Go's regexp exploits.
+	line *regexp.Regexp
 	plan textindex.Plan
-	// lit is a byte string every match holds, when the expression has
-	// one: lines without it are never given to the expression.
-	lit []byte
+	// lits are byte strings one of which every match holds, when the
+	// expression has such: lines without any are never given to the
+	// expression.
+	lits [][]byte
+	// prefix says the expression starts with a literal, which Go's
+	// regexp finds fast in a whole file.
+	prefix bool
 }
 
 // compile turns the pattern arguments into a matcher. Matching is line by
@@ -68,36 +76,133 @@ func compile(in SearchTextIn) (*matcher, error) {
 	if err != nil {
 		return nil, server.Errorf(server.InvalidInput, "pattern cannot be compiled: %v", err)
 	}
-	return &matcher{re: compiled, plan: textindex.NewPlan(re), lit: requiredLiteral(re)}, nil
+	m := &matcher{re: compiled, line: compiled, plan: textindex.NewPlan(re), lits: requiredLiterals(re)}
+	if anchored, ok := anchorToText(re); ok {
+		// Matching one line at a time, ^ and $ are the line's edges: as
+		// \A and \z the expression is tried at one place only.
+		if m.line, err = regexp.Compile(anchored.String()); err != nil {
+			return nil, server.Errorf(server.InvalidInput, "pattern cannot be compiled: %v", err)
+		}
+	}
+	if lp, _ := compiled.LiteralPrefix(); lp != "" {
+		m.prefix = true
+	}
+	return m, nil
 }
 
-// requiredLiteral returns the longest case-sensitive literal that every
-// match of re holds, or nil. It looks through captures, concatenations
-// and repetitions of at least one; alternations and optional parts
-// require nothing.
-func requiredLiteral(re *syntax.Regexp) []byte {
+// maxLiterals bounds the literals a prefilter searches for: a search
+// for many is no faster than the expression itself.
+const maxLiterals = 16
+
+// requiredLiterals returns literals one of which every match of re holds,
+// or nil when it finds none worth searching for. It looks through
+// captures, concatenations (the child with the longest shortest
+// literal), repetitions of at least one, alternations (every branch must
+// have some) and case folding (each spelling, while they are few).
+func requiredLiterals(re *syntax.Regexp) [][]byte {
 	switch re.Op {
 	case syntax.OpLiteral:
-		if re.Flags&syntax.FoldCase != 0 {
-			return nil
+		if re.Flags&syntax.FoldCase == 0 {
+			return [][]byte{[]byte(string(re.Rune))}
 		}
-		return []byte(string(re.Rune))
+		return foldedSpellings(re.Rune)
 	case syntax.OpCapture, syntax.OpPlus:
-		return requiredLiteral(re.Sub[0])
+		return requiredLiterals(re.Sub[0])
 	case syntax.OpRepeat:
 		if re.Min >= 1 {
-			return requiredLiteral(re.Sub[0])
+			return requiredLiterals(re.Sub[0])
 		}
 	case syntax.OpConcat:
-		var best []byte
+		var best [][]byte
 		for _, sub := range re.Sub {
-			if l := requiredLiteral(sub); len(l) > len(best) {
+			if l := requiredLiterals(sub); shortest(l) > shortest(best) {
 				best = l
 			}
 		}
 		return best
+	case syntax.OpCharClass:
+		// [äöü] (the parser's form of ä|ö|ü): each rune, when few.
+		var all [][]byte
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
+				if len(all) == maxLiterals {
+					return nil
+				}
+				all = append(all, []byte(string(r)))
+			}
+		}
+		return all
+	case syntax.OpAlternate:
+		var all [][]byte
+		for _, sub := range re.Sub {
+			l := requiredLiterals(sub)
+			if l == nil || len(all)+len(l) > maxLiterals {
+				return nil
+			}
+			all = append(all, l...)
+		}
+		return all
 	}
 	return nil
+}
+
+func shortest(lits [][]byte) int {
+	if len(lits) == 0 {
+		return 0
+	}
+	n := len(lits[0])
+	for _, l := range lits[1:] {
+		n = min(n, len(l))
+	}
+	return n
+}
+
+// foldedSpellings returns every spelling of runes under simple case
+// folding (RE2's (?i)), or nil when there are more than maxLiterals.
+func foldedSpellings(runes []rune) [][]byte {
+	out := []string{""}
+	for _, r := range runes {
+		orbit := []rune{r}
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			orbit = append(orbit, f)
+		}
+		if len(out)*len(orbit) > maxLiterals {
+			return nil
+		}
+		var next []string
+		for _, prefix := range out {
+			for _, f := range orbit {
+				next = append(next, prefix+string(f))
+			}
+		}
+		out = next
+	}
+	lits := make([][]byte, len(out))
+	for i, s := range out {
+		lits[i] = []byte(s)
+	}
+	return lits
+}
+
+// anchorToText returns a copy of re whose leading line anchor (^) and
+// trailing one ($), at the top level, are text anchors, and whether it
+// changed anything.
+func anchorToText(re *syntax.Regexp) (*syntax.Regexp, bool) {
+	if re.Op != syntax.OpConcat || len(re.Sub) == 0 {
+		return re, false
+	}
+	out := *re
+	out.Sub = slices.Clone(re.Sub)
+	changed := false
+	if first := out.Sub[0]; first.Op == syntax.OpBeginLine {
+		out.Sub[0] = &syntax.Regexp{Op: syntax.OpBeginText, Flags: first.Flags}
+		changed = true
+	}
+	if last := out.Sub[len(out.Sub)-1]; last.Op == syntax.OpEndLine {
+		out.Sub[len(out.Sub)-1] = &syntax.Regexp{Op: syntax.OpEndText, Flags: last.Flags &^ syntax.WasDollar}
+		changed = true
+	}
+	return &out, changed
 }
 
 // hasUpperLiteral reports whether a literal of re holds an upper-case
