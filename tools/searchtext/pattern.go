@@ -2,8 +2,8 @@ package searchtext
 
 import (
 	"regexp"
-	"slices"
 	"regexp/syntax"
+	"slices"
 	"unicode"
 
 	"github.com/repo-mcp/repo-mcp/server"
