@@ -268,8 +268,8 @@ func (sv *Service) build(ctx context.Context, rs *repoState, id string, blobs []
 		}
 		return data, err
 	}
-	// PROGRESS: index progress goes to the log until server/ carries
-	// progress notifications; then report it through the request too.
+	// A build runs detached from any request: its progress goes to the
+	// log. A request's own progress is reported by progress.step.
 	stats, err := sv.ix.Build(ctx, blobs, read, func(p textindex.Progress) {
 		sv.log.Info("text index: building", "workspace_id", id, "blobs_done", p.Done, "blobs_total", p.Total, "bytes", p.Bytes)
 	})
