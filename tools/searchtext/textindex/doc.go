@@ -23,3 +23,12 @@
 // build the same shard write the same bytes. A shard that fails its
 // checksum is ignored and removed; its blobs are simply indexed again.
 package textindex
+
+// Why not all of codesearch: its query planner is used as is, but its
+// index writer and reader are not. The writer skips files with long lines,
+// invalid UTF-8 or many trigrams (a search would silently miss their
+// matches), sorts with package-level buffers (two writers in one process
+// race), and, like the reader on a damaged file, ends the process with
+// log.Fatal on an I/O error. A shard here is a few hundred lines of
+// format: every text blob indexed, damage detected by checksum and
+// repaired by indexing again, errors returned.
