@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -30,8 +31,11 @@ type verified struct {
 		Error    string `json:"error"`
 	} `json:"checks"`
 	Isolation struct {
-		Network    bool     `json:"network"`
+		UID        bool     `json:"uid"`
 		Filesystem bool     `json:"filesystem"`
+		PID        bool     `json:"pid"`
+		Network    bool     `json:"network"`
+		Limits     bool     `json:"limits"`
 		Notes      []string `json:"notes"`
 	} `json:"isolation"`
 	Export struct {
@@ -50,6 +54,9 @@ func verifyFixture(t *testing.T, timeout time.Duration) *fixture {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command")
 	}
+	if _, err := exec.LookPath("bwrap"); err != nil || os.Getuid() != 0 {
+		t.Skip("verify's sandbox needs bubblewrap and a server run as root (to switch to an unprivileged uid)")
+	}
 	return newFixture(t, fixtureOptions{opts: patch.Options{Verify: verify.Options{Timeout: timeout, BuildCache: buildCache}}})
 }
 
@@ -59,7 +66,7 @@ func TestVerifyPassingAndFailing(t *testing.T) {
 	if !v.Passed || len(v.Checks) != 4 || v.Revision != f.head {
 		t.Fatalf("verify HEAD: %+v", v)
 	}
-	if !v.Isolation.Network || !v.Isolation.Filesystem {
+	if iso := v.Isolation; !iso.UID || !iso.Filesystem || !iso.PID || !iso.Network || !iso.Limits {
 		t.Errorf("isolation: %+v", v.Isolation)
 	}
 	if v.Export.Omitted != 1 || v.Export.Skipped != 2 { // .env; link and sub
@@ -191,4 +198,179 @@ func liveProcesses(t *testing.T, name string) []string {
 		}
 	}
 	return live
+}
+
+// TestVerifySandboxAttacks runs, through verify_patch, a test file that
+// tries each escape of issue 20: each attempt must fail inside the check,
+// so the test passes, and nothing may reach outside.
+func TestVerifySandboxAttacks(t *testing.T) {
+	f := verifyFixture(t, 3*time.Minute)
+	outsideFile := filepath.Join(t.TempDir(), "outside.txt")
+	os.WriteFile(outsideFile, []byte("outside"), 0o644)
+	sockDir := t.TempDir()
+	sock := filepath.Join(sockDir, "s.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var dialed atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			dialed.Add(1)
+			c.Close()
+		}
+	}()
+	victim := exec.Command("sleep", "300")
+	if err := victim.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer victim.Process.Kill()
+	marker := fmt.Sprintf("setsid-%x", rand.Uint64())
+	attacks := fmt.Sprintf(`package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"net"
+	"testing"
+)
+
+func mustFail(t *testing.T, what string, err error) {
+	if err == nil {
+		t.Errorf("%%s succeeded", what)
+	} else {
+		t.Logf("%%s refused: %%v", what, err)
+	}
+}
+
+func TestShadow(t *testing.T) {
+	_, err := os.ReadFile("/etc/shadow")
+	mustFail(t, "reading /etc/shadow", err)
+}
+
+func TestProcWalk(t *testing.T) {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		for _, p := range []string{"root/.env", "cwd/.env", "root" + %[1]q + "/.env", "root" + %[1]q + "/.git/config"} {
+			if _, err := os.ReadFile(filepath.Join("/proc", e.Name(), p)); err == nil {
+				t.Errorf("read %%s through /proc/%%s", p, e.Name())
+			}
+		}
+	}
+	for _, p := range []string{%[1]q + "/.env", %[1]q + "/.git/config", %[2]q} {
+		_, err := os.ReadFile(p)
+		mustFail(t, "reading "+p, err)
+	}
+}
+
+func TestKill(t *testing.T) {
+	mustFail(t, "signalling the outside pid", syscall.Kill(%[3]d, syscall.SIGKILL))
+	syscall.Kill(-1, syscall.SIGKILL) // everything this uid may signal: only the sandbox
+}
+
+func TestUnixSocket(t *testing.T) {
+	_, err := net.Dial("unix", %[4]q)
+	mustFail(t, "connecting to the outside socket", err)
+}
+
+func TestForkBomb(t *testing.T) {
+	var cmds []*exec.Cmd
+	defer func() {
+		for _, c := range cmds {
+			c.Process.Kill()
+			c.Wait()
+		}
+	}()
+	var err error
+	for range 3000 {
+		c := exec.Command("/verify/go/bin/go", "env", "-h")
+		c.Env = []string{"GOROOT=/verify/go"}
+		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err = c.Start(); err != nil {
+			break
+		}
+		cmds = append(cmds, c)
+	}
+	if err == nil {
+		t.Errorf("started %%d processes", len(cmds))
+	}
+	t.Logf("started %%d processes, then %%v", len(cmds), err)
+}
+
+func TestDiskFill(t *testing.T) {
+	f, err := os.Create(filepath.Join(os.TempDir(), "fill"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(f.Name())
+	buf := make([]byte, 1<<20)
+	n := 0
+	for ; n < 4096; n++ {
+		if _, err = f.Write(buf); err != nil {
+			break
+		}
+	}
+	if err == nil {
+		t.Errorf("wrote %%d MiB", n)
+	}
+	t.Logf("wrote %%d MiB, then %%v", n, err)
+}
+
+func TestSetsidSurvivor(t *testing.T) {
+	script := "for i in 1 2 3; do sleep 1; done"
+	_ = script
+	c := exec.Command(os.Args[0], "-test.run=^$")
+	c.Env = append(os.Environ(), "SURVIVOR=1")
+	c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c.Process.Release()
+}
+
+func TestMain(m *testing.M) {
+	if os.Getenv("SURVIVOR") == "1" {
+		// Outlive the check, then try to plant in every cache we can name.
+		for range 20 {
+			for _, d := range []string{os.Getenv("GOCACHE"), "/verify/cache", "/verify/cache/a", "/verify/modcache"} {
+				os.WriteFile(filepath.Join(d, %[5]q), []byte("planted"), 0o644)
+			}
+			syscall.Nanosleep(&syscall.Timespec{Sec: 1}, nil)
+		}
+		os.Exit(0)
+	}
+	_ = strings.ToLower
+	os.Exit(m.Run())
+}
+`, f.dir, outsideFile, victim.Process.Pid, sock, marker)
+	g := generate(t, f, edit("write", "attack_test.go", "content", attacks))
+	v := ok[verified](t, f, "verify_patch", map[string]any{"patch_id": g.PatchID, "checks": []any{map[string]any{"name": "go_test"}}})
+	if !v.Passed {
+		t.Errorf("an attack was not contained: %+v", v)
+	}
+	t.Logf("output:\n%s", v.Checks[0].Output)
+	if dialed.Load() != 0 {
+		t.Error("a check connected to a Unix socket outside its sandbox")
+	}
+	if victim.ProcessState != nil || victim.Process.Signal(syscall.Signal(0)) != nil {
+		t.Error("a check killed a process outside its sandbox")
+	}
+	time.Sleep(3 * time.Second) // a survivor would plant by now
+	if live := liveProcesses(t, "fx.test"); len(live) > 0 {
+		t.Errorf("processes of the check survive it: %v", live)
+	}
+	filepath.WalkDir(buildCache, func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.Contains(d.Name(), marker) {
+			t.Errorf("a check planted %s in the shared build cache", p)
+		}
+		return nil
+	})
 }

@@ -95,7 +95,7 @@ func TestTailLast(t *testing.T) {
 // TestProgress checks the calls a run makes to its Progress: a start and
 // an end for each check, in order, the end counting the check done.
 func TestProgress(t *testing.T) {
-	c, err := New(Options{FreshBuildCache: true})
+	c, err := New(Options{SelfHelper: true, BuildCache: filepath.Join(t.TempDir(), "cache")})
 	if err != nil {
 		t.Fatal(err)
 	}
