@@ -1,6 +1,7 @@
 package patch_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -17,6 +18,7 @@ import (
 	"github.com/repo-mcp/repo-mcp/server"
 	"github.com/repo-mcp/repo-mcp/tools/patch"
 	"github.com/repo-mcp/repo-mcp/tools/patch/verify"
+	"github.com/repo-mcp/repo-mcp/workspace"
 )
 
 type verified struct {
@@ -49,7 +51,7 @@ type verified struct {
 // standard library is compiled once.
 var buildCache = filepath.Join(os.TempDir(), fmt.Sprintf("repo-mcp-patch-test-gocache-%d", os.Getuid()))
 
-func verifyFixture(t *testing.T, timeout time.Duration) *fixture {
+func verifyFixture(t *testing.T, timeout time.Duration, policies ...workspace.PolicyConfig) *fixture {
 	t.Helper()
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command")
@@ -57,7 +59,7 @@ func verifyFixture(t *testing.T, timeout time.Duration) *fixture {
 	if _, err := exec.LookPath("bwrap"); err != nil || os.Getuid() != 0 {
 		t.Skip("verify's sandbox needs bubblewrap and a server run as root (to switch to an unprivileged uid)")
 	}
-	return newFixture(t, fixtureOptions{opts: patch.Options{Verify: verify.Options{Timeout: timeout, BuildCache: buildCache}}})
+	return newFixture(t, fixtureOptions{policies: policies, opts: patch.Options{Verify: verify.Options{Timeout: timeout, BuildCache: buildCache}}})
 }
 
 func TestVerifyPassingAndFailing(t *testing.T) {
@@ -104,7 +106,9 @@ func TestVerifyRefuses(t *testing.T) {
 // dials the host, writes outside its directory. The repository's own
 // .git/config asks git to run a command (core.fsmonitor): nothing may run it.
 func TestVerifyHostileTests(t *testing.T) {
-	f := verifyFixture(t, 20*time.Second)
+	// A minute, so that building the tests fits on a loaded machine; the
+	// looping test then runs until go test's own -timeout (45s).
+	f := verifyFixture(t, time.Minute)
 	ok[verified](t, f, "verify_patch", map[string]any{"checks": []any{map[string]any{"name": "go_test"}}}) // warm the cache
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -174,8 +178,8 @@ func TestWriteOutside(t *testing.T) {
 		edit("replace", "go.mod", "old_text", "example.com/fx", "new_text", "example.com/"+module))
 	start := time.Now()
 	v = ok[verified](t, f, "verify_patch", map[string]any{"patch_id": g.PatchID, "checks": []any{map[string]any{"name": "go_test"}}})
-	if v.Passed || !v.Checks[0].TimedOut || v.Checks[0].ExitCode != -1 {
-		t.Errorf("a looping test: %+v", v)
+	if v.Passed || !strings.Contains(v.Checks[0].Output, "panic: test timed out after 45s") || !strings.Contains(v.Checks[0].Output, "TestLoop") {
+		t.Errorf("a looping test did not end in go test's timeout dump: %+v", v)
 	}
 	t.Logf("the looping test was stopped after %s", time.Since(start))
 	if live := liveProcesses(t, module+".test"); len(live) > 0 {
@@ -204,7 +208,9 @@ func liveProcesses(t *testing.T, name string) []string {
 // tries each escape of issue 20: each attempt must fail inside the check,
 // so the test passes, and nothing may reach outside.
 func TestVerifySandboxAttacks(t *testing.T) {
-	f := verifyFixture(t, 3*time.Minute)
+	f := verifyFixture(t, 3*time.Minute, workspace.PolicyConfig{
+		Identity: "local", Workspaces: []string{"*"}, Actions: []workspace.Action{"read", "propose", "verify"}, Deny: []string{"docs/**"},
+	})
 	outsideFile := filepath.Join(t.TempDir(), "outside.txt")
 	os.WriteFile(outsideFile, []byte("outside"), 0o644)
 	sockDir := t.TempDir()
@@ -225,7 +231,10 @@ func TestVerifySandboxAttacks(t *testing.T) {
 			c.Close()
 		}
 	}()
+	// The victim runs as the sandbox uid: only the PID namespace keeps a
+	// check's signals from it.
 	victim := exec.Command("sleep", "300")
+	victim.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	if err := victim.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -236,14 +245,23 @@ func TestVerifySandboxAttacks(t *testing.T) {
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strings"
-	"syscall"
+	"errors"
 	"net"
+	"os/signal"
+	"path/filepath"
+	"syscall"
 	"testing"
 )
 
+// wsRoot is the workspace on the host, written in two pieces: the server
+// refuses to echo a host path whole.
+var wsRoot = %[1]q + %[6]q
+
 func mustFail(t *testing.T, what string, err error) {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err // the path would name the host's directories
+	}
 	if err == nil {
 		t.Errorf("%%s succeeded", what)
 	} else {
@@ -259,13 +277,13 @@ func TestShadow(t *testing.T) {
 func TestProcWalk(t *testing.T) {
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
-		for _, p := range []string{"root/.env", "cwd/.env", "root" + %[1]q + "/.env", "root" + %[1]q + "/.git/config"} {
+		for _, p := range []string{"root/.env", "cwd/.env", "root" + wsRoot + "/.env", "root" + wsRoot + "/.git/config"} {
 			if _, err := os.ReadFile(filepath.Join("/proc", e.Name(), p)); err == nil {
 				t.Errorf("read %%s through /proc/%%s", p, e.Name())
 			}
 		}
 	}
-	for _, p := range []string{%[1]q + "/.env", %[1]q + "/.git/config", %[2]q} {
+	for _, p := range []string{wsRoot + "/.env", wsRoot + "/.git/config", ".env", "docs/a.txt", wsRoot + "/docs/a.txt", %[2]q} {
 		_, err := os.ReadFile(p)
 		mustFail(t, "reading "+p, err)
 	}
@@ -273,7 +291,6 @@ func TestProcWalk(t *testing.T) {
 
 func TestKill(t *testing.T) {
 	mustFail(t, "signalling the outside pid", syscall.Kill(%[3]d, syscall.SIGKILL))
-	syscall.Kill(-1, syscall.SIGKILL) // everything this uid may signal: only the sandbox
 }
 
 func TestUnixSocket(t *testing.T) {
@@ -325,8 +342,6 @@ func TestDiskFill(t *testing.T) {
 }
 
 func TestSetsidSurvivor(t *testing.T) {
-	script := "for i in 1 2 3; do sleep 1; done"
-	_ = script
 	c := exec.Command(os.Args[0], "-test.run=^$")
 	c.Env = append(os.Environ(), "SURVIVOR=1")
 	c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -336,8 +351,16 @@ func TestSetsidSurvivor(t *testing.T) {
 	c.Process.Release()
 }
 
+// TestZKillAll runs last: it signals every process the sandbox uid may
+// signal, which ends the check (its go command dies) but must reach no
+// process outside, though one outside runs as the same uid.
+func TestZKillAll(t *testing.T) {
+	syscall.Kill(-1, syscall.SIGTERM)
+}
+
 func TestMain(m *testing.M) {
 	if os.Getenv("SURVIVOR") == "1" {
+		signal.Ignore(syscall.SIGTERM)
 		// Outlive the check, then try to plant in every cache we can name.
 		for range 20 {
 			for _, d := range []string{os.Getenv("GOCACHE"), "/verify/cache", "/verify/cache/a", "/verify/modcache"} {
@@ -347,16 +370,21 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	_ = strings.ToLower
 	os.Exit(m.Run())
 }
-`, f.dir, outsideFile, victim.Process.Pid, sock, marker)
+`, f.dir[:len(f.dir)/2], outsideFile, victim.Process.Pid, sock, marker, f.dir[len(f.dir)/2:])
 	g := generate(t, f, edit("write", "attack_test.go", "content", attacks))
 	v := ok[verified](t, f, "verify_patch", map[string]any{"patch_id": g.PatchID, "checks": []any{map[string]any{"name": "go_test"}}})
-	if !v.Passed {
-		t.Errorf("an attack was not contained: %+v", v)
+	out := v.Checks[0].Output
+	t.Logf("output:\n%s", out)
+	for _, name := range []string{"Shadow", "ProcWalk", "Kill", "UnixSocket", "ForkBomb", "DiskFill", "SetsidSurvivor"} {
+		if !strings.Contains(out, "--- PASS: Test"+name+" ") {
+			t.Errorf("Test%s did not pass: an attack was not contained", name)
+		}
 	}
-	t.Logf("output:\n%s", v.Checks[0].Output)
+	if v.Passed || v.Checks[0].ExitCode == 0 {
+		t.Errorf("the check survived kill(-1): %+v", v.Checks[0])
+	}
 	if dialed.Load() != 0 {
 		t.Error("a check connected to a Unix socket outside its sandbox")
 	}
@@ -373,4 +401,78 @@ func TestMain(m *testing.M) {
 		}
 		return nil
 	})
+}
+
+// testKey is a test fixture that a secret pattern (*.pem) matches.
+const testKey = "-----BEGIN TEST KEY-----\nMIIBOgIBAAJBAKj34GkxFhD90vcNLYLInFEX6Ppy1tPf9Cnzj4p4WGeKLs1Pt8Qu\n-----END TEST KEY-----\n"
+
+// TestVerifySecretFixtures checks that a secret-pattern file under
+// testdata/ is exported for the checks, which pass reading it, and that
+// its content is redacted from the output, which names it; a fixture the
+// caller's policy denies and a secret outside testdata/ stay out.
+func TestVerifySecretFixtures(t *testing.T) {
+	f := verifyFixture(t, 3*time.Minute, workspace.PolicyConfig{
+		Identity: "local", Workspaces: []string{"*"}, Actions: []workspace.Action{"read", "propose", "verify"}, Deny: []string{"testdata/private/**"},
+	})
+	files := map[string]string{
+		"testdata/key.pem":       testKey,
+		"testdata/private/x.pem": testKey,
+		"testdata/.ssh/known":    "not matched itself, but below a denied directory\n",
+		"config/server.pem":      testKey,
+		"fixture_test.go": `package main
+
+import (
+	"os"
+	"testing"
+)
+
+func TestFixtures(t *testing.T) {
+	key, err := os.ReadFile("testdata/key.pem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the key:\n%s", key)
+	for _, p := range []string{"testdata/private/x.pem", "config/server.pem", ".env"} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s was exported", p)
+		}
+	}
+	if _, err := os.Stat("testdata/.ssh/known"); err != nil {
+		t.Error(err)
+	}
+}
+`,
+	}
+	for name, content := range files {
+		p := filepath.Join(f.dir, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(content), 0o644)
+	}
+	gitfixture.Git(t, f.dir, "add", "-f", ".")
+	gitfixture.Git(t, f.dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "fixtures")
+	res := f.call(t, "verify_patch", map[string]any{"checks": []any{map[string]any{"name": "go_test"}}})
+	if res.IsError {
+		t.Fatal(res.Text)
+	}
+	var v struct {
+		verified
+		Export struct {
+			Fixtures []string `json:"fixtures"`
+		} `json:"export"`
+	}
+	json.Unmarshal(res.Structured, &v)
+	if !v.Passed {
+		t.Fatalf("the fixture test failed: %+v", v)
+	}
+	if got := strings.Join(v.Export.Fixtures, ","); got != "testdata/.ssh/known,testdata/key.pem" {
+		t.Errorf("fixtures exported: %q", got)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(testKey), "\n") {
+		if strings.Contains(res.Text, line) || strings.Contains(string(res.Structured), line) {
+			t.Errorf("the output shows the fixture's line %q", line)
+		}
+	}
+	if !strings.Contains(v.Checks[0].Output, "[redacted]") || !strings.Contains(res.Text, "testdata/key.pem") {
+		t.Errorf("the result does not say what it redacted:\n%s", res.Text)
+	}
 }

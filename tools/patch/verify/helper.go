@@ -7,6 +7,17 @@ const (
 	helperEnv    = "REPO_MCP_VERIFY_HELPER"
 	cacheProgEnv = "REPO_MCP_VERIFY_CACHEPROG"
 	cacheProgArg = "repo-mcp-verify-cacheprog"
+	noopArg      = "repo-mcp-verify-noop"
+)
+
+// Where things are in a check's view.
+const (
+	sbExport   = "/verify/export"
+	sbHelper   = "/verify/helper"
+	sbGoRoot   = "/verify/go"
+	sbModCache = "/verify/modcache"
+	sbCache    = "/verify/cache"
+	sbWork     = "/work"
 )
 
 // helperSpec tells the helper what to set up, what to probe and what to

@@ -30,6 +30,9 @@ func RunHelper() {
 	if len(os.Args) == 2 && os.Args[1] == cacheProgArg && os.Getenv(cacheProgEnv) != "" {
 		os.Exit(serveCacheProg(os.Getenv(cacheProgEnv), os.Stdin, os.Stdout))
 	}
+	if len(os.Args) >= 2 && os.Args[1] == noopArg && os.Getenv(cacheProgEnv) != "" {
+		os.Exit(0) // go test -exec: the test binary was built, and is not run
+	}
 	raw := os.Getenv(helperEnv)
 	if raw == "" {
 		return

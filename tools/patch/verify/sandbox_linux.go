@@ -19,16 +19,6 @@ import (
 	"time"
 )
 
-// Where things are in a check's view.
-const (
-	sbExport   = "/verify/export"
-	sbHelper   = "/verify/helper"
-	sbGoRoot   = "/verify/go"
-	sbModCache = "/verify/modcache"
-	sbCache    = "/verify/cache"
-	sbWork     = "/work"
-)
-
 // etcFiles are the only files of /etc a check sees: enough for
 // "localhost" to resolve and for os/user to name the check's uid.
 func etcFiles(uid, gid int) map[string]string {
@@ -107,23 +97,23 @@ func (b *binds) close() {
 
 // exec runs argv for check s on the export in dir, in a sandbox when the
 // platform gives one, and returns its outcome and what its probe found.
-func (c *Checker) exec(ctx context.Context, rc *runContext, s Spec, argv []string, out io.Writer) execResult {
+func (c *Checker) exec(ctx context.Context, rc *runContext, cmd command, out io.Writer) execResult {
 	if c.sb.err != nil {
-		return c.execBare(ctx, rc, argv, out, c.sb.err.Error())
+		return c.execBare(ctx, rc, cmd.argv, out, c.sb.err.Error())
 	}
-	res := c.execSandboxed(ctx, rc, s, argv, out)
+	res := c.execSandboxed(ctx, rc, cmd, out)
 	if res.sandboxErr != nil {
-		return c.execBare(ctx, rc, argv, out, res.sandboxErr.Error())
+		return c.execBare(ctx, rc, cmd.argv, out, res.sandboxErr.Error())
 	}
 	return res
 }
 
-func (c *Checker) execSandboxed(ctx context.Context, rc *runContext, s Spec, argv []string, out io.Writer) execResult {
+func (c *Checker) execSandboxed(ctx context.Context, rc *runContext, command command, out io.Writer) execResult {
 	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
 	defer cancel()
 	var b binds
 	defer b.close()
-	spec, err := c.helperSpec(rc, s, argv, &b)
+	spec, err := c.helperSpec(rc, command, &b)
 	if err != nil {
 		return execResult{sandboxErr: err}
 	}
@@ -138,7 +128,7 @@ func (c *Checker) execSandboxed(ctx context.Context, rc *runContext, s Spec, arg
 	if err != nil {
 		return execResult{err: err}
 	}
-	args := append([]string{c.sb.bwrap}, c.bwrapArgs(&b, s)...)
+	args := append([]string{c.sb.bwrap}, c.bwrapArgs(&b)...)
 	args = append(args, "--setenv", helperEnv, string(raw), "--", sbHelper)
 	var stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, c.sb.bwrap)
@@ -186,10 +176,10 @@ func readReport(r io.Reader) (probeReport, error) {
 }
 
 // helperSpec builds what the helper is told, and the binds of the view.
-func (c *Checker) helperSpec(rc *runContext, s Spec, argv []string, b *binds) (*helperSpec, error) {
+func (c *Checker) helperSpec(rc *runContext, cmd command, b *binds) (*helperSpec, error) {
 	cache := cacheProgConfig{Private: filepath.Join(sbWork, "gocache", "private")}
 	if rc.sharedCache != "" {
-		cache.Shared, cache.Write = sbCache, s.Name != "go_test"
+		cache.Shared, cache.Write = sbCache, !cmd.runsCode
 	}
 	spec := &helperSpec{
 		Src: sbExport, Work: sbWork,
@@ -201,7 +191,7 @@ func (c *Checker) helperSpec(rc *runContext, s Spec, argv []string, b *binds) (*
 		ReadOnly: []string{"/", "/etc", sbExport, sbGoRoot, sbModCache},
 		Top:      []string{"verify", "work", "proc", "dev", "etc"},
 		Limits:   c.limits(),
-		Argv:     append([]string{filepath.Join(sbGoRoot, "bin", "go")}, argv[1:]...),
+		Argv:     append([]string{filepath.Join(sbGoRoot, "bin", "go")}, cmd.sandboxArgs()...),
 		Env: append(c.goEnv(sbGoRoot, sbModCache, sbWork),
 			"GOCACHEPROG="+sbHelper+" "+cacheProgArg, cacheProgEnv+"="+cache.encode()),
 	}
@@ -283,7 +273,7 @@ func isUnder(p, dir string) bool { return p == dir || strings.HasPrefix(p, dir+"
 // it runs anything of the check, so the check runs as that uid on the
 // host itself. Otherwise bubblewrap makes a user namespace, the check
 // keeps the server's uid, and the probe says so.
-func (c *Checker) bwrapArgs(b *binds, s Spec) []string {
+func (c *Checker) bwrapArgs(b *binds) []string {
 	args := []string{"--unshare-all"} // user, ipc, pid, net (loopback up), uts, cgroup
 	if os.Getuid() == 0 {
 		args = []string{"--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",

@@ -19,8 +19,9 @@ type Options struct {
 	// Checks is the allowlist: the checks a caller may name. Default
 	// [DefaultChecks]. Unknown names are an error at New.
 	Checks []string
-	// Timeout bounds each check. Default 5 minutes. go test gets a
-	// -timeout a quarter shorter, so a hanging test prints Go's dump.
+	// Timeout bounds each check. Default 5 minutes. go test gets it twice:
+	// once to build the tests, once to run them with a -timeout a quarter
+	// shorter, so a hanging test prints Go's dump.
 	Timeout time.Duration
 	// MaxOutputBytes bounds the output kept of each check (its tail).
 	// Default 64 KiB.
@@ -207,9 +208,15 @@ func (c *Checker) Checks() []string { return slices.Clone(c.opts.Checks) }
 // Allows reports whether a check is allowlisted.
 func (c *Checker) Allows(name string) bool { return c.allowed[name] }
 
-// CallTimeout is a bound for a whole run of every allowlisted check.
+// CallTimeout is a bound for a whole run of every allowlisted check (go
+// test counts twice: building its tests and running them each get
+// Timeout).
 func (c *Checker) CallTimeout() time.Duration {
-	return time.Duration(len(c.opts.Checks)+1) * c.opts.Timeout
+	n := len(c.opts.Checks) + 1
+	if c.allowed["go_test"] {
+		n++
+	}
+	return time.Duration(n) * c.opts.Timeout
 }
 
 // TempDir is where exports should be made.
@@ -354,8 +361,54 @@ func (c *Checker) limits() limits {
 	}
 }
 
-// command returns the argv of a check.
-func (c *Checker) command(s Spec) []string {
+// command is one run of the go command in a check.
+type command struct {
+	argv []string // go and its arguments, as the server would run it
+	// runsCode says the command runs code of the repository (go test):
+	// the shared build cache is then read-only to it.
+	runsCode bool
+	// sandboxArgs are the arguments inside the sandbox, which differ
+	// from argv's where they name the helper.
+	inSandbox []string
+}
+
+// sandboxArgs returns the go command's arguments inside the sandbox.
+func (cmd command) sandboxArgs() []string {
+	if cmd.inSandbox != nil {
+		return cmd.inSandbox
+	}
+	return cmd.argv[1:]
+}
+
+// commands returns what a check runs: its go command, after, for go test
+// with a shared build cache, a go test that builds every test binary
+// and runs none (-exec names the helper, which exits at once). That first
+// run executes no code of the repository, so it may fill the shared cache
+// with what the second, which runs the tests with the cache read-only,
+// then finds there: the standard library packages only tests import, the
+// test variants of the repository's packages.
+func (c *Checker) commands(s Spec, shared bool) []command {
+	argv := c.argv(s)
+	if s.Name != "go_test" {
+		return []command{{argv: argv}}
+	}
+	run := command{argv: argv, runsCode: true}
+	if !shared {
+		return []command{run}
+	}
+	build := append([]string{"test", "-count=1", "-vet=off", "-exec=" + sbHelper + " " + noopArg}, argv[len(argv)-len(s.packages()):]...)
+	return []command{{argv: append([]string{c.goBin}, build...), inSandbox: build}, run}
+}
+
+func (s Spec) packages() []string {
+	if len(s.Packages) == 0 {
+		return []string{"./..."}
+	}
+	return s.Packages
+}
+
+// argv returns the go command line of a check.
+func (c *Checker) argv(s Spec) []string {
 	pkgs := s.Packages
 	if len(pkgs) == 0 {
 		pkgs = []string{"./..."}
@@ -409,7 +462,23 @@ func (c *Checker) runOne(ctx context.Context, rc *runContext, s Spec, ro *runOpt
 		}
 	})
 	start := time.Now()
-	res := c.exec(ctx, rc, s, c.command(s), w)
+	var res execResult
+	cmds := c.commands(s, rc.sharedCache != "")
+	for i, cmd := range cmds {
+		last := i == len(cmds)-1
+		if last {
+			res = c.exec(ctx, rc, cmd, w)
+			break
+		}
+		// A build that passes says only "ok" for each package: its output
+		// is shown only when it fails.
+		pre := newTail(c.opts.MaxOutputBytes)
+		res = c.exec(ctx, rc, cmd, pre)
+		if res.code != 0 || res.err != nil || res.timedOut || len(res.probe.missing(c.opts.Unconfined)) > 0 {
+			io.WriteString(w, pre.lines())
+			break
+		}
+	}
 	if json != nil {
 		json.Flush()
 	}

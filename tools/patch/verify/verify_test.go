@@ -118,3 +118,20 @@ func TestProgress(t *testing.T) {
 		t.Errorf("progress calls %v, want %v", calls, want)
 	}
 }
+
+// writeModuleFiles writes a module of the given files into a new
+// directory.
+func writeModuleFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}

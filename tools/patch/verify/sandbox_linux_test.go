@@ -8,22 +8,6 @@ import (
 	"time"
 )
 
-// writeModule writes a module of the given files into a new directory.
-func writeModule(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
 func sandboxChecker(t *testing.T, opts Options) *Checker {
 	t.Helper()
 	if os.Getuid() != 0 {
@@ -97,7 +81,7 @@ func TestLocalhost(t *testing.T) {
 // and ::1, in the sandbox: each property holds, and the tests pass.
 func TestSandboxHTTPTest(t *testing.T) {
 	c := sandboxChecker(t, Options{Timeout: 2 * time.Minute})
-	dir := writeModule(t, map[string]string{
+	dir := writeModuleFiles(t, map[string]string{
 		"go.mod":        "module m\n\ngo 1.22\n",
 		"m_test.go":     strings.Replace(httptestModule, `"io"`, "\"io\"\n\t\"net\"", 1),
 		"sub/s.go":      "package sub\n\nfunc S() int { return 1 }\n",
