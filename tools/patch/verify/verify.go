@@ -21,7 +21,7 @@ type Options struct {
 	Checks []string
 	// Timeout bounds each check. Default 5 minutes. go test gets it twice:
 	// once to build the tests, once to run them with a -timeout a quarter
-	// shorter, so a hanging test prints Go's dump.
+	// (at least 30s) shorter, so a hanging test prints Go's dump.
 	Timeout time.Duration
 	// MaxOutputBytes bounds the output kept of each check (its tail).
 	// Default 64 KiB.
@@ -427,8 +427,9 @@ func (c *Checker) argv(s Spec) []string {
 		// -json streams each test's output as it comes (without it, go
 		// test holds a package's output until the package ends, and a
 		// killed check would lose it); the shorter -timeout makes a
-		// hanging test print its goroutines before the check is killed.
-		timeout := max(c.opts.Timeout-c.opts.Timeout/4, time.Second)
+		// hanging test print its goroutines before the check is killed
+		// (the margin covers go test's vet and link).
+		timeout := max(c.opts.Timeout-max(c.opts.Timeout/4, 30*time.Second), time.Second)
 		return append([]string{c.goBin, "test", "-count=1", "-json", "-timeout=" + timeout.String()}, pkgs...)
 	}
 	return nil
