@@ -1,6 +1,8 @@
 package verify
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -64,10 +66,11 @@ func TestParseProperties(t *testing.T) {
 }
 
 // TestRefusedWithoutSandbox checks that a run without a sandbox (here:
-// no bubblewrap) refuses each check unless the operator allowed every
-// property it lacks, and then says which.
+// no bubblewrap) refuses each check, without running it, unless the
+// operator allowed every property it lacks, and then says which.
 func TestRefusedWithoutSandbox(t *testing.T) {
-	dir := writeModuleFiles(t, map[string]string{"go.mod": "module m\n\ngo 1.22\n", "m.go": "package m\n"})
+	const unformatted = "package m\nfunc  F() {}\n"
+	dir := writeModuleFiles(t, map[string]string{"go.mod": "module m\n\ngo 1.22\n", "m.go": unformatted})
 	c, err := New(Options{SelfHelper: true, Bwrap: "/nonexistent/bwrap", FreshBuildCache: true})
 	if err != nil {
 		t.Fatal(err)
@@ -76,13 +79,19 @@ func TestRefusedWithoutSandbox(t *testing.T) {
 	if rep.Passed || rep.Checks[0].Refused == nil || !strings.Contains(rep.Checks[0].Error, "--verify-unconfined=uid, filesystem, pid, network, limits") {
 		t.Errorf("without a sandbox: %+v", rep)
 	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "m.go")); string(data) != unformatted {
+		t.Errorf("a refused check ran: go fmt rewrote m.go")
+	}
 	c, err = New(Options{SelfHelper: true, Bwrap: "/nonexistent/bwrap", FreshBuildCache: true, Unconfined: Properties})
 	if err != nil {
 		t.Fatal(err)
 	}
 	rep = c.Run(t.Context(), dir, []Spec{{Name: "gofmt"}})
 	iso := rep.Isolation
-	if !rep.Passed || iso.UID || iso.Filesystem || iso.PID || iso.Network || iso.Limits || len(iso.Unconfined) != 5 || len(iso.Notes) != 5 {
-		t.Errorf("allowed without a sandbox: %+v", rep)
+	if !strings.Contains(rep.Checks[0].Output, "m.go") || rep.Checks[0].Refused != nil {
+		t.Errorf("an allowed check did not run: %+v", rep.Checks[0])
+	}
+	if iso.UID || iso.Filesystem || iso.PID || iso.Network || iso.Limits || len(iso.Unconfined) != 5 || len(iso.Notes) != 5 {
+		t.Errorf("allowed without a sandbox: %+v", iso)
 	}
 }
