@@ -38,8 +38,8 @@ func TestVerifyOwnRepository(t *testing.T) {
 	defer cs.Close()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "verify_patch", Arguments: map[string]any{
 		"workspace_id": "self", "checks": []any{
-			map[string]any{"name": "go_vet", "packages": []string{"./server/"}},
-			map[string]any{"name": "go_test", "packages": []string{"./server/"}},
+			map[string]any{"name": "go_vet", "packages": []string{"./server"}},
+			map[string]any{"name": "go_test", "packages": []string{"./server"}},
 		}}})
 	if err != nil {
 		t.Fatal(err)

@@ -16,12 +16,17 @@
 // # The sandbox
 //
 // Each check runs in its own bubblewrap sandbox (the bwrap command, as
-// Flatpak and Linux coding agents use it), started as Options.UID (65534)
-// when the server runs as root:
+// Flatpak and Linux coding agents use it; go test runs in two, see below):
 //
-//   - user, mount, PID, network, IPC and UTS namespaces (--unshare-all);
-//     the network namespace has loopback only, up, so httptest works on
-//     127.0.0.1 and ::1 and nothing else is reachable;
+//   - as Options.UID (65534) on the host: when the server runs as root,
+//     bubblewrap starts the helper as root with only CAP_SETUID and
+//     CAP_SETGID, and the helper becomes that uid, losing them, before
+//     anything of the check runs; a server that is not root cannot switch
+//     uid (bubblewrap then makes a user namespace, the checks keep the
+//     server's uid, and the uid property does not hold);
+//   - mount, PID, network, IPC and UTS namespaces; the network namespace
+//     has loopback only, up, so httptest works on 127.0.0.1 and ::1 and
+//     nothing else is reachable;
 //   - a view of /verify/export (the export, read-only), /verify/go
 //     (GOROOT), /verify/modcache (GOMODCACHE) and /verify/cache (the
 //     shared build cache), all read-only but the cache as below, a
@@ -31,10 +36,10 @@
 //   - --die-with-parent and a PID namespace: when the check's first
 //     process exits or is killed at the deadline, the namespace's init
 //     dies and the kernel kills every process left in it, setsid() or not;
-//   - resource limits set by the helper before it executes the check
-//     (RLIMIT_NPROC, which the kernel counts per user namespace, so each
-//     check has its own budget; RLIMIT_AS, RLIMIT_CPU, RLIMIT_FSIZE,
-//     RLIMIT_NOFILE; no core files).
+//   - resource limits set by the helper before it executes the check:
+//     RLIMIT_NPROC (Options.MaxProcs; the kernel counts every process of
+//     the uid, so checks that run at the same time share it), RLIMIT_AS,
+//     RLIMIT_CPU, RLIMIT_FSIZE, RLIMIT_NOFILE, no core files.
 //
 // The sandbox's first process is the server's own binary (the helper;
 // the binary calls [RunHelper] first thing in main and sets
@@ -70,7 +75,12 @@
 // inputs, so what a repository compiles cannot stand in for another
 // package's entry. For go test, which runs the repository's code, the
 // shared cache is mounted read-only and new entries go to the check's
-// tmpfs: nothing a test does outlives the check.
+// tmpfs: nothing a test does outlives the check. So that go test does not
+// compile again on every run what only tests import, it first runs in a
+// sandbox of its own as go test -exec with the helper as the program,
+// which builds every test binary and runs none, with the shared cache
+// writable; the tests then run in a second sandbox. The shared cache is
+// never trimmed; an operator removes it when it grows too large.
 //
 // # Output
 //

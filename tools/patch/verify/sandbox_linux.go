@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -227,22 +228,12 @@ func (c *Checker) helperSpec(rc *runContext, cmd command, b *binds) (*helperSpec
 		}
 	}
 	files := etcFiles(c.opts.UID, c.opts.GID)
-	for _, name := range slices.Sorted(mapKeys(files)) {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
 		if err := b.data(files[name], name); err != nil {
 			return nil, err
 		}
 	}
 	return spec, nil
-}
-
-func mapKeys(m map[string]string) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // parentDirs returns the parents of every destination in bubblewrap's
