@@ -96,8 +96,9 @@ func (b *binds) close() {
 	}
 }
 
-// exec runs argv for check s on the export in dir, in a sandbox when the
-// platform gives one, and returns its outcome and what its probe found.
+// exec runs one go command of a check on the run's export, in a sandbox
+// when the platform gives one (else as execBare allows), and returns its
+// outcome and what its probe found.
 func (c *Checker) exec(ctx context.Context, rc *runContext, cmd command, out io.Writer) execResult {
 	if c.sb.err != nil {
 		return c.execBare(ctx, rc, cmd.argv, out, c.sb.err.Error())
@@ -109,12 +110,12 @@ func (c *Checker) exec(ctx context.Context, rc *runContext, cmd command, out io.
 	return res
 }
 
-func (c *Checker) execSandboxed(ctx context.Context, rc *runContext, command command, out io.Writer) execResult {
+func (c *Checker) execSandboxed(ctx context.Context, rc *runContext, run command, out io.Writer) execResult {
 	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
 	defer cancel()
 	var b binds
 	defer b.close()
-	spec, err := c.helperSpec(rc, command, &b)
+	spec, err := c.helperSpec(rc, run, &b)
 	if err != nil {
 		return execResult{sandboxErr: err}
 	}
@@ -146,6 +147,8 @@ func (c *Checker) execSandboxed(ctx context.Context, rc *runContext, command com
 		return execResult{sandboxErr: fmt.Errorf("starting bubblewrap: %w", err)}
 	}
 	reportW.Close()
+	// bubblewrap holds the report's write end too, so the read ends with
+	// the sandbox; the helper has decided by then whether the check ran.
 	probe, perr := readReport(reportR)
 	err = cmd.Wait()
 	res := execResult{probe: probe, timedOut: ctx.Err() == context.DeadlineExceeded}
