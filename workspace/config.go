@@ -24,6 +24,7 @@ import (
 //	    worktree: true          # the revision "worktree" may be read
 //	    read_only: true         # no apply, whatever a policy says
 //	    deny: ["fixtures/private/**"]
+//	    verify_secret_fixtures: ["**/testdata/**"]  # the default
 //	policies:
 //	  - identity: local
 //	    workspaces: ["*"]
