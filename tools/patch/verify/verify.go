@@ -381,12 +381,12 @@ func (cmd command) sandboxArgs() []string {
 }
 
 // commands returns what a check runs: its go command, after, for go test
-// with a shared build cache, a go test that builds every test binary
-// and runs none (-exec names the helper, which exits at once). That first
-// run executes no code of the repository, so it may fill the shared cache
-// with what the second, which runs the tests with the cache read-only,
-// then finds there: the standard library packages only tests import, the
-// test variants of the repository's packages.
+// with a shared build cache, a go test that vets and builds every test
+// binary and runs none (-exec names the helper, which exits at once). That
+// first run executes no code of the repository, so it may fill the shared
+// cache with what the second, which runs the tests with the cache
+// read-only, then finds there: the standard library packages only tests
+// import, the test variants of the repository's packages, vet's results.
 func (c *Checker) commands(s Spec, shared bool) []command {
 	argv := c.argv(s)
 	if s.Name != "go_test" {
@@ -396,7 +396,9 @@ func (c *Checker) commands(s Spec, shared bool) []command {
 	if !shared {
 		return []command{run}
 	}
-	build := append([]string{"test", "-count=1", "-vet=off", "-exec=" + sbHelper + " " + noopArg}, argv[len(argv)-len(s.packages()):]...)
+	// go test's vet runs here too: its results (and the facts vet keeps
+	// of every dependency) are cached like the builds.
+	build := append([]string{"test", "-count=1", "-exec=" + sbHelper + " " + noopArg}, argv[len(argv)-len(s.packages()):]...)
 	return []command{{argv: append([]string{c.goBin}, build...), inSandbox: build}, run}
 }
 
