@@ -31,6 +31,10 @@ type toolConfig struct {
 	verifyTimeout  time.Duration
 	verifyFreshGoc bool
 	hideEmails     bool
+
+	verifyUnconfined []verify.Property
+	verifyDisk       uint64
+	verifyProcs      uint64
 }
 
 func (c *toolConfig) flags(fs *flag.FlagSet) {
@@ -45,6 +49,13 @@ func (c *toolConfig) flags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.verifyTimeout, "verify-timeout", 5*time.Minute, "bound on each verify_patch check")
 	fs.BoolVar(&c.hideEmails, "hide-emails", false, "leave authors' and committers' emails out of history and diff results")
 	fs.BoolVar(&c.verifyFreshGoc, "verify-fresh-cache", false, "give every verify_patch run an empty Go build cache (slower; no cache shared between runs)")
+	fs.Func("verify-unconfined", "let verify_patch run checks without these isolation `properties` where the platform cannot give them (comma-separated: uid, filesystem, pid, network, limits, or all); default none: such checks are refused", func(v string) error {
+		ps, err := verify.ParseProperties(v)
+		c.verifyUnconfined = append(c.verifyUnconfined, ps...)
+		return err
+	})
+	fs.Uint64Var(&c.verifyDisk, "verify-disk", 2<<30, "bytes a verify_patch check may write (the size of its tmpfs, which holds its copy of the export)")
+	fs.Uint64Var(&c.verifyProcs, "verify-procs", 1024, "processes and threads a verify_patch check may run")
 }
 
 // registerTools adds the repository tools to s, reading through reg (nil
@@ -95,6 +106,7 @@ func registerTools(ctx context.Context, s *server.Server, reg *workspace.Registr
 		Logger:    logger,
 		Verify: verify.Options{
 			Checks: checks, Timeout: c.verifyTimeout, FreshBuildCache: c.verifyFreshGoc,
+			Unconfined: c.verifyUnconfined, DiskBytes: c.verifyDisk, MaxProcs: c.verifyProcs,
 			SelfHelper: true, // main calls verify.RunHelper
 		},
 	})
