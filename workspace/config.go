@@ -16,6 +16,7 @@ import (
 //	    worktree: true          # the revision "worktree" may be read
 //	    read_only: true         # no apply, whatever a policy says
 //	    deny: ["fixtures/private/**"]
+//	    verify_secret_fixtures: ["**/testdata/**"]  # the default
 //	policies:
 //	  - identity: local
 //	    workspaces: ["*"]
@@ -43,7 +44,18 @@ type WorkspaceConfig struct {
 	ReadOnly bool `yaml:"read_only"`
 	// Deny adds patterns to [DefaultDenyPatterns] for this workspace.
 	Deny []string `yaml:"deny"`
+
+	// VerifySecretFixtures lists path globs of test fixtures that
+	// verify_patch exports although a secret pattern matches them (a test
+	// key in testdata/ that tests read); their contents are redacted from
+	// the checks' output. A path the caller's policy denies is never
+	// exported. Default ["**/testdata/**"]; an empty list exports none.
+	VerifySecretFixtures []string `yaml:"verify_secret_fixtures"`
 }
+
+// DefaultVerifySecretFixtures is the default of
+// [WorkspaceConfig.VerifySecretFixtures].
+var DefaultVerifySecretFixtures = []string{"**/testdata/**"}
 
 // PolicyConfig grants one identity some actions in some workspaces.
 // An identity's grants are the union of its policies; a path or ref denied

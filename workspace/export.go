@@ -3,9 +3,11 @@ package workspace
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -27,7 +29,33 @@ type ExportStats struct {
 	Links, Submodules int
 	// Invalid counts entries whose names cannot be written.
 	Invalid int
+	// Fixtures lists the files a secret pattern matches that were exported
+	// anyway, as the workspace's verify_secret_fixtures allow: whoever
+	// shows output of code run on the export redacts their contents.
+	Fixtures []string
 }
+
+// compileFixtures parses verify_secret_fixtures (nil: the default).
+func compileFixtures(patterns []string) ([]Glob, error) {
+	if patterns == nil {
+		patterns = DefaultVerifySecretFixtures
+	}
+	var gs []Glob
+	for _, p := range patterns {
+		g, err := ParseGlob(p)
+		if err != nil {
+			return nil, fmt.Errorf("verify_secret_fixtures: %w", err)
+		}
+		gs = append(gs, g)
+	}
+	return gs, nil
+}
+
+// HostPaths returns the workspace's directories on the host (its root and
+// git directories), which code run on an export must not see: a sandbox
+// checks that they are absent from its view. The caller must not show
+// them to a client.
+func (s *Snapshot) HostPaths() []string { return slices.Clone(s.grant.ws.private) }
 
 // Export writes the snapshot's commit tree into dest, an existing empty
 // directory, as regular files and directories only: no .git, no symlinks,
@@ -48,7 +76,7 @@ func (s *Snapshot) Export(ctx context.Context, dest string) (ExportStats, error)
 	for range 2 {
 		wg.Go(e.write)
 	}
-	err = e.walk(ctx, cs.tree, "")
+	err = e.walk(ctx, cs.tree, "", false)
 	close(e.jobs)
 	wg.Wait()
 	if err == nil {
@@ -73,7 +101,9 @@ type exporter struct {
 	err error
 }
 
-func (e *exporter) walk(ctx context.Context, tree plumbing.Hash, dir string) error {
+// walk exports a tree; secret says a secret pattern denied an ancestor
+// that was exported as a fixture, so every file below is one too.
+func (e *exporter) walk(ctx context.Context, tree plumbing.Hash, dir string, secret bool) error {
 	r := e.s.grant.ws.repo
 	r.mu.Lock()
 	entries, err := r.treeLocked(tree)
@@ -93,16 +123,20 @@ func (e *exporter) walk(ctx context.Context, tree plumbing.Hash, dir string) err
 			e.stats.Invalid++
 			continue
 		}
+		isSecret := secret
 		if e.s.grant.hidesEntry(p, te.mode == filemode.Dir) {
-			e.stats.Omitted++
-			continue
+			if !e.fixture(p, te.mode == filemode.Dir) {
+				e.stats.Omitted++
+				continue
+			}
+			isSecret = true
 		}
 		switch te.mode {
 		case filemode.Dir:
 			if err := e.root.Mkdir(filepath.FromSlash(p), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 				return err
 			}
-			if err := e.walk(ctx, te.hash, p); err != nil {
+			if err := e.walk(ctx, te.hash, p, isSecret); err != nil {
 				return err
 			}
 		case filemode.Symlink:
@@ -118,10 +152,28 @@ func (e *exporter) walk(ctx context.Context, tree plumbing.Hash, dir string) err
 			}
 			e.stats.Files++
 			e.stats.Bytes += int64(len(data))
+			if isSecret {
+				e.stats.Fixtures = append(e.stats.Fixtures, p)
+			}
 			e.jobs <- exportJob{path: p, data: data, mode: te.mode}
 		}
 	}
 	return nil
+}
+
+// fixture reports whether an entry the grant hides is a test fixture to
+// export all the same: a secret pattern, not the caller's policy, hides
+// it, and the workspace's verify_secret_fixtures match it.
+func (e *exporter) fixture(p string, isDir bool) bool {
+	if e.s.grant.policyHides(p, isDir) {
+		return false
+	}
+	for _, g := range e.s.grant.ws.fixtures {
+		if g.Match(p) {
+			return true
+		}
+	}
+	return false
 }
 
 func (e *exporter) write() {

@@ -68,6 +68,7 @@ type Workspace struct {
 	worktree bool // worktree reads allowed (and possible)
 	readOnly bool
 	deny     *denyList
+	fixtures []Glob // secret-pattern paths an export for verification keeps
 	repo     *repo
 	rootFS   *os.Root // nil unless worktree reads are allowed
 	layout   gitLayout
@@ -138,6 +139,10 @@ func openWorkspace(wc WorkspaceConfig, opts Options) (*Workspace, error) {
 		return nil, err
 	}
 	ws := &Workspace{id: wc.ID, root: root, bare: layout.bare, readOnly: wc.ReadOnly, deny: deny, repo: r, layout: layout}
+	if ws.fixtures, err = compileFixtures(wc.VerifySecretFixtures); err != nil {
+		r.close()
+		return nil, err
+	}
 	for _, dir := range []string{layout.commonDir, layout.gitDir, root} {
 		if dir != "" {
 			ws.private = append(ws.private, dir)

@@ -115,7 +115,7 @@ func TestGoSDKClient(t *testing.T) {
 				t.Errorf("initialize result: version %s, server %+v, capabilities %+v", init.ProtocolVersion, init.ServerInfo, init.Capabilities)
 			}
 			tools, err := cs.ListTools(ctx, nil)
-			if err != nil || len(tools.Tools) != 10 {
+			if err != nil || len(tools.Tools) != 11 {
 				t.Fatalf("list tools: %v, %d tools", err, len(tools.Tools))
 			}
 			for _, tool := range tools.Tools {
@@ -134,6 +134,7 @@ func TestGoSDKClient(t *testing.T) {
 				{"read_file", map[string]any{"workspace_id": "fx", "path": "README.md"}, "read by peers"},
 				{"read_file", map[string]any{"workspace_id": "fx", "path": ".env"}, "permission_denied: "},
 				{"search_symbol", map[string]any{"workspace_id": "fx", "query": "Greet"}, "src/main.go:4:6 func main.Greet"},
+				{"search_text", map[string]any{"workspace_id": "fx", "pattern": "greet", "case": "smart"}, "src/main.go:4:6:func Greet"},
 				{"history", map[string]any{"workspace_id": "fx", "path": "src"}, "commit " + head},
 				{"diff", map[string]any{"workspace_id": "fx", "commit": "HEAD", "detail": "patch"}, "+++ b/src/main.go"},
 			} {
@@ -179,7 +180,7 @@ func TestInspector(t *testing.T) {
 					Tools []struct{ Name string } `json:"tools"`
 				} `json:"result"`
 			}
-			if err := json.Unmarshal(out, &list); err != nil || len(list.Result.Tools) != 10 {
+			if err := json.Unmarshal(out, &list); err != nil || len(list.Result.Tools) != 11 {
 				t.Fatalf("tools/list: %v: %s", err, out)
 			}
 			for _, call := range []struct {
@@ -191,6 +192,7 @@ func TestInspector(t *testing.T) {
 				{"list_files", []string{"workspace_id=fx", "path=src"}, "src/main.go"},
 				{"read_file", []string{"workspace_id=fx", "path=README.md", "start_line=2"}, "read by peers"},
 				{"search_symbol", []string{"workspace_id=fx", "query=greet"}, "Greet says hello"},
+				{"search_text", []string{"workspace_id=fx", "pattern=Greet says"}, "src/main.go:3:"},
 				{"history", []string{"workspace_id=fx", "mode=blame", "path=README.md"}, "blame of README.md"},
 			} {
 				args := append([]string{"--protocol-era", era, "--method", "tools/call", "--tool-name", call.tool, "--tool-arg"}, call.args...)

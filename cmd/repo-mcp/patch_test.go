@@ -29,7 +29,9 @@ func TestPatchFlow(t *testing.T) {
 	ctx := context.Background()
 	client := mcp.NewClient(&mcp.Implementation{Name: "patch-flow", Version: "0"}, nil)
 	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(repoMCP(t),
-		"serve", "--index-cache", "off", "--config", config, "--verify-checks", "gofmt")}, nil)
+		// The flow, not the sandbox, is tested here (TestVerifyOwnRepository
+		// tests it): where no sandbox can be had, gofmt runs without one.
+		"serve", "--index-cache", "off", "--config", config, "--verify-checks", "gofmt", "--verify-unconfined", "all")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

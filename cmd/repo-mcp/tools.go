@@ -4,6 +4,8 @@ import (
 	"context"
 	"flag"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 	"github.com/repo-mcp/repo-mcp/tools/repoinfo"
 	"github.com/repo-mcp/repo-mcp/tools/searchsymbol"
 	"github.com/repo-mcp/repo-mcp/tools/searchsymbol/goindex"
+	"github.com/repo-mcp/repo-mcp/tools/searchtext"
 	"github.com/repo-mcp/repo-mcp/workspace"
 )
 
@@ -28,11 +31,15 @@ type toolConfig struct {
 	verifyTimeout  time.Duration
 	verifyFreshGoc bool
 	hideEmails     bool
+
+	verifyUnconfined []verify.Property
+	verifyDisk       uint64
+	verifyProcs      uint64
 }
 
 func (c *toolConfig) flags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.readOnly, "read-only", false, "register no tool that changes anything (no patch tools)")
-	fs.StringVar(&c.indexCache, "index-cache", "default", "keep symbol indexes on disk in `dir` (\"default\": the user cache directory; \"off\": memory only)")
+	fs.StringVar(&c.indexCache, "index-cache", "default", "keep symbol and text indexes on disk in `dir` (\"default\": the user cache directory; \"off\": memory only)")
 	fs.BoolVar(&c.warm, "warm", false, "index HEAD of every workspace at start, before the first search")
 	fs.Func("protected", "a path `glob` whose change needs the apply action even to be proposed (repeatable; default .github/workflows/**)", func(v string) error {
 		c.protected = append(c.protected, v)
@@ -42,6 +49,13 @@ func (c *toolConfig) flags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.verifyTimeout, "verify-timeout", 5*time.Minute, "bound on each verify_patch check")
 	fs.BoolVar(&c.hideEmails, "hide-emails", false, "leave authors' and committers' emails out of history and diff results")
 	fs.BoolVar(&c.verifyFreshGoc, "verify-fresh-cache", false, "give every verify_patch run an empty Go build cache (slower; no cache shared between runs)")
+	fs.Func("verify-unconfined", "let verify_patch run checks without these isolation `properties` where the platform cannot give them (comma-separated: uid, filesystem, pid, network, limits, or all); default none: such checks are refused", func(v string) error {
+		ps, err := verify.ParseProperties(v)
+		c.verifyUnconfined = append(c.verifyUnconfined, ps...)
+		return err
+	})
+	fs.Uint64Var(&c.verifyDisk, "verify-disk", 2<<30, "bytes a verify_patch check may write (the size of its tmpfs, which holds its copy of the export)")
+	fs.Uint64Var(&c.verifyProcs, "verify-procs", 1024, "processes and threads a verify_patch check may run")
 }
 
 // registerTools adds the repository tools to s, reading through reg (nil
@@ -60,10 +74,26 @@ func registerTools(ctx context.Context, s *server.Server, reg *workspace.Registr
 	if err := symbols.Register(s); err != nil {
 		return nil, err
 	}
+	textDir := ""
+	if reg != nil { // a listing of the tools touches no disk
+		textDir = textCacheDir(c.indexCache, logger)
+	}
+	text, err := searchtext.New(reg, searchtext.Options{CacheDir: textDir, Logger: logger})
+	if err != nil {
+		symbols.Close()
+		return nil, err
+	}
+	if err := text.Register(s); err != nil {
+		return nil, err
+	}
 	if c.warm && reg != nil {
 		go symbols.Warm(ctx, identity, reg.IDs(identity)...)
+		go text.Warm(ctx, identity, reg.IDs(identity)...)
 	}
-	closeAll := func() { symbols.Close() }
+	closeAll := func() {
+		symbols.Close()
+		text.Close()
+	}
 	if c.readOnly {
 		return closeAll, nil
 	}
@@ -71,11 +101,12 @@ func registerTools(ctx context.Context, s *server.Server, reg *workspace.Registr
 	if c.verifyChecks != "" {
 		checks = strings.Split(c.verifyChecks, ",")
 	}
-	err := patch.Register(s, reg, patch.Options{
+	err = patch.Register(s, reg, patch.Options{
 		Protected: c.protected,
 		Logger:    logger,
 		Verify: verify.Options{
 			Checks: checks, Timeout: c.verifyTimeout, FreshBuildCache: c.verifyFreshGoc,
+			Unconfined: c.verifyUnconfined, DiskBytes: c.verifyDisk, MaxProcs: c.verifyProcs,
 			SelfHelper: true, // main calls verify.RunHelper
 		},
 	})
@@ -97,4 +128,22 @@ func indexCacheDir(flag string, logger *slog.Logger) string {
 		return dir
 	}
 	return flag
+}
+
+// textCacheDir turns the --index-cache flag into the text index's
+// directory ("" for memory only): beside the symbol index's by default,
+// inside the named directory otherwise.
+func textCacheDir(flag string, logger *slog.Logger) string {
+	switch flag {
+	case "off":
+		return ""
+	case "default":
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			logger.Warn("no user cache directory; text indexes stay in memory", "error", err)
+			return ""
+		}
+		return filepath.Join(dir, "repo-mcp", "searchtext")
+	}
+	return filepath.Join(flag, "searchtext")
 }

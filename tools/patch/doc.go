@@ -19,8 +19,11 @@
 //     start rolls back after a crash. It records each apply under
 //     refs/repo-mcp/applied/ and answers a repeat with that record.
 //  4. verify_patch (write, action verify) exports the patch's tree, without
-//     .git and without what policy hides, and runs the operator's
-//     allowlisted checks on it in a sandbox (see package verify).
+//     .git and without what policy hides (secret-pattern test fixtures the
+//     workspace's verify_secret_fixtures allow excepted, and redacted from
+//     the output), and runs the operator's allowlisted checks on it in a
+//     bubblewrap sandbox (see package verify); the result claims each
+//     isolation property only when a probe inside the sandbox saw it hold.
 //
 // # Lenient input, strict result
 //

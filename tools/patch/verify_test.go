@@ -1,6 +1,7 @@
 package patch_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -16,6 +18,7 @@ import (
 	"github.com/repo-mcp/repo-mcp/server"
 	"github.com/repo-mcp/repo-mcp/tools/patch"
 	"github.com/repo-mcp/repo-mcp/tools/patch/verify"
+	"github.com/repo-mcp/repo-mcp/workspace"
 )
 
 type verified struct {
@@ -30,8 +33,11 @@ type verified struct {
 		Error    string `json:"error"`
 	} `json:"checks"`
 	Isolation struct {
-		Network    bool     `json:"network"`
+		UID        bool     `json:"uid"`
 		Filesystem bool     `json:"filesystem"`
+		PID        bool     `json:"pid"`
+		Network    bool     `json:"network"`
+		Limits     bool     `json:"limits"`
 		Notes      []string `json:"notes"`
 	} `json:"isolation"`
 	Export struct {
@@ -45,12 +51,22 @@ type verified struct {
 // standard library is compiled once.
 var buildCache = filepath.Join(os.TempDir(), fmt.Sprintf("repo-mcp-patch-test-gocache-%d", os.Getuid()))
 
-func verifyFixture(t *testing.T, timeout time.Duration) *fixture {
+func verifyFixture(t *testing.T, timeout time.Duration, policies ...workspace.PolicyConfig) *fixture {
 	t.Helper()
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command")
 	}
-	return newFixture(t, fixtureOptions{opts: patch.Options{Verify: verify.Options{Timeout: timeout, BuildCache: buildCache}}})
+	if !canSandbox() {
+		t.Skip("verify's sandbox needs bubblewrap and a server run as root (to switch to an unprivileged uid)")
+	}
+	return newFixture(t, fixtureOptions{policies: policies, opts: patch.Options{Verify: verify.Options{Timeout: timeout, BuildCache: buildCache}}})
+}
+
+// canSandbox reports whether verify can build its sandbox here: it needs
+// bubblewrap, and root to switch to the sandbox uid.
+func canSandbox() bool {
+	_, err := exec.LookPath("bwrap")
+	return err == nil && os.Getuid() == 0
 }
 
 func TestVerifyPassingAndFailing(t *testing.T) {
@@ -59,7 +75,7 @@ func TestVerifyPassingAndFailing(t *testing.T) {
 	if !v.Passed || len(v.Checks) != 4 || v.Revision != f.head {
 		t.Fatalf("verify HEAD: %+v", v)
 	}
-	if !v.Isolation.Network || !v.Isolation.Filesystem {
+	if iso := v.Isolation; !iso.UID || !iso.Filesystem || !iso.PID || !iso.Network || !iso.Limits {
 		t.Errorf("isolation: %+v", v.Isolation)
 	}
 	if v.Export.Omitted != 1 || v.Export.Skipped != 2 { // .env; link and sub
@@ -97,7 +113,9 @@ func TestVerifyRefuses(t *testing.T) {
 // dials the host, writes outside its directory. The repository's own
 // .git/config asks git to run a command (core.fsmonitor): nothing may run it.
 func TestVerifyHostileTests(t *testing.T) {
-	f := verifyFixture(t, 20*time.Second)
+	// 75s, so that building the tests fits on a loaded machine; the
+	// looping test then runs until go test's own -timeout (45s).
+	f := verifyFixture(t, 75*time.Second)
 	ok[verified](t, f, "verify_patch", map[string]any{"checks": []any{map[string]any{"name": "go_test"}}}) // warm the cache
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -167,8 +185,8 @@ func TestWriteOutside(t *testing.T) {
 		edit("replace", "go.mod", "old_text", "example.com/fx", "new_text", "example.com/"+module))
 	start := time.Now()
 	v = ok[verified](t, f, "verify_patch", map[string]any{"patch_id": g.PatchID, "checks": []any{map[string]any{"name": "go_test"}}})
-	if v.Passed || !v.Checks[0].TimedOut || v.Checks[0].ExitCode != -1 {
-		t.Errorf("a looping test: %+v", v)
+	if v.Passed || !strings.Contains(v.Checks[0].Output, "panic: test timed out after 45s") || !strings.Contains(v.Checks[0].Output, "TestLoop") {
+		t.Errorf("a looping test did not end in go test's timeout dump: %+v", v)
 	}
 	t.Logf("the looping test was stopped after %s", time.Since(start))
 	if live := liveProcesses(t, module+".test"); len(live) > 0 {
@@ -191,4 +209,288 @@ func liveProcesses(t *testing.T, name string) []string {
 		}
 	}
 	return live
+}
+
+// TestVerifySandboxAttacks runs, through verify_patch, a test file that
+// tries each escape of issue 20: each attempt must fail inside the check,
+// so the test passes, and nothing may reach outside.
+func TestVerifySandboxAttacks(t *testing.T) {
+	f := verifyFixture(t, 3*time.Minute, workspace.PolicyConfig{
+		Identity: "local", Workspaces: []string{"*"}, Actions: []workspace.Action{"read", "propose", "verify"}, Deny: []string{"docs/**"},
+	})
+	outsideFile := filepath.Join(t.TempDir(), "outside.txt")
+	os.WriteFile(outsideFile, []byte("outside"), 0o644)
+	sockDir := t.TempDir()
+	sock := filepath.Join(sockDir, "s.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var dialed atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			dialed.Add(1)
+			c.Close()
+		}
+	}()
+	// The victim runs as the sandbox uid: only the PID namespace keeps a
+	// check's signals from it.
+	victim := exec.Command("sleep", "300")
+	victim.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	if err := victim.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer victim.Process.Kill()
+	marker := fmt.Sprintf("setsid-%x", rand.Uint64())
+	attacks := fmt.Sprintf(`package main
+
+import (
+	"os"
+	"os/exec"
+	"errors"
+	"fmt"
+	"net"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// wsRoot is the workspace on the host, written in two pieces: the server
+// refuses to echo a host path whole.
+var wsRoot = %[1]q + %[6]q
+
+func mustFail(t *testing.T, what string, err error) {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err // the path would name the host's directories
+	}
+	if err == nil {
+		t.Errorf("%%s succeeded", what)
+	} else {
+		t.Logf("%%s refused: %%v", what, err)
+	}
+}
+
+func TestShadow(t *testing.T) {
+	_, err := os.ReadFile("/etc/shadow")
+	mustFail(t, "reading /etc/shadow", err)
+}
+
+func TestProcWalk(t *testing.T) {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		for _, p := range []string{"root/.env", "cwd/.env", "root" + wsRoot + "/.env", "root" + wsRoot + "/.git/config"} {
+			if _, err := os.ReadFile(filepath.Join("/proc", e.Name(), p)); err == nil {
+				t.Errorf("read %%s through /proc/%%s", p, e.Name())
+			}
+		}
+	}
+	// The workspace's .env (a secret), its .git, the export's .env and a
+	// file the policy denies, the same in the workspace, a file outside
+	// every workspace. (Named by number: the output must not name the
+	// host's directories.)
+	for i, p := range []string{wsRoot + "/.env", wsRoot + "/.git/config", ".env", "docs/a.txt", wsRoot + "/docs/a.txt", %[2]q} {
+		_, err := os.ReadFile(p)
+		mustFail(t, fmt.Sprintf("reading file %%d", i), err)
+	}
+}
+
+func TestKill(t *testing.T) {
+	mustFail(t, "signalling the outside pid", syscall.Kill(%[3]d, syscall.SIGKILL))
+}
+
+func TestUnixSocket(t *testing.T) {
+	_, err := net.Dial("unix", %[4]q)
+	mustFail(t, "connecting to the outside socket", err)
+}
+
+func TestForkBomb(t *testing.T) {
+	var cmds []*exec.Cmd
+	defer func() {
+		for _, c := range cmds {
+			c.Process.Kill()
+			c.Wait()
+		}
+	}()
+	var err error
+	for range 3000 {
+		c := exec.Command("/verify/go/bin/go", "env", "-h")
+		c.Env = []string{"GOROOT=/verify/go"}
+		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err = c.Start(); err != nil {
+			break
+		}
+		cmds = append(cmds, c)
+	}
+	if err == nil {
+		t.Errorf("started %%d processes", len(cmds))
+	}
+	t.Logf("started %%d processes, then %%v", len(cmds), err)
+}
+
+func TestDiskFill(t *testing.T) {
+	buf := make([]byte, 1<<20)
+	total := 0
+	var err error
+	for i := 0; i < 8 && err == nil; i++ { // files of 512 MiB, under the file size limit
+		var f *os.File
+		f, err = os.Create(filepath.Join(os.TempDir(), fmt.Sprint("fill", i)))
+		for n := 0; n < 512 && err == nil; n++ {
+			if _, err = f.Write(buf); err == nil {
+				total++
+			}
+		}
+		f.Close()
+	}
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Errorf("wrote %%d MiB, then %%v", total, err)
+	}
+	t.Logf("wrote %%d MiB, then %%v", total, err)
+}
+
+func TestSetsidSurvivor(t *testing.T) {
+	c := exec.Command(os.Args[0], "-test.run=^$")
+	c.Env = append(os.Environ(), "SURVIVOR=1")
+	c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c.Process.Release()
+}
+
+// TestZKillAll runs last: it signals every process the sandbox uid may
+// signal, which ends the check (its go command dies) but must reach no
+// process outside, though one outside runs as the same uid.
+func TestZKillAll(t *testing.T) {
+	syscall.Kill(-1, syscall.SIGTERM)
+}
+
+func TestMain(m *testing.M) {
+	if os.Getenv("SURVIVOR") == "1" {
+		signal.Ignore(syscall.SIGTERM)
+		// Outlive the check, then try to plant in every cache we can name.
+		for range 20 {
+			for _, d := range []string{os.Getenv("GOCACHE"), "/verify/cache", "/verify/cache/a", "/verify/modcache"} {
+				os.WriteFile(filepath.Join(d, %[5]q), []byte("planted"), 0o644)
+			}
+			syscall.Nanosleep(&syscall.Timespec{Sec: 1}, nil)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+`, f.dir[:len(f.dir)/2], outsideFile, victim.Process.Pid, sock, marker, f.dir[len(f.dir)/2:])
+	g := generate(t, f, edit("write", "attack_test.go", "content", attacks))
+	v := ok[verified](t, f, "verify_patch", map[string]any{"patch_id": g.PatchID, "checks": []any{map[string]any{"name": "go_test"}}})
+	out := v.Checks[0].Output
+	t.Logf("output:\n%s", out)
+	for _, name := range []string{"Shadow", "ProcWalk", "Kill", "UnixSocket", "ForkBomb", "DiskFill"} {
+		if !strings.Contains(out, "--- PASS: Test"+name+" ") {
+			t.Errorf("Test%s did not pass: an attack was not contained", name)
+		}
+	}
+	// The survivor's and the kill's lines may be lost with the go command
+	// the kill ends; what they did is checked below.
+	if !strings.Contains(out, "=== RUN   TestSetsidSurvivor") {
+		t.Error("TestSetsidSurvivor did not run")
+	}
+	if v.Passed || v.Checks[0].ExitCode == 0 {
+		t.Errorf("the check survived kill(-1): %+v", v.Checks[0])
+	}
+	if dialed.Load() != 0 {
+		t.Error("a check connected to a Unix socket outside its sandbox")
+	}
+	if victim.ProcessState != nil || victim.Process.Signal(syscall.Signal(0)) != nil {
+		t.Error("a check killed a process outside its sandbox")
+	}
+	time.Sleep(3 * time.Second) // a survivor would plant by now
+	if live := liveProcesses(t, "fx.test"); len(live) > 0 {
+		t.Errorf("processes of the check survive it: %v", live)
+	}
+	filepath.WalkDir(buildCache, func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.Contains(d.Name(), marker) {
+			t.Errorf("a check planted %s in the shared build cache", p)
+		}
+		return nil
+	})
+}
+
+// testKey is a test fixture that a secret pattern (*.pem) matches.
+const testKey = "-----BEGIN TEST KEY-----\nMIIBOgIBAAJBAKj34GkxFhD90vcNLYLInFEX6Ppy1tPf9Cnzj4p4WGeKLs1Pt8Qu\n-----END TEST KEY-----\n"
+
+// TestVerifySecretFixtures checks that a secret-pattern file under
+// testdata/ is exported for the checks, which pass reading it, and that
+// its content is redacted from the output, which names it; a fixture the
+// caller's policy denies and a secret outside testdata/ stay out.
+func TestVerifySecretFixtures(t *testing.T) {
+	f := verifyFixture(t, 3*time.Minute, workspace.PolicyConfig{
+		Identity: "local", Workspaces: []string{"*"}, Actions: []workspace.Action{"read", "propose", "verify"}, Deny: []string{"testdata/private/**"},
+	})
+	files := map[string]string{
+		"testdata/key.pem":       testKey,
+		"testdata/private/x.pem": testKey,
+		"testdata/.ssh/known":    "not matched itself, but below a denied directory\n",
+		"config/server.pem":      testKey,
+		"fixture_test.go": `package main
+
+import (
+	"os"
+	"testing"
+)
+
+func TestFixtures(t *testing.T) {
+	key, err := os.ReadFile("testdata/key.pem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the key:\n%s", key)
+	for _, p := range []string{"testdata/private/x.pem", "config/server.pem", ".env"} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s was exported", p)
+		}
+	}
+	if _, err := os.Stat("testdata/.ssh/known"); err != nil {
+		t.Error(err)
+	}
+}
+`,
+	}
+	for name, content := range files {
+		p := filepath.Join(f.dir, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(content), 0o644)
+	}
+	gitfixture.Git(t, f.dir, "add", "-f", ".")
+	gitfixture.Git(t, f.dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "fixtures")
+	res := f.call(t, "verify_patch", map[string]any{"checks": []any{map[string]any{"name": "go_test"}}})
+	if res.IsError {
+		t.Fatal(res.Text)
+	}
+	var v struct {
+		verified
+		Export struct {
+			Fixtures []string `json:"fixtures"`
+		} `json:"export"`
+	}
+	json.Unmarshal(res.Structured, &v)
+	if !v.Passed {
+		t.Fatalf("the fixture test failed: %+v", v)
+	}
+	if got := strings.Join(v.Export.Fixtures, ","); got != "testdata/.ssh/known,testdata/key.pem" {
+		t.Errorf("fixtures exported: %q", got)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(testKey), "\n") {
+		if strings.Contains(res.Text, line) || strings.Contains(string(res.Structured), line) {
+			t.Errorf("the output shows the fixture's line %q", line)
+		}
+	}
+	if !strings.Contains(v.Checks[0].Output, "[redacted]") || !strings.Contains(res.Text, "testdata/key.pem") {
+		t.Errorf("the result does not say what it redacted:\n%s", res.Text)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -52,17 +53,27 @@ type CheckResult struct {
 	OutputBytes int64 `json:"output_bytes"`
 	// Truncated says output holds only the tail.
 	Truncated bool `json:"truncated"`
+	// Redacted counts the secret fixture contents replaced by [redacted] in output.
+	Redacted int `json:"redacted,omitempty"`
 	// Error says why the check could not run or was stopped.
 	Error string `json:"error,omitempty"`
 }
 
-// Isolation says which protections the checks ran with.
+// Isolation says which protections the checks ran with. Each is true only when a probe inside every check's sandbox saw it hold.
 type Isolation struct {
-	// Network says the checks ran in a network namespace without network.
-	Network bool `json:"network"`
-	// Filesystem says the checks could write only their temporary directories.
+	// UID says the checks ran as an unprivileged uid, not root and not the server's.
+	UID bool `json:"uid"`
+	// Filesystem says the checks saw only a copy of the export, the Go toolchain and the module cache (read-only), and a private temporary directory: no workspace, no .git, no host path.
 	Filesystem bool `json:"filesystem"`
-	// Notes explain any protection that could not be had.
+	// PID says the checks ran in their own PID namespace: no signal reached outside, and no process outlived its check.
+	PID bool `json:"pid"`
+	// Network says the checks ran in a network namespace with loopback only.
+	Network bool `json:"network"`
+	// Limits says the processes, memory, CPU time, file size and disk of the checks were bounded.
+	Limits bool `json:"limits"`
+	// Unconfined lists the properties the checks ran without because the operator allowed it.
+	Unconfined []string `json:"unconfined,omitempty"`
+	// Notes explain any property that did not hold.
 	Notes []string `json:"notes,omitempty"`
 }
 
@@ -74,6 +85,8 @@ type ExportInfo struct {
 	Bytes int64 `json:"bytes"`
 	// Omitted counts paths withheld by policy (secrets): the checks never saw them.
 	Omitted int `json:"omitted"`
+	// Fixtures lists files a secret pattern matches that were exported anyway, as test fixtures the operator allows (verify_secret_fixtures); their contents are redacted from the output.
+	Fixtures []string `json:"fixtures,omitempty"`
 	// Skipped counts symlinks and submodules, which are not exported.
 	Skipped int `json:"skipped"`
 	// DurationMS is how long the export took, in milliseconds.
@@ -103,7 +116,14 @@ func (o VerifyPatchOut) Text() string {
 	if o.Passed {
 		verdict = "passed"
 	}
-	fmt.Fprintf(&b, "Verification of %s %s (network isolated: %t, filesystem confined: %t).\n", o.Revision, verdict, o.Isolation.Network, o.Isolation.Filesystem)
+	fmt.Fprintf(&b, "Verification of %s %s.\n%s", o.Revision, verdict, o.Isolation.text())
+	if o.Export.Omitted > 0 || len(o.Export.Fixtures) > 0 {
+		fmt.Fprintf(&b, "Export: %d files; %d withheld by policy (the checks never saw them)", o.Export.Files, o.Export.Omitted)
+		if len(o.Export.Fixtures) > 0 {
+			fmt.Fprintf(&b, "; secret-pattern test fixtures exported and redacted from the output: %s", strings.Join(o.Export.Fixtures, ", "))
+		}
+		b.WriteString(".\n")
+	}
 	for _, c := range o.Checks {
 		status := "passed"
 		if !c.Passed {
@@ -113,6 +133,9 @@ func (o VerifyPatchOut) Text() string {
 		if c.Error != "" {
 			fmt.Fprintf(&b, "; %s", c.Error)
 		}
+		if c.Redacted > 0 {
+			fmt.Fprintf(&b, " (%d secret fixture excerpts redacted)", c.Redacted)
+		}
 		if c.Output != "" {
 			head := fmt.Sprintf("\nOutput of %s", c.Name)
 			if c.Truncated {
@@ -121,6 +144,37 @@ func (o VerifyPatchOut) Text() string {
 			b.WriteString(toolkit.Fence(head+":", c.Output))
 		}
 		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// text says which isolation properties held, verified by each check's
+// probe, and which the checks ran without.
+func (iso Isolation) text() string {
+	var held, missing []string
+	for _, p := range []struct {
+		name string
+		ok   bool
+	}{{"uid", iso.UID}, {"filesystem", iso.Filesystem}, {"pid", iso.PID}, {"network", iso.Network}, {"limits", iso.Limits}} {
+		if p.ok {
+			held = append(held, p.name)
+		} else {
+			missing = append(missing, p.name)
+		}
+	}
+	var b strings.Builder
+	if len(held) > 0 {
+		fmt.Fprintf(&b, "Isolation verified by a probe in each check's sandbox: %s.\n", strings.Join(held, ", "))
+	}
+	if len(missing) > 0 {
+		fmt.Fprintf(&b, "NOT isolated: %s", strings.Join(missing, ", "))
+		if len(iso.Unconfined) > 0 {
+			fmt.Fprintf(&b, " (the operator allows running without %s)", strings.Join(iso.Unconfined, ", "))
+		}
+		b.WriteString(".\n")
+		for _, n := range iso.Notes {
+			fmt.Fprintf(&b, "- %s\n", n)
+		}
 	}
 	return b.String()
 }
@@ -170,16 +224,44 @@ func (t *tools) verify(ctx context.Context, req *server.Request, in VerifyPatchI
 		Files: stats.Files, Bytes: stats.Bytes, Omitted: stats.Omitted, Skipped: stats.Links + stats.Submodules,
 		DurationMS: time.Since(start).Milliseconds(),
 	}}
-	rep := t.checker.Run(ctx, dir, specs)
+	out.Export.Fixtures = stats.Fixtures
+	secrets, err := readFixtures(dir, stats.Fixtures)
+	if err != nil {
+		return VerifyPatchOut{}, server.Errorf(server.Internal, "reading the exported fixtures failed").Wrap(err)
+	}
+	opts := []verify.RunOption{verify.WithSecrets(secrets...), verify.WithAbsent(snap.HostPaths()...)}
+	rep := t.checker.Run(ctx, dir, specs, opts...)
 	out.Passed = rep.Passed
-	out.Isolation = Isolation{Network: rep.Isolation.Network, Filesystem: rep.Isolation.Filesystem, Notes: rep.Isolation.Notes}
+	iso := rep.Isolation
+	out.Isolation = Isolation{UID: iso.UID, Filesystem: iso.Filesystem, PID: iso.PID, Network: iso.Network, Limits: iso.Limits, Notes: iso.Notes}
+	for _, p := range iso.Unconfined {
+		out.Isolation.Unconfined = append(out.Isolation.Unconfined, string(p))
+	}
 	for _, r := range rep.Checks {
 		out.Checks = append(out.Checks, CheckResult{
 			Name: r.Name, Packages: r.Packages, Passed: r.Passed, ExitCode: r.ExitCode, DurationMS: r.Duration.Milliseconds(),
-			TimedOut: r.TimedOut, Output: r.Output, OutputBytes: r.OutputBytes, Truncated: r.Truncated, Error: r.Error,
+			TimedOut: r.TimedOut, Output: r.Output, OutputBytes: r.OutputBytes, Truncated: r.Truncated, Redacted: r.Redacted, Error: r.Error,
 		})
 	}
 	return out, nil
+}
+
+// readFixtures reads the exported files whose contents must be redacted.
+func readFixtures(dir string, paths []string) ([][]byte, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	var contents [][]byte
+	for _, p := range paths {
+		data, err := root.ReadFile(filepath.FromSlash(p))
+		if err != nil {
+			return nil, err
+		}
+		contents = append(contents, data)
+	}
+	return contents, nil
 }
 
 // specs turns the requested checks into specs, refusing what the operator

@@ -26,6 +26,23 @@ type RunOption func(*runOptions)
 type runOptions struct {
 	progress Progress
 	interval time.Duration
+	secrets  [][]byte
+	absent   []string
+}
+
+// WithSecrets has the output of the run's checks redacted of each of
+// these contents: the whole of each, and each of its lines of six bytes or
+// more, wherever they appear. A caller that exports files a secret pattern
+// matches (test fixtures) names their contents here.
+func WithSecrets(contents ...[]byte) RunOption {
+	return func(o *runOptions) { o.secrets = append(o.secrets, contents...) }
+}
+
+// WithAbsent names host paths the checks must not see (the workspace, its
+// .git directory); each check's probe tries them, and a visible one
+// denies the run the Filesystem property.
+func WithAbsent(paths ...string) RunOption {
+	return func(o *runOptions) { o.absent = append(o.absent, paths...) }
 }
 
 // WithProgress has p told of the run's progress.

@@ -3,274 +3,303 @@
 package verify
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
+	"slices"
+	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
-	"unsafe"
-
-	"golang.org/x/sys/unix"
 )
 
-const (
-	helperEnv      = "REPO_MCP_VERIFY_HELPER"
-	helperWriteEnv = "REPO_MCP_VERIFY_WRITE"
-)
-
-// netMode is how a check gets its own network namespace.
-type netMode int
-
-const (
-	netUnknown netMode = iota
-	netRoot            // CLONE_NEWNET: the server runs with CAP_SYS_ADMIN
-	netUser            // CLONE_NEWUSER|CLONE_NEWNET: unprivileged user namespaces
-	netNone            // neither could be had
-)
-
-// sandbox remembers what the platform allowed, found by trying.
-type sandbox struct {
-	once     sync.Once
-	mu       sync.Mutex
-	net      netMode
-	landlock int  // Landlock ABI version; 0 when not available
-	helper   bool // re-executing this binary as the helper works
-}
-
-func (c *Checker) sandbox() *sandbox {
-	c.sb.once.Do(func() {
-		v, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
-		if errno == 0 {
-			c.sb.landlock = int(v)
-		}
-		c.sb.helper = c.self != "" && c.sb.landlock > 0 && c.probeHelper()
-	})
-	return &c.sb
-}
-
-// probeHelper runs `go version` through the helper: it proves that this
-// binary calls RunHelper and that the helper can confine itself.
-func (c *Checker) probeHelper() bool {
-	if c.goBin == "" {
-		return false
-	}
-	tmp, err := os.MkdirTemp(c.opts.TempDir, "repo-mcp-verify-probe-")
-	if err != nil {
-		return false
-	}
-	defer os.RemoveAll(tmp)
-	cmd := exec.Command(c.self, c.goBin, "version")
-	cmd.Env = []string{helperEnv + "=1", helperWriteEnv + "=" + tmp, "HOME=" + tmp, "GOENV=off", "GOTOOLCHAIN=local"}
-	out, err := cmd.Output()
-	return err == nil && strings.HasPrefix(string(out), "go version")
-}
-
-func (c *Checker) isolation() Isolation {
-	sb := c.sandbox()
-	sb.mu.Lock()
-	mode := sb.net
-	sb.mu.Unlock()
-	iso := Isolation{Network: mode == netRoot || mode == netUser || mode == netUnknown}
-	switch {
-	case sb.helper:
-		iso.Filesystem = true
-	case sb.landlock == 0:
-		iso.Notes = append(iso.Notes, "Landlock is not available on this kernel: checks can write outside their temporary directory")
-	case c.self == "":
-		iso.Notes = append(iso.Notes, "the server does not run the sandbox helper (verify.Options.SelfHelper): checks can write outside their temporary directory")
-	default:
-		iso.Notes = append(iso.Notes, "the sandbox helper did not start (does main call verify.RunHelper?): checks can write outside their temporary directory")
-	}
-	return iso
-}
-
-// exec runs argv in dir and waits for it, killing its whole process group
-// at the deadline. It returns the exit code.
-func (c *Checker) exec(ctx context.Context, re *runEnv, dir string, argv []string, out io.Writer) (int, bool, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
-	defer cancel()
-	sb := c.sandbox()
-	sb.mu.Lock()
-	mode := sb.net
-	sb.mu.Unlock()
-	if mode == netUnknown {
-		mode = netRoot
-	}
-	for {
-		cmd := c.command1(ctx, re, dir, argv, out, mode)
-		err := cmd.Start()
-		if err != nil && (errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL)) && mode != netNone {
-			mode++ // try the next, weaker isolation
-			continue
-		}
-		sb.mu.Lock()
-		if sb.net == netUnknown || mode > sb.net {
-			sb.net = mode
-		}
-		sb.mu.Unlock()
-		if err != nil {
-			return -1, false, fmt.Errorf("starting the check: %w", err)
-		}
-		c.limit(cmd.Process.Pid)
-		err = cmd.Wait()
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // stragglers of the group
-		timedOut := ctx.Err() == context.DeadlineExceeded
-		var exit *exec.ExitError
-		switch {
-		case err == nil:
-			return 0, false, nil
-		case errors.As(err, &exit):
-			return exit.ExitCode(), timedOut, nil
-		case timedOut:
-			return -1, true, nil
-		}
-		return -1, timedOut, err
+// etcFiles are the only files of /etc a check sees: enough for
+// "localhost" to resolve and for os/user to name the check's uid.
+func etcFiles(uid, gid int) map[string]string {
+	return map[string]string{
+		"/etc/hosts":  "127.0.0.1 localhost\n::1 localhost\n",
+		"/etc/passwd": fmt.Sprintf("nobody:x:%d:%d:nobody:/work/home:/nonexistent\n", uid, gid),
+		"/etc/group":  fmt.Sprintf("nogroup:x:%d:\n", gid),
 	}
 }
 
-func (c *Checker) command1(ctx context.Context, re *runEnv, dir string, argv []string, out io.Writer, mode netMode) *exec.Cmd {
-	env := re.env
-	path, args := argv[0], argv
-	if re.Filesystem {
-		path, args = c.self, append([]string{c.self}, argv...)
-		env = append(env[:len(env):len(env)], helperEnv+"=1", helperWriteEnv+"="+strings.Join(append(re.write, dir), ":"))
-	}
-	cmd := exec.CommandContext(ctx, path)
-	cmd.Args, cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = args, dir, env, out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	switch mode {
-	case netRoot:
-		cmd.SysProcAttr.Cloneflags = syscall.CLONE_NEWNET
-	case netUser:
-		cmd.SysProcAttr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET
-		cmd.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
-		cmd.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
-	}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
-	return cmd
+// sandboxSetup is what New finds out once about building sandboxes.
+type sandboxSetup struct {
+	bwrap string   // "" when bubblewrap is not installed
+	libs  []string // what the helper binary needs to start
+	err   error    // why no sandbox can be built
 }
 
-// limit sets the resource limits of a started check; its children inherit
-// them.
-func (c *Checker) limit(pid int) {
-	cpu := uint64(c.opts.Timeout/time.Second) + 10
-	for _, l := range []struct {
-		res int
-		val uint64
-	}{
-		{unix.RLIMIT_AS, c.opts.MemoryBytes},
-		{unix.RLIMIT_CPU, cpu},
-		{unix.RLIMIT_CORE, 0},
-		{unix.RLIMIT_FSIZE, 1 << 30},
-	} {
-		unix.Prlimit(pid, l.res, &unix.Rlimit{Cur: l.val, Max: l.val}, nil)
-	}
-}
-
-// RunHelper turns the process into the verify sandbox helper when it was
-// started as one: it confines itself with Landlock to writing only the
-// run's directories, then executes the check, and never returns. In any
-// other process it returns at once. Call it first thing in main (and in
-// TestMain of tests that verify with SelfHelper).
-func RunHelper() {
-	if os.Getenv(helperEnv) != "1" {
+func (c *Checker) setupSandbox() {
+	if c.self == "" {
+		c.sb.err = errors.New("the server does not run the sandbox helper (verify.Options.SelfHelper)")
 		return
 	}
-	write := strings.Split(os.Getenv(helperWriteEnv), ":")
-	env := make([]string, 0, len(os.Environ()))
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, helperEnv+"=") && !strings.HasPrefix(kv, helperWriteEnv+"=") {
-			env = append(env, kv)
-		}
+	bwrap := c.opts.Bwrap
+	if bwrap == "" {
+		bwrap = "bwrap"
 	}
-	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "verify helper: no command")
-		os.Exit(126)
+	path, err := exec.LookPath(bwrap)
+	if err != nil {
+		c.sb.err = fmt.Errorf("bubblewrap (%s) is not installed", bwrap)
+		return
 	}
-	runtime.LockOSThread() // Landlock and no_new_privs hold for this thread, which execs
-	if err := confine(write); err != nil {
-		fmt.Fprintln(os.Stderr, "verify helper: confining the check:", err)
-		os.Exit(126)
+	c.sb.bwrap = path
+	c.sb.libs, err = sharedLibs(c.self)
+	if err != nil {
+		c.sb.err = fmt.Errorf("the helper binary: %w", err)
 	}
-	err := syscall.Exec(os.Args[1], os.Args[1:], env)
-	fmt.Fprintln(os.Stderr, "verify helper: exec:", err)
-	os.Exit(126)
 }
 
-// confine restricts the calling thread, and what it executes, to writing
-// beneath the given directories (and to /dev/null).
-func confine(write []string) error {
-	abi, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
-	if errno != 0 {
-		return fmt.Errorf("landlock: %w", errno)
+// binds are the host files a check's view is built from, and the
+// descriptors bubblewrap reads the view's files of /etc from.
+type binds struct {
+	files []*os.File
+	args  []string
+}
+
+func (b *binds) add(flag, host, dest string) error {
+	if _, err := os.Stat(host); err != nil {
+		return fmt.Errorf("the sandbox needs %s: %w", dest, err)
 	}
-	fileWrite := uint64(unix.LANDLOCK_ACCESS_FS_WRITE_FILE)
-	handled := fileWrite | unix.LANDLOCK_ACCESS_FS_REMOVE_DIR | unix.LANDLOCK_ACCESS_FS_REMOVE_FILE |
-		unix.LANDLOCK_ACCESS_FS_MAKE_CHAR | unix.LANDLOCK_ACCESS_FS_MAKE_DIR | unix.LANDLOCK_ACCESS_FS_MAKE_REG |
-		unix.LANDLOCK_ACCESS_FS_MAKE_SOCK | unix.LANDLOCK_ACCESS_FS_MAKE_FIFO | unix.LANDLOCK_ACCESS_FS_MAKE_BLOCK |
-		unix.LANDLOCK_ACCESS_FS_MAKE_SYM
-	if abi >= 2 {
-		handled |= unix.LANDLOCK_ACCESS_FS_REFER
-	}
-	if abi >= 3 {
-		handled |= unix.LANDLOCK_ACCESS_FS_TRUNCATE
-		fileWrite |= unix.LANDLOCK_ACCESS_FS_TRUNCATE
-	}
-	attr := unix.LandlockRulesetAttr{Handled_access_fs: handled}
-	if abi >= 4 { // no TCP bind or connect at all, whatever the network namespace
-		attr.Handled_access_net = unix.LANDLOCK_ACCESS_NET_BIND_TCP | unix.LANDLOCK_ACCESS_NET_CONNECT_TCP
-	}
-	fd, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0)
-	if errno != 0 {
-		return fmt.Errorf("landlock ruleset: %w", errno)
-	}
-	defer unix.Close(int(fd))
-	add := func(path string, access uint64) error {
-		dirfd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
-		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		defer unix.Close(dirfd)
-		rule := unix.LandlockPathBeneathAttr{Allowed_access: access, Parent_fd: int32(dirfd)}
-		if _, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, fd, unix.LANDLOCK_RULE_PATH_BENEATH,
-			uintptr(unsafe.Pointer(&rule)), 0, 0, 0); errno != 0 {
-			return fmt.Errorf("landlock rule %s: %w", path, errno)
-		}
-		return nil
-	}
-	for _, dir := range write {
-		if dir == "" || !filepath.IsAbs(dir) {
-			continue
-		}
-		if err := add(dir, handled); err != nil {
-			return err
-		}
-	}
-	if err := add(os.DevNull, fileWrite); err != nil {
-		return err
-	}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("no_new_privs: %w", err)
-	}
-	if _, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, fd, 0, 0); errno != 0 {
-		return fmt.Errorf("landlock restrict: %w", errno)
-	}
+	b.args = append(b.args, flag, host, dest)
 	return nil
 }
 
-func chmodTree(dir string) {
-	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
-		if err == nil && fi.IsDir() {
-			os.Chmod(p, 0o755)
+// data adds a read-only file holding content at dest.
+func (b *binds) data(content, dest string) error {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	_, err = w.WriteString(content) // small: fits the pipe's buffer
+	w.Close()
+	if err != nil {
+		r.Close()
+		return err
+	}
+	b.files = append(b.files, r)
+	b.args = append(b.args, "--perms", "0644", "--ro-bind-data", strconv.Itoa(2+len(b.files)), dest)
+	return nil
+}
+
+func (b *binds) close() {
+	for _, f := range b.files {
+		f.Close()
+	}
+}
+
+// exec runs one go command of a check on the run's export, in a sandbox
+// when the platform gives one (else as execBare allows), and returns its
+// outcome and what its probe found.
+func (c *Checker) exec(ctx context.Context, rc *runContext, cmd command, out io.Writer) execResult {
+	if c.sb.err != nil {
+		return c.execBare(ctx, rc, cmd.argv, out, c.sb.err.Error())
+	}
+	res := c.execSandboxed(ctx, rc, cmd, out)
+	if res.sandboxErr != nil {
+		return c.execBare(ctx, rc, cmd.argv, out, res.sandboxErr.Error())
+	}
+	return res
+}
+
+func (c *Checker) execSandboxed(ctx context.Context, rc *runContext, run command, out io.Writer) execResult {
+	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
+	defer cancel()
+	var b binds
+	defer b.close()
+	spec, err := c.helperSpec(rc, run, &b)
+	if err != nil {
+		return execResult{sandboxErr: err}
+	}
+	reportR, reportW, err := os.Pipe()
+	if err != nil {
+		return execResult{err: err}
+	}
+	defer reportR.Close()
+	b.files = append(b.files, reportW)
+	spec.ReportFD = 2 + len(b.files)
+	raw, err := json.Marshal(spec)
+	if err != nil {
+		return execResult{err: err}
+	}
+	args := append([]string{c.sb.bwrap}, c.bwrapArgs(&b)...)
+	args = append(args, "--setenv", helperEnv, string(raw), "--", sbHelper)
+	var stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, c.sb.bwrap)
+	cmd.Args, cmd.Dir, cmd.Env = args, "/", []string{}
+	cmd.Stdout, cmd.Stderr, cmd.ExtraFiles = out, io.MultiWriter(out, &limitedBuffer{buf: &stderr, max: 4 << 10}), b.files
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// Killing bubblewrap kills the namespace's init (--die-with-parent),
+	// and with it every process of the check, whatever session or group
+	// it made for itself.
+	cmd.Cancel = func() error { return cmd.Process.Kill() }
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Start(); err != nil {
+		reportW.Close()
+		return execResult{sandboxErr: fmt.Errorf("starting bubblewrap: %w", err)}
+	}
+	reportW.Close()
+	// bubblewrap holds the report's write end too, so the read ends with
+	// the sandbox; the helper has decided by then whether the check ran.
+	probe, perr := readReport(reportR)
+	err = cmd.Wait()
+	res := execResult{probe: probe, timedOut: ctx.Err() == context.DeadlineExceeded}
+	if perr != nil {
+		// The helper never reported: bubblewrap could not build the
+		// sandbox (no user namespaces, say), or the check was killed.
+		if res.timedOut {
+			res.err = errors.New("the sandbox did not start before the deadline")
+			return res
 		}
-		return nil
-	})
+		return execResult{sandboxErr: fmt.Errorf("bubblewrap could not build the sandbox: %s", strings.TrimSpace(stderr.String()))}
+	}
+	res.code, res.err = exitCode(err, res.timedOut)
+	return res
+}
+
+// readReport reads the probe's report, which the helper writes before it
+// executes the check.
+func readReport(r io.Reader) (probeReport, error) {
+	var rep probeReport
+	data, err := io.ReadAll(io.LimitReader(r, 64<<10))
+	if err != nil {
+		return rep, err
+	}
+	if len(data) == 0 {
+		return rep, errors.New("no report")
+	}
+	return rep, json.Unmarshal(data, &rep)
+}
+
+// helperSpec builds what the helper is told, and the binds of the view.
+func (c *Checker) helperSpec(rc *runContext, cmd command, b *binds) (*helperSpec, error) {
+	cache := cacheProgConfig{Private: filepath.Join(sbWork, "gocache", "private")}
+	if rc.sharedCache != "" {
+		cache.Shared, cache.Write = sbCache, !cmd.runsCode
+	}
+	spec := &helperSpec{
+		Src: sbExport, Work: sbWork,
+		Require:   rc.required,
+		ServerUID: os.Getuid(),
+		UID:       c.opts.UID, GID: c.opts.GID,
+		ServerNS: map[string]uint64{"mnt": nsInode("mnt"), "pid": nsInode("pid"), "net": nsInode("net"), "user": nsInode("user")},
+		Absent:   append([]string{"/etc/shadow", "/root", rc.dir, c.self, c.goRoot, c.opts.ModCache, rc.sharedCache}, rc.absent...),
+		ReadOnly: []string{"/", "/etc", sbExport, sbGoRoot, sbModCache},
+		Top:      []string{"verify", "work", "proc", "dev", "etc"},
+		Limits:   c.limits(),
+		Argv:     append([]string{filepath.Join(sbGoRoot, "bin", "go")}, cmd.sandboxArgs()...),
+		Env: append(c.goEnv(sbGoRoot, sbModCache, sbWork),
+			"GOCACHEPROG="+sbHelper+" "+cacheProgArg, cacheProgEnv+"="+cache.encode()),
+	}
+	spec.Absent = slices.DeleteFunc(spec.Absent, func(p string) bool { return p == "" || isUnder(p, "/verify") || isUnder(p, "/work") })
+	if cache.Shared != "" && !cache.Write {
+		spec.ReadOnly = append(spec.ReadOnly, sbCache)
+	}
+	for _, add := range []struct{ flag, host, dest string }{
+		{"--ro-bind", rc.dir, sbExport},
+		{"--ro-bind", c.self, sbHelper},
+		{"--ro-bind", c.goRoot, sbGoRoot},
+		{"--ro-bind", c.opts.ModCache, sbModCache},
+	} {
+		if err := b.add(add.flag, add.host, add.dest); err != nil {
+			return nil, err
+		}
+	}
+	if rc.sharedCache != "" {
+		flag := "--ro-bind"
+		if cache.Write {
+			flag = "--bind"
+		}
+		if err := b.add(flag, rc.sharedCache, sbCache); err != nil {
+			return nil, err
+		}
+	}
+	for _, lib := range c.sb.libs {
+		if err := b.add("--ro-bind", lib, lib); err != nil {
+			return nil, err
+		}
+		if top := strings.Split(lib, "/")[1]; !slices.Contains(spec.Top, top) {
+			spec.Top = append(spec.Top, top)
+		}
+	}
+	files := etcFiles(c.opts.UID, c.opts.GID)
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		if err := b.data(files[name], name); err != nil {
+			return nil, err
+		}
+	}
+	return spec, nil
+}
+
+// parentDirs returns the parents of every destination in bubblewrap's
+// bind arguments, parents first.
+func parentDirs(args []string) []string {
+	var dirs []string
+	for i := 0; i+2 < len(args); i++ {
+		if !slices.Contains([]string{"--bind", "--ro-bind", "--ro-bind-data"}, args[i]) {
+			continue
+		}
+		for d := filepath.Dir(args[i+2]); d != "/"; d = filepath.Dir(d) {
+			if !slices.Contains(dirs, d) {
+				dirs = append(dirs, d)
+			}
+		}
+	}
+	slices.SortFunc(dirs, func(a, b string) int { return strings.Count(a, "/") - strings.Count(b, "/") })
+	return dirs
+}
+
+func isUnder(p, dir string) bool { return p == dir || strings.HasPrefix(p, dir+"/") }
+
+// bwrapArgs are bubblewrap's options: every namespace, a tmpfs of bounded
+// size for what the check writes, the binds, and a read-only root.
+//
+// As root, bubblewrap makes no user namespace: the helper starts as root
+// with CAP_SETUID and CAP_SETGID only, and becomes the sandbox uid before
+// it runs anything of the check, so the check runs as that uid on the
+// host itself. Otherwise bubblewrap makes a user namespace, the check
+// keeps the server's uid, and the probe says so.
+func (c *Checker) bwrapArgs(b *binds) []string {
+	args := []string{"--unshare-all"} // user, ipc, pid, net (loopback up), uts, cgroup
+	if os.Getuid() == 0 {
+		args = []string{"--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
+			"--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"}
+	}
+	args = append(args,
+		"--die-with-parent",
+		"--new-session",
+		"--clearenv",
+		"--hostname", "verify",
+		"--proc", "/proc",
+		"--dev", "/dev",
+		"--perms", "0777", "--size", strconv.FormatUint(c.opts.DiskBytes, 10), "--tmpfs", sbWork,
+	)
+	// bubblewrap makes the parents of what it mounts; made here, they are
+	// readable by the sandbox uid.
+	for _, dir := range parentDirs(b.args) {
+		args = append(args, "--perms", "0755", "--dir", dir)
+	}
+	args = append(args, b.args...)
+	return append(args, "--remount-ro", "/", "--chdir", sbWork)
+}
+
+// limitedBuffer keeps the first max bytes written to it.
+type limitedBuffer struct {
+	buf *bytes.Buffer
+	max int
+}
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	if room := l.max - l.buf.Len(); room > 0 {
+		l.buf.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
 }

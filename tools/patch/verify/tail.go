@@ -3,6 +3,7 @@ package verify
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"sync"
 )
 
@@ -42,6 +43,23 @@ func (t *tail) String() string {
 	return string(t.buf)
 }
 
+// lines returns the tail, without its first line when that line was cut
+// (a secret cut in two would escape redaction).
+func (t *tail) lines() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	b := t.buf
+	if len(b) > t.max {
+		b = b[len(b)-t.max:]
+	}
+	if t.total > int64(len(b)) {
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			b = b[i+1:]
+		}
+	}
+	return string(b)
+}
+
 // last returns the last whole lines of the output, at most n bytes of
 // them (the end of one longer line when that is all there is), and the
 // number of bytes written so far.
@@ -66,4 +84,13 @@ func RemoveAll(dir string) {
 	}
 	chmodTree(dir)
 	os.RemoveAll(dir)
+}
+
+func chmodTree(dir string) {
+	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && fi.IsDir() {
+			os.Chmod(p, 0o755)
+		}
+		return nil
+	})
 }

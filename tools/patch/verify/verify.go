@@ -1,28 +1,10 @@
-// Package verify runs an operator's allowlisted checks (gofmt, go vet,
-// go build, go test) on an exported source tree, as a stranger's code
-// should be run: in a scrubbed environment, without network, confined to
-// its temporary directory, in its own process group killed at the
-// deadline, with CPU, memory and output bounded.
-//
-//	c, err := verify.New(verify.Options{})           // once, at start
-//	rep := c.Run(ctx, exportDir, []verify.Spec{{Name: "go_test", Packages: []string{"./..."}}})
-//	// rep.Passed, rep.Checks[i].Output (the tail), rep.Isolation ...
-//
-// There is no free-form command: a check is one of the names in
-// Options.Checks, and its only argument is a list of package patterns,
-// each "./..." or a relative package path.
-//
-// Filesystem confinement uses Landlock, applied by a helper: the host
-// binary re-executes itself, and the helper restricts itself before it
-// executes the check. A binary that wants it calls [RunHelper] first thing
-// in main and sets Options.SelfHelper. Where Landlock or a network
-// namespace cannot be had, the report says so instead of pretending.
 package verify
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,13 +19,29 @@ type Options struct {
 	// Checks is the allowlist: the checks a caller may name. Default
 	// [DefaultChecks]. Unknown names are an error at New.
 	Checks []string
-	// Timeout bounds each check. Default 5 minutes.
+	// Timeout bounds each check. Default 5 minutes. go test gets it twice:
+	// once to build the tests, once to run them with a -timeout a quarter
+	// (at least 30s) shorter, so a hanging test prints Go's dump.
 	Timeout time.Duration
 	// MaxOutputBytes bounds the output kept of each check (its tail).
 	// Default 64 KiB.
 	MaxOutputBytes int
 	// MemoryBytes is each process's address-space limit. Default 8 GiB.
 	MemoryBytes uint64
+	// MaxProcs bounds the processes and threads of a check. Default 1024.
+	MaxProcs uint64
+	// DiskBytes bounds what a check writes: the size of its tmpfs, which
+	// holds its copy of the export too. Default 2 GiB.
+	DiskBytes uint64
+	// UID and GID are what checks run as when the server runs as root.
+	// Default 65534 (nobody).
+	UID, GID int
+	// Unconfined lists the isolation properties checks may run without
+	// where the platform cannot give them. Default none: such a check
+	// does not run.
+	Unconfined []Property
+	// Bwrap is the bubblewrap command. Default "bwrap" on PATH.
+	Bwrap string
 	// GoBin is the go command. Default: "go" on the server's PATH.
 	GoBin string
 	// ModCache is the module cache checks read (and may not write).
@@ -51,16 +49,16 @@ type Options struct {
 	ModCache string
 	// TempDir is where exports are made. Default os.TempDir().
 	TempDir string
-	// BuildCache is the go build cache (GOCACHE) the checks share, so that
-	// the standard library is not compiled again for every run. Checks
-	// can write it, so one check could plant entries a later one trusts;
-	// set FreshBuildCache to give every run an empty cache instead.
-	// Default: repo-mcp/verify-gocache in the user's cache directory.
+	// BuildCache is the build cache the checks share, so that the
+	// standard library is not compiled again for every run; only checks
+	// that run no code of the repository write it (see the package doc).
+	// Default: repo-mcp/verify-cache in the user's cache directory.
 	BuildCache string
-	// FreshBuildCache gives every run its own empty build cache.
+	// FreshBuildCache gives every check its own empty build cache.
 	FreshBuildCache bool
-	// SelfHelper says the server's binary calls RunHelper at start, so
-	// checks can be confined with Landlock by re-executing it.
+	// SelfHelper says the server's binary calls [RunHelper] at start, so
+	// the sandbox can run it as its first process. Without it no sandbox
+	// is built.
 	SelfHelper bool
 }
 
@@ -81,19 +79,17 @@ type Result struct {
 	ExitCode int // -1 when the check did not exit by itself
 	Duration time.Duration
 	TimedOut bool
-	Output   string // the tail of stdout and stderr, interleaved
+	Output   string // the tail of stdout and stderr, interleaved, redacted
 	// OutputBytes is the size of the whole output; Output holds its last
 	// MaxOutputBytes when it is larger.
 	OutputBytes int64
 	Truncated   bool
-	Error       string // why the check could not run
-}
-
-// Isolation says which protections a run actually had.
-type Isolation struct {
-	Network    bool // a network namespace with no interface up
-	Filesystem bool // writes confined to the run's temporary directory
-	Notes      []string
+	// Redacted counts the secrets replaced in Output.
+	Redacted int
+	Error    string // why the check could not run
+	// Refused is set when the check did not run because its sandbox
+	// lacked a property the operator requires.
+	Refused *RefusedError
 }
 
 // Report is the outcome of a run.
@@ -109,33 +105,14 @@ type Checker struct {
 	goBin   string
 	goRoot  string
 	allowed map[string]bool
-	sb      sandbox
-	self    string // this binary, re-executed as the sandbox helper
+	self    string // this binary, run as the sandbox helper
+	sb      sandboxSetup
 }
 
-// New checks the options and finds the go command.
+// New checks the options and finds the go command and bubblewrap.
 func New(opts Options) (*Checker, error) {
-	if opts.Checks == nil {
-		opts.Checks = DefaultChecks
-	}
-	if opts.Timeout <= 0 {
-		opts.Timeout = 5 * time.Minute
-	}
-	if opts.MaxOutputBytes <= 0 {
-		opts.MaxOutputBytes = 64 << 10
-	}
-	if opts.MemoryBytes == 0 {
-		opts.MemoryBytes = 8 << 30
-	}
-	if opts.TempDir == "" {
-		opts.TempDir = os.TempDir()
-	}
-	if opts.BuildCache == "" && !opts.FreshBuildCache {
-		dir, err := os.UserCacheDir()
-		if err != nil {
-			dir = opts.TempDir
-		}
-		opts.BuildCache = filepath.Join(dir, "repo-mcp", "verify-gocache")
+	if err := opts.defaults(); err != nil {
+		return nil, err
 	}
 	c := &Checker{opts: opts, allowed: map[string]bool{}}
 	if opts.SelfHelper {
@@ -151,13 +128,64 @@ func New(opts Options) (*Checker, error) {
 		}
 		c.allowed[name] = true
 	}
-	goBin := opts.GoBin
+	c.findGo()
+	c.setupSandbox()
+	return c, nil
+}
+
+func (opts *Options) defaults() error {
+	if opts.Checks == nil {
+		opts.Checks = DefaultChecks
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = 5 * time.Minute
+	}
+	if opts.MaxOutputBytes <= 0 {
+		opts.MaxOutputBytes = 64 << 10
+	}
+	if opts.MemoryBytes == 0 {
+		opts.MemoryBytes = 8 << 30
+	}
+	if opts.MaxProcs == 0 {
+		opts.MaxProcs = 1024
+	}
+	if opts.DiskBytes == 0 {
+		opts.DiskBytes = 2 << 30
+	}
+	if opts.UID == 0 {
+		opts.UID = 65534
+	}
+	if opts.GID == 0 {
+		opts.GID = 65534
+	}
+	if opts.TempDir == "" {
+		opts.TempDir = os.TempDir()
+	}
+	for _, p := range opts.Unconfined {
+		if !slices.Contains(Properties, p) {
+			return fmt.Errorf("verify: unknown isolation property %q", p)
+		}
+	}
+	if opts.BuildCache == "" && !opts.FreshBuildCache {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			dir = opts.TempDir
+		}
+		opts.BuildCache = filepath.Join(dir, "repo-mcp", "verify-cache")
+	}
+	return nil
+}
+
+// findGo finds the go command, its GOROOT and module cache; a check
+// reports that go is missing when it runs.
+func (c *Checker) findGo() {
+	goBin := c.opts.GoBin
 	if goBin == "" {
 		goBin = "go"
 	}
 	path, err := exec.LookPath(goBin)
 	if err != nil {
-		return c, nil // checks report that go is missing when they run
+		return
 	}
 	c.goBin, _ = filepath.Abs(path)
 	if out, err := exec.Command(c.goBin, "env", "GOROOT", "GOMODCACHE").Output(); err == nil {
@@ -169,7 +197,6 @@ func New(opts Options) (*Checker, error) {
 			}
 		}
 	}
-	return c, nil
 }
 
 // Allowed lists the allowlisted checks, comma-separated.
@@ -181,9 +208,15 @@ func (c *Checker) Checks() []string { return slices.Clone(c.opts.Checks) }
 // Allows reports whether a check is allowlisted.
 func (c *Checker) Allows(name string) bool { return c.allowed[name] }
 
-// CallTimeout is a bound for a whole run of every allowlisted check.
+// CallTimeout is a bound for a whole run of every allowlisted check (go
+// test counts twice: building its tests and running them each get
+// Timeout).
 func (c *Checker) CallTimeout() time.Duration {
-	return time.Duration(len(c.opts.Checks)+1) * c.opts.Timeout
+	n := len(c.opts.Checks) + 1
+	if c.allowed["go_test"] {
+		n++
+	}
+	return time.Duration(n) * c.opts.Timeout
 }
 
 // TempDir is where exports should be made.
@@ -205,23 +238,43 @@ func (c *Checker) CheckSpec(s Spec) error {
 	return nil
 }
 
+// runContext is what every check of a run shares.
+type runContext struct {
+	dir         string // the export, on the host
+	sharedCache string // the shared build cache on the host, "" for none
+	required    []Property
+	absent      []string
+	redact      *redactor
+}
+
+// execResult is the outcome of running one check's command.
+type execResult struct {
+	code     int
+	timedOut bool
+	probe    probeReport
+	err      error // the check could not run
+	// sandboxErr says the sandbox could not be built at all.
+	sandboxErr error
+}
+
 // Run runs the checks in order on the tree in dir (a directory the caller
-// owns and removes; checks may write into it). A check that cannot start
-// fails with its Error set; the run goes on.
+// owns and removes; the checks see a copy of it). A check that cannot
+// start fails with its Error set; the run goes on.
 func (c *Checker) Run(ctx context.Context, dir string, specs []Spec, opts ...RunOption) Report {
 	ro := runOptions{interval: time.Second}
 	for _, o := range opts {
 		o(&ro)
 	}
-	rep := Report{Passed: true}
-	iso, cleanup, err := c.prepare(dir)
-	defer cleanup()
+	rep := Report{Passed: len(specs) > 0}
+	rc, err := c.prepare(dir, &ro)
 	for i, s := range specs {
 		var r Result
 		if err != nil {
 			r = Result{Name: s.Name, ExitCode: -1, Error: err.Error()}
 		} else {
-			r = c.runOne(ctx, iso, dir, s, &ro, i, len(specs))
+			var probe probeReport
+			r, probe = c.runOne(ctx, rc, s, &ro, i, len(specs))
+			rep.Isolation.merge(i == 0, probe, c.opts.Unconfined)
 		}
 		rep.Passed = rep.Passed && r.Passed
 		rep.Checks = append(rep.Checks, r)
@@ -229,52 +282,62 @@ func (c *Checker) Run(ctx context.Context, dir string, specs []Spec, opts ...Run
 			ro.progress(s.Name, i+1, len(specs), "")
 		}
 	}
-	if len(specs) == 0 {
-		rep.Passed = false
-	}
-	rep.Isolation = c.isolation() // after the run: what the platform allowed is known
 	return rep
 }
 
-// runEnv is what every check of a run shares.
-type runEnv struct {
-	Isolation
-	env   []string
-	write []string // the directories checks may write, besides the tree
+// prepare checks what the run needs and refuses module files that reach
+// outside the tree.
+func (c *Checker) prepare(dir string, ro *runOptions) (*runContext, error) {
+	rc := &runContext{dir: dir, absent: ro.absent, redact: newRedactor(ro.secrets)}
+	for _, p := range Properties {
+		if !slices.Contains(c.opts.Unconfined, p) {
+			rc.required = append(rc.required, p)
+		}
+	}
+	if c.goBin == "" || c.goRoot == "" {
+		return nil, errors.New("the go command is not installed on the server")
+	}
+	if err := CheckModules(dir); err != nil {
+		return nil, err
+	}
+	// The export's directory is the server's; the sandbox uid reads the
+	// tree through a bind of it, so its top must be readable.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("the export cannot be prepared: %w", err)
+	}
+	if !c.opts.FreshBuildCache {
+		if err := c.sharedCacheDir(); err != nil {
+			return nil, err
+		}
+		rc.sharedCache = c.opts.BuildCache
+	}
+	return rc, nil
 }
 
-// prepare makes the run's home, caches and environment, and refuses
-// module files that reach outside the tree.
-func (c *Checker) prepare(dir string) (*runEnv, func(), error) {
-	re := &runEnv{Isolation: c.isolation()}
-	if c.goBin == "" {
-		return re, func() {}, errors.New("the go command is not installed on the server")
+// sharedCacheDir makes the shared build cache, owned by the sandbox uid
+// (only a sandbox writes it) when the server runs as root.
+func (c *Checker) sharedCacheDir() error {
+	if err := os.MkdirAll(c.opts.BuildCache, 0o700); err != nil {
+		return errors.New("the build cache cannot be created; see the server's verify configuration")
 	}
-	scratch, err := os.MkdirTemp(c.opts.TempDir, "repo-mcp-verify-home-")
-	if err != nil {
-		return re, func() {}, errors.New("the run's temporary directory cannot be created")
-	}
-	cleanup := func() { RemoveAll(scratch) }
-	for _, d := range []string{"home", "tmp", "gocache"} {
-		if err := os.Mkdir(filepath.Join(scratch, d), 0o700); err != nil {
-			return re, cleanup, errors.New("the run's temporary directory cannot be prepared")
+	if os.Getuid() == 0 {
+		if err := os.Chown(c.opts.BuildCache, c.opts.UID, c.opts.GID); err != nil {
+			return fmt.Errorf("the build cache cannot be given to the sandbox uid: %w", err)
 		}
 	}
-	re.write = []string{scratch}
-	gocache := filepath.Join(scratch, "gocache")
-	if !c.opts.FreshBuildCache {
-		if err := os.MkdirAll(c.opts.BuildCache, 0o700); err != nil {
-			return re, cleanup, errors.New("the build cache cannot be created; see the server's verify configuration")
-		}
-		gocache = c.opts.BuildCache
-		re.write = append(re.write, gocache)
-	}
-	re.env = []string{
-		"PATH=" + filepath.Dir(c.goBin) + ":/usr/bin:/bin",
-		"HOME=" + filepath.Join(scratch, "home"),
-		"TMPDIR=" + filepath.Join(scratch, "tmp"),
-		"GOCACHE=" + gocache,
-		"GOMODCACHE=" + c.opts.ModCache,
+	return nil
+}
+
+// goEnv is the environment of the go command in a check: only what it
+// needs, nothing of the server's.
+func (c *Checker) goEnv(goRoot, modCache, work string) []string {
+	return []string{
+		"PATH=" + filepath.Join(goRoot, "bin"),
+		"HOME=" + filepath.Join(work, "home"),
+		"TMPDIR=" + filepath.Join(work, "tmp"),
+		"GOCACHE=" + filepath.Join(work, "gocache"),
+		"GOROOT=" + goRoot,
+		"GOMODCACHE=" + modCache,
 		"GOFLAGS=-mod=readonly -buildvcs=false",
 		"GOTOOLCHAIN=local",
 		"GOPROXY=off",
@@ -284,18 +347,70 @@ func (c *Checker) prepare(dir string) (*runEnv, func(), error) {
 		"CGO_ENABLED=0",
 		"LANG=C",
 	}
-	if c.goRoot != "" {
-		re.env = append(re.env, "GOROOT="+c.goRoot)
-		re.env[0] = "PATH=" + filepath.Join(c.goRoot, "bin") + ":" + strings.TrimPrefix(re.env[0], "PATH=") // gofmt, for go fmt
-	}
-	if err := CheckModules(dir); err != nil {
-		return re, cleanup, err
-	}
-	return re, cleanup, nil
 }
 
-// command returns the argv of a check.
-func (c *Checker) command(s Spec) []string {
+// limits are the resource limits of a check.
+func (c *Checker) limits() limits {
+	return limits{
+		Procs:  c.opts.MaxProcs,
+		Memory: c.opts.MemoryBytes,
+		CPU:    uint64(c.opts.Timeout/time.Second) + 10,
+		File:   min(c.opts.DiskBytes, 1<<30),
+		Files:  4096,
+		Disk:   c.opts.DiskBytes,
+	}
+}
+
+// command is one run of the go command in a check.
+type command struct {
+	argv []string // go and its arguments, as the server would run it
+	// runsCode says the command runs code of the repository (go test):
+	// the shared build cache is then read-only to it.
+	runsCode bool
+	// sandboxArgs are the arguments inside the sandbox, which differ
+	// from argv's where they name the helper.
+	inSandbox []string
+}
+
+// sandboxArgs returns the go command's arguments inside the sandbox.
+func (cmd command) sandboxArgs() []string {
+	if cmd.inSandbox != nil {
+		return cmd.inSandbox
+	}
+	return cmd.argv[1:]
+}
+
+// commands returns what a check runs: its go command, after, for go test
+// with a shared build cache, a go test that vets and builds every test
+// binary and runs none (-exec names the helper, which exits at once). That
+// first run executes no code of the repository, so it may fill the shared
+// cache with what the second, which runs the tests with the cache
+// read-only, then finds there: the standard library packages only tests
+// import, the test variants of the repository's packages, vet's results.
+func (c *Checker) commands(s Spec, shared bool) []command {
+	argv := c.argv(s)
+	if s.Name != "go_test" {
+		return []command{{argv: argv}}
+	}
+	run := command{argv: argv, runsCode: true}
+	if !shared {
+		return []command{run}
+	}
+	// go test's vet runs here too: its results (and the facts vet keeps
+	// of every dependency) are cached like the builds.
+	build := append([]string{"test", "-count=1", "-exec=" + sbHelper + " " + noopArg}, argv[len(argv)-len(s.packages()):]...)
+	return []command{{argv: append([]string{c.goBin}, build...), inSandbox: build}, run}
+}
+
+func (s Spec) packages() []string {
+	if len(s.Packages) == 0 {
+		return []string{"./..."}
+	}
+	return s.Packages
+}
+
+// argv returns the go command line of a check.
+func (c *Checker) argv(s Spec) []string {
 	pkgs := s.Packages
 	if len(pkgs) == 0 {
 		pkgs = []string{"./..."}
@@ -304,28 +419,40 @@ func (c *Checker) command(s Spec) []string {
 	case "gofmt":
 		// go fmt runs gofmt -l -w on the packages' files (not testdata,
 		// not other modules) and names each file it had to change; the
-		// changes land in the export only.
+		// changes land in the check's copy only.
 		return append([]string{c.goBin, "fmt"}, pkgs...)
 	case "go_vet":
 		return append([]string{c.goBin, "vet"}, pkgs...)
 	case "go_build":
 		return append([]string{c.goBin, "build", "-o", os.DevNull}, pkgs...)
 	case "go_test":
-		return append([]string{c.goBin, "test", "-count=1"}, pkgs...)
+		// -json streams each test's output as it comes (without it, go
+		// test holds a package's output until the package ends, and a
+		// killed check would lose it); the shorter -timeout makes a
+		// hanging test print its goroutines before the check is killed
+		// (the margin covers go test's vet and link).
+		timeout := max(c.opts.Timeout-max(c.opts.Timeout/4, 30*time.Second), time.Second)
+		return append([]string{c.goBin, "test", "-count=1", "-json", "-timeout=" + timeout.String()}, pkgs...)
 	}
 	return nil
 }
 
-func (c *Checker) runOne(ctx context.Context, re *runEnv, dir string, s Spec, ro *runOptions, done, total int) Result {
+func (c *Checker) runOne(ctx context.Context, rc *runContext, s Spec, ro *runOptions, done, total int) (Result, probeReport) {
 	r := Result{Name: s.Name, Packages: s.Packages, ExitCode: -1}
 	if len(r.Packages) == 0 {
 		r.Packages = []string{"./..."}
 	}
 	if err := c.CheckSpec(s); err != nil {
 		r.Error = err.Error()
-		return r
+		return r, probeReport{}
 	}
 	out := newTail(c.opts.MaxOutputBytes)
+	var w io.Writer = out
+	var json *testJSON
+	if s.Name == "go_test" {
+		json = &testJSON{w: out}
+		w = json
+	}
 	if ro.progress != nil {
 		ro.progress(s.Name, done, total, "")
 	}
@@ -333,24 +460,67 @@ func (c *Checker) runOne(ctx context.Context, re *runEnv, dir string, s Spec, ro
 	tick := startTicker(ro.progress, ro.interval, func() {
 		if tail, written := out.last(ProgressTailBytes); written != seen {
 			seen = written
+			tail, _ = rc.redact.redact(tail)
 			ro.progress(s.Name, done, total, tail)
 		}
 	})
 	start := time.Now()
-	code, timedOut, err := c.exec(ctx, re, dir, c.command(s), out)
+	var res execResult
+	cmds := c.commands(s, rc.sharedCache != "")
+	for i, cmd := range cmds {
+		last := i == len(cmds)-1
+		if last {
+			res = c.exec(ctx, rc, cmd, w)
+			break
+		}
+		// A build that passes says only "ok" for each package: its output
+		// is shown only when it fails.
+		pre := newTail(c.opts.MaxOutputBytes)
+		res = c.exec(ctx, rc, cmd, pre)
+		if res.code != 0 || res.err != nil || res.timedOut || len(res.probe.missing(c.opts.Unconfined)) > 0 {
+			io.WriteString(w, pre.lines())
+			break
+		}
+	}
+	if json != nil {
+		json.Flush()
+	}
 	tick.halt()
 	r.Duration = time.Since(start)
-	r.ExitCode, r.TimedOut = code, timedOut
-	r.Output, r.OutputBytes, r.Truncated = out.String(), out.total, out.truncated()
+	r.ExitCode, r.TimedOut = res.code, res.timedOut
+	r.Output, r.Redacted = rc.redact.redact(out.lines())
+	r.OutputBytes, r.Truncated = out.total, out.truncated()
+	if miss := res.probe.missing(c.opts.Unconfined); len(miss) > 0 && res.err == nil {
+		r.Refused = &RefusedError{Missing: miss}
+		for _, p := range miss {
+			r.Refused.Why = append(r.Refused.Why, fmt.Sprintf("%s: %s", p, res.probe.Failed[p]))
+		}
+		r.Error, r.ExitCode = r.Refused.Error(), -1
+		return r, res.probe
+	}
 	switch {
-	case err != nil:
-		r.Error = err.Error()
-	case timedOut:
+	case res.err != nil:
+		r.Error = res.err.Error()
+	case res.timedOut:
 		r.Error = fmt.Sprintf("killed after %s", c.opts.Timeout)
 	case s.Name == "gofmt":
-		r.Passed = code == 0 && out.total == 0 // go fmt lists the files it had to change
+		r.Passed = res.code == 0 && out.total == 0 // go fmt lists the files it had to change
 	default:
-		r.Passed = code == 0
+		r.Passed = res.code == 0
 	}
-	return r
+	return r, res.probe
+}
+
+// exitCode turns the error of a finished command into its exit code.
+func exitCode(err error, timedOut bool) (int, error) {
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, nil
+	case errors.As(err, &exit):
+		return exit.ExitCode(), nil
+	case timedOut:
+		return -1, nil
+	}
+	return -1, err
 }

@@ -95,7 +95,7 @@ func TestTailLast(t *testing.T) {
 // TestProgress checks the calls a run makes to its Progress: a start and
 // an end for each check, in order, the end counting the check done.
 func TestProgress(t *testing.T) {
-	c, err := New(Options{FreshBuildCache: true})
+	c, err := New(Options{SelfHelper: true, BuildCache: filepath.Join(t.TempDir(), "cache")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,4 +117,21 @@ func TestProgress(t *testing.T) {
 	if !slices.Equal(calls, want) {
 		t.Errorf("progress calls %v, want %v", calls, want)
 	}
+}
+
+// writeModuleFiles writes a module of the given files into a new
+// directory.
+func writeModuleFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }

@@ -1,0 +1,63 @@
+package searchtext
+
+import (
+	"container/list"
+	"sync"
+
+	"github.com/repo-mcp/repo-mcp/tools/searchtext/textindex"
+)
+
+// contentCache keeps the contents of recently read blobs in memory,
+// bounded in bytes, least recently used out first. Reading a blob from a
+// pack (inflate, then apply deltas) costs far more than matching it, so a
+// warm search reads its candidates from here. Blobs are immutable: an
+// entry is never stale. Safe for concurrent use.
+type contentCache struct {
+	mu    sync.Mutex
+	max   int64
+	size  int64
+	items map[textindex.Blob]*list.Element
+	lru   list.List // of *cacheEntry, most recent first
+}
+
+type cacheEntry struct {
+	blob textindex.Blob
+	data []byte
+}
+
+func newContentCache(max int64) *contentCache {
+	return &contentCache{max: max, items: make(map[textindex.Blob]*list.Element)}
+}
+
+func (c *contentCache) get(b textindex.Blob) ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.items[b]
+	if !ok {
+		return nil, false
+	}
+	c.lru.MoveToFront(e)
+	return e.Value.(*cacheEntry).data, true
+}
+
+// put keeps data unless it alone is over a quarter of the bound.
+func (c *contentCache) put(b textindex.Blob, data []byte) {
+	n := int64(len(data))
+	if n > c.max/4 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.items[b]; ok {
+		return
+	}
+	c.items[b] = c.lru.PushFront(&cacheEntry{blob: b, data: data})
+	c.size += n
+	for c.size > c.max {
+		last := c.lru.Back()
+		e := last.Value.(*cacheEntry)
+		c.lru.Remove(last)
+		delete(c.items, e.blob)
+		c.size -= int64(len(e.data))
+	}
+}

@@ -1,0 +1,22 @@
+// Package searchtext provides search_text: literal and regular-expression
+// search over the files of any revision of a workspace (or its working
+// tree), answered from a trigram index keyed by blob id. Package textindex
+// is the index; this package resolves the workspace and revision, lists
+// the files the caller may read (policy and secret patterns applied before
+// anything is matched), plans the query, verifies candidates with the real
+// expression, and pages the results in (path, line) order.
+//
+//	svc, err := searchtext.New(reg, searchtext.Options{CacheDir: dir})
+//	defer svc.Close()
+//	err = svc.Register(s)
+//	go svc.Warm(ctx, identity, "app") // optional: index HEAD before the first query
+//
+// A search reads the revision's listing, asks the index which blobs may
+// match, scans the blobs the index does not know yet (and starts indexing
+// them in the background, once per workspace), then reads and matches the
+// candidates in parallel. Matching is line by line, as grep does: no match
+// spans a newline, ^ and $ are line anchors, and a file with a NUL byte in
+// its first 8000 bytes is binary (git's rule) and never searched.
+package searchtext
+
+//go:generate go run github.com/repo-mcp/repo-mcp/internal/gencomments

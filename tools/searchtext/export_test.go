@@ -1,0 +1,4 @@
+package searchtext
+
+// WaitBuilds waits for the index builds running in the background.
+func (sv *Service) WaitBuilds() { sv.wg.Wait() }

@@ -1,0 +1,270 @@
+package searchtext
+
+import (
+	"regexp"
+	"regexp/syntax"
+	"slices"
+	"unicode"
+
+	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/tools/searchtext/textindex"
+)
+
+// MaxPatternBytes bounds a pattern (the schema says so too).
+const MaxPatternBytes = 1000
+
+// matcher is a compiled pattern: the expression that finds matches and
+// the index plan that finds candidates.
+type matcher struct {
+	re *regexp.Regexp
+	// line is re for a text that is exactly one line: a leading ^ and a
+	// trailing $ become text anchors, which Go's regexp exploits.
+	line *regexp.Regexp
+	plan textindex.Plan
+	// lits are byte strings one of which every match holds, when the
+	// expression has such: lines without any are never given to the
+	// expression.
+	lits [][]byte
+	// prefix says the expression starts with a literal, which Go's
+	// regexp finds fast in a whole file.
+	prefix bool
+}
+
+// compile turns the pattern arguments into a matcher. Matching is line by
+// line: ^ and $ anchor at line ends, no class or dot matches a newline,
+// and a pattern that needs a newline is refused.
+func compile(in SearchTextIn) (*matcher, error) {
+	if len(in.Pattern) > MaxPatternBytes {
+		return nil, server.Errorf(server.InvalidInput, "pattern is %d bytes; at most %d", len(in.Pattern), MaxPatternBytes)
+	}
+	expr := in.Pattern
+	if in.Mode == "" || in.Mode == "literal" {
+		expr = regexp.QuoteMeta(expr)
+	}
+	// Perl syntax without OneLine (so ^ and $ are line anchors) and
+	// without ClassNL (so negated classes leave out the newline).
+	flags := syntax.Perl &^ (syntax.OneLine | syntax.ClassNL)
+	re, err := syntax.Parse(expr, flags)
+	if err != nil {
+		return nil, server.Errorf(server.InvalidInput, "pattern is not a valid RE2 expression: %v", err)
+	}
+	switch in.Case {
+	case "insensitive":
+		flags |= syntax.FoldCase
+	case "smart":
+		if !hasUpperLiteral(re) {
+			flags |= syntax.FoldCase
+		}
+	}
+	if flags&syntax.FoldCase != 0 {
+		if re, err = syntax.Parse(expr, flags); err != nil {
+			return nil, server.Errorf(server.InvalidInput, "pattern is not a valid RE2 expression: %v", err)
+		}
+	}
+	if in.WholeWord {
+		re = &syntax.Regexp{Op: syntax.OpConcat, Flags: flags, Sub: []*syntax.Regexp{
+			{Op: syntax.OpWordBoundary}, re, {Op: syntax.OpWordBoundary},
+		}}
+	}
+	if err := withinLine(re); err != nil {
+		return nil, err
+	}
+	re = re.Simplify()
+	// The tree is compiled from its rendering, which is exact for every
+	// operator (flags included, as (?i:...) groups).
+	compiled, err := regexp.Compile(re.String())
+	if err != nil {
+		return nil, server.Errorf(server.InvalidInput, "pattern cannot be compiled: %v", err)
+	}
+	m := &matcher{re: compiled, line: compiled, plan: textindex.NewPlan(re), lits: requiredLiterals(re)}
+	if anchored, ok := anchorToText(re); ok {
+		// Matching one line at a time, ^ and $ are the line's edges: as
+		// \A and \z the expression is tried at one place only.
+		if m.line, err = regexp.Compile(anchored.String()); err != nil {
+			return nil, server.Errorf(server.InvalidInput, "pattern cannot be compiled: %v", err)
+		}
+	}
+	if lp, _ := compiled.LiteralPrefix(); lp != "" {
+		m.prefix = true
+	}
+	return m, nil
+}
+
+// maxLiterals bounds the literals a prefilter searches for: a search
+// for many is no faster than the expression itself.
+const maxLiterals = 16
+
+// requiredLiterals returns literals one of which every match of re holds,
+// or nil when it finds none worth searching for. It looks through
+// captures, concatenations (the child with the longest shortest
+// literal), repetitions of at least one, alternations (every branch must
+// have some) and case folding (each spelling, while they are few).
+func requiredLiterals(re *syntax.Regexp) [][]byte {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase == 0 {
+			return [][]byte{[]byte(string(re.Rune))}
+		}
+		return foldedSpellings(re.Rune)
+	case syntax.OpCapture, syntax.OpPlus:
+		return requiredLiterals(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return requiredLiterals(re.Sub[0])
+		}
+	case syntax.OpConcat:
+		var best [][]byte
+		for _, sub := range re.Sub {
+			if l := requiredLiterals(sub); shortest(l) > shortest(best) {
+				best = l
+			}
+		}
+		return best
+	case syntax.OpCharClass:
+		// [äöü] (the parser's form of ä|ö|ü): each rune, when few.
+		var all [][]byte
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
+				if len(all) == maxLiterals {
+					return nil
+				}
+				all = append(all, []byte(string(r)))
+			}
+		}
+		return all
+	case syntax.OpAlternate:
+		var all [][]byte
+		for _, sub := range re.Sub {
+			l := requiredLiterals(sub)
+			if l == nil || len(all)+len(l) > maxLiterals {
+				return nil
+			}
+			all = append(all, l...)
+		}
+		return all
+	}
+	return nil
+}
+
+func shortest(lits [][]byte) int {
+	if len(lits) == 0 {
+		return 0
+	}
+	n := len(lits[0])
+	for _, l := range lits[1:] {
+		n = min(n, len(l))
+	}
+	return n
+}
+
+// foldedSpellings returns every spelling of runes under simple case
+// folding (RE2's (?i)), or nil when there are more than maxLiterals.
+func foldedSpellings(runes []rune) [][]byte {
+	out := []string{""}
+	for _, r := range runes {
+		orbit := []rune{r}
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			orbit = append(orbit, f)
+		}
+		if len(out)*len(orbit) > maxLiterals {
+			return nil
+		}
+		var next []string
+		for _, prefix := range out {
+			for _, f := range orbit {
+				next = append(next, prefix+string(f))
+			}
+		}
+		out = next
+	}
+	lits := make([][]byte, len(out))
+	for i, s := range out {
+		lits[i] = []byte(s)
+	}
+	return lits
+}
+
+// anchorToText returns a copy of re whose leading line anchor (^) and
+// trailing one ($), at the top level, are text anchors, and whether it
+// changed anything.
+func anchorToText(re *syntax.Regexp) (*syntax.Regexp, bool) {
+	if re.Op != syntax.OpConcat || len(re.Sub) == 0 {
+		return re, false
+	}
+	out := *re
+	out.Sub = slices.Clone(re.Sub)
+	changed := false
+	if first := out.Sub[0]; first.Op == syntax.OpBeginLine {
+		out.Sub[0] = &syntax.Regexp{Op: syntax.OpBeginText, Flags: first.Flags}
+		changed = true
+	}
+	if last := out.Sub[len(out.Sub)-1]; last.Op == syntax.OpEndLine {
+		out.Sub[len(out.Sub)-1] = &syntax.Regexp{Op: syntax.OpEndText, Flags: last.Flags &^ syntax.WasDollar}
+		changed = true
+	}
+	return &out, changed
+}
+
+// hasUpperLiteral reports whether a literal of re holds an upper-case
+// letter (smart case looks at literals only: \W is not a capital).
+func hasUpperLiteral(re *syntax.Regexp) bool {
+	if re.Op == syntax.OpLiteral {
+		for _, r := range re.Rune {
+			if unicode.IsUpper(r) {
+				return true
+			}
+		}
+	}
+	for _, sub := range re.Sub {
+		if hasUpperLiteral(sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// withinLine makes re unable to match a newline: the newline leaves every
+// class (\s, [[:space:]], [^a] where the parser kept it), any-char becomes
+// any-char-but-newline, and a literal newline is refused.
+func withinLine(re *syntax.Regexp) error {
+	switch re.Op {
+	case syntax.OpLiteral:
+		for _, r := range re.Rune {
+			if r == '\n' {
+				return server.Errorf(server.InvalidInput, "pattern holds a newline; matches are within one line")
+			}
+		}
+	case syntax.OpAnyChar:
+		re.Op = syntax.OpAnyCharNotNL
+	case syntax.OpCharClass:
+		re.Rune = withoutNewline(re.Rune)
+		if len(re.Rune) == 0 {
+			re.Op = syntax.OpNoMatch
+		}
+	}
+	for _, sub := range re.Sub {
+		if err := withinLine(sub); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// withoutNewline removes '\n' from a class given as rune ranges.
+func withoutNewline(ranges []rune) []rune {
+	out := make([]rune, 0, len(ranges)+2)
+	for i := 0; i+1 < len(ranges); i += 2 {
+		lo, hi := ranges[i], ranges[i+1]
+		if lo > '\n' || hi < '\n' {
+			out = append(out, lo, hi)
+			continue
+		}
+		if lo < '\n' {
+			out = append(out, lo, '\n'-1)
+		}
+		if hi > '\n' {
+			out = append(out, '\n'+1, hi)
+		}
+	}
+	return out
+}

@@ -1,0 +1,227 @@
+package textindex
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// ReadFunc returns a blob's content. Build calls it from several
+// goroutines at once.
+type ReadFunc func(ctx context.Context, b Blob) ([]byte, error)
+
+// Progress says how far a build is.
+type Progress struct {
+	Done, Total int   // blobs
+	Bytes       int64 // read so far
+}
+
+// BuildStats describe what a build added.
+type BuildStats struct {
+	Blobs  int   // indexed, binary ones included
+	Binary int   // of Blobs
+	Bytes  int64 // read
+	Shards int   // written
+}
+
+// progressEvery is how many blobs pass between two progress reports.
+const progressEvery = 1000
+
+// Build indexes the blobs the index does not know yet, reading each once
+// through read, and writes shards of at most Options.MaxPostings pairs as
+// it goes: memory stays bounded whatever the number of blobs, and the
+// shards written before an error or cancellation are kept. progress, when
+// not nil, is called from Build's goroutine now and then.
+func (ix *Index) Build(ctx context.Context, blobs []Blob, read ReadFunc, progress func(Progress)) (BuildStats, error) {
+	todo := ix.missing(blobs)
+	var stats BuildStats
+	if len(todo) == 0 {
+		return stats, nil
+	}
+	type result struct {
+		blob   Blob
+		binary bool
+		size   int
+		tris   []trigram
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	g, gctx := errgroup.WithContext(ctx)
+	jobs := make(chan Blob)
+	results := make(chan result, ix.opts.Workers)
+	g.Go(func() error {
+		defer close(jobs)
+		for _, b := range todo {
+			select {
+			case jobs <- b:
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+		}
+		return nil
+	})
+	workers, _ := errgroup.WithContext(gctx)
+	for range ix.opts.Workers {
+		workers.Go(func() error {
+			seen := newSeenSet()
+			for b := range jobs {
+				data, err := read(gctx, b)
+				if err != nil {
+					return fmt.Errorf("textindex: reading blob %s: %w", b, err)
+				}
+				r := result{blob: b, size: len(data), binary: IsBinary(data)}
+				if !r.binary {
+					r.tris = appendTrigrams(nil, data, seen)
+				}
+				select {
+				case results <- r:
+				case <-gctx.Done():
+					return gctx.Err()
+				}
+			}
+			return nil
+		})
+	}
+	g.Go(func() error {
+		defer close(results)
+		return workers.Wait()
+	})
+
+	w := shardWriter{post: make([]uint64, 0, ix.opts.MaxPostings+1<<16)}
+	for r := range results {
+		w.add(r.blob, r.binary, r.tris)
+		stats.Blobs++
+		stats.Bytes += int64(r.size)
+		if r.binary {
+			stats.Binary++
+		}
+		if len(w.post) >= ix.opts.MaxPostings {
+			if err := ix.flush(&w); err != nil {
+				cancel()
+				for range results {
+				}
+				g.Wait()
+				return stats, err
+			}
+			stats.Shards++
+		}
+		if progress != nil && stats.Blobs%progressEvery == 0 {
+			progress(Progress{Done: stats.Blobs, Total: len(todo), Bytes: stats.Bytes})
+		}
+	}
+	err := g.Wait()
+	// What was read is kept even when the build stopped early.
+	if len(w.blobs) > 0 {
+		if ferr := ix.flush(&w); ferr != nil && err == nil {
+			err = ferr
+		}
+		stats.Shards++
+	}
+	if progress != nil {
+		progress(Progress{Done: stats.Blobs, Total: len(todo), Bytes: stats.Bytes})
+	}
+	return stats, err
+}
+
+// missing returns the distinct blobs of blobs the index does not know.
+func (ix *Index) missing(blobs []Blob) []Blob {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	seen := make(map[Blob]bool)
+	var out []Blob
+	for _, b := range blobs {
+		if _, ok := ix.where[b]; !ok && !seen[b] {
+			seen[b] = true
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// shardWriter accumulates one shard.
+type shardWriter struct {
+	blobs  []Blob
+	binary []bool
+	post   []uint64 // trigram<<32 | ordinal, in ordinal order
+}
+
+func (w *shardWriter) add(b Blob, binary bool, tris []trigram) {
+	ord := uint64(len(w.blobs))
+	w.blobs = append(w.blobs, b)
+	w.binary = append(w.binary, binary)
+	for _, t := range tris {
+		w.post = append(w.post, uint64(t)<<32|ord)
+	}
+}
+
+// flush writes the accumulated shard, loads it and resets w.
+func (ix *Index) flush(w *shardWriter) error {
+	radixSortByTrigram(w.post)
+	data := encodeShard(w.blobs, w.binary, w.post)
+	sum := sha256.Sum256(data)
+	name := hex.EncodeToString(sum[:16]) + shardExt
+	*w = shardWriter{post: w.post[:0]}
+	if ix.opts.Dir != "" {
+		if err := writeAtomic(filepath.Join(ix.opts.Dir, name), data); err != nil {
+			return fmt.Errorf("textindex: writing a shard: %w", err)
+		}
+	}
+	s, err := parseShard(name, data)
+	if err != nil {
+		return err // a bug: the shard was just encoded
+	}
+	ix.add(s)
+	return nil
+}
+
+// radixSortByTrigram sorts postings by trigram, stably, so that each
+// trigram's ordinals stay ascending: two 12-bit passes.
+func radixSortByTrigram(post []uint64) {
+	tmp := make([]uint64, len(post))
+	src, dst := post, tmp
+	for shift := uint(32); shift < 56; shift += 12 {
+		var count [1<<12 + 1]int
+		for _, p := range src {
+			count[(p>>shift)&0xFFF+1]++
+		}
+		for i := 1; i < len(count); i++ {
+			count[i] += count[i-1]
+		}
+		for _, p := range src {
+			k := (p >> shift) & 0xFFF
+			dst[count[k]] = p
+			count[k]++
+		}
+		src, dst = dst, src
+	}
+	// After an even number of passes the result is back in post.
+}
+
+// writeAtomic writes data to a temporary file in the target's directory,
+// syncs it and renames it into place: readers see the old file or the
+// whole new one, never part of it.
+func writeAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
