@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
+)
+
+// The tests in this file replay the attacks of the attack suite (issue 20)
+// against the built binary, each one against what the server must do
+// instead.
+
+// stdioSession starts repo-mcp serve on stdio with args and connects the
+// go-sdk client to it.
+func stdioSession(t *testing.T, args ...string) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "attack", Version: "0"}, nil)
+	cmd := exec.Command(repoMCP(t), append([]string{"serve", "--index-cache", "off"}, args...)...)
+	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// callText calls tool and returns the result's text, and its structured
+// content decoded into out when out is not nil and the call succeeded.
+func callText(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any, out any) string {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	if out != nil && !res.IsError {
+		data, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(data, out); err != nil {
+			t.Fatalf("%s: %v", tool, err)
+		}
+	}
+	return text
+}
+
+// TestSecretFilesDenied reads secret files the default patterns used to
+// miss; every one is permission_denied, and listings leave them out.
+func TestSecretFilesDenied(t *testing.T) {
+	secrets := []string{
+		"prod.env", ".env-production", ".env.local", "kubeconfig", ".dockercfg", "AuthKey_X.p8",
+		".cargo/credentials.toml", ".aws/config", "application_default_credentials.json",
+		".azure/accessTokens.json", ".m2/settings.xml", "prod.auto.tfvars",
+	}
+	files := map[string]gitfixture.File{"environment.go": gitfixture.Text("package env\n")}
+	for _, s := range secrets {
+		files[s] = gitfixture.Text("token=secret\n")
+	}
+	repo := gitfixture.New(t)
+	repo.Commit(t, "secrets", files)
+	cs := stdioSession(t, "--workspace", "fx="+repo.Dir)
+	for _, s := range secrets {
+		if text := callText(t, cs, "read_file", map[string]any{"workspace_id": "fx", "path": s}, nil); !strings.HasPrefix(text, "permission_denied: ") {
+			t.Errorf("read_file %s: %s", s, text)
+		}
+	}
+	listing := callText(t, cs, "list_files", map[string]any{"workspace_id": "fx", "recursive": true}, nil)
+	for _, s := range secrets {
+		if strings.Contains(listing, s) {
+			t.Errorf("list_files shows %s:\n%s", s, listing)
+		}
+	}
+	if !strings.Contains(listing, "environment.go") {
+		t.Errorf("list_files hides environment.go:\n%s", listing)
+	}
+}
+
+// TestShallowRepository serves a shallow clone: repo_info works and says
+// so, and a revision beyond the boundary is not_found naming it.
+func TestShallowRepository(t *testing.T) {
+	repo := gitfixture.New(t)
+	for _, msg := range []string{"one", "two", "three"} {
+		repo.Commit(t, msg, map[string]gitfixture.File{"f.txt": gitfixture.Text(msg + "\n")})
+	}
+	cs := stdioSession(t, "--workspace", "fx="+repo.ShallowClone(t, 1))
+	var info struct {
+		Shallow       bool `json:"shallow"`
+		RecentCommits []struct {
+			Subject string `json:"subject"`
+		} `json:"recent_commits"`
+	}
+	text := callText(t, cs, "repo_info", map[string]any{"workspace_id": "fx"}, &info)
+	if !info.Shallow || len(info.RecentCommits) != 1 || info.RecentCommits[0].Subject != "three" {
+		t.Errorf("repo_info: %+v\n%s", info, text)
+	}
+	text = callText(t, cs, "read_file", map[string]any{"workspace_id": "fx", "path": "f.txt", "revision": "HEAD~1"}, nil)
+	if !strings.HasPrefix(text, "not_found: ") || !strings.Contains(text, "shallow") {
+		t.Errorf("read_file at HEAD~1: %s", text)
+	}
+}
