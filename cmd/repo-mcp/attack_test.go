@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
@@ -99,5 +100,41 @@ func TestShallowRepository(t *testing.T) {
 	text = callText(t, cs, "read_file", map[string]any{"workspace_id": "fx", "path": "f.txt", "revision": "HEAD~1"}, nil)
 	if !strings.HasPrefix(text, "not_found: ") || !strings.Contains(text, "shallow") {
 		t.Errorf("read_file at HEAD~1: %s", text)
+	}
+}
+
+// TestReadPastTheReadLimit reads a 100 MiB file by line: the server reads
+// at most 16 MiB of it, and says so, rather than ending the file there.
+func TestReadPastTheReadLimit(t *testing.T) {
+	const lineBytes, lines = 100, 100 << 20 / 100 // 1,048,576 lines of 100 bytes
+	var b strings.Builder
+	b.Grow(lineBytes * lines)
+	for i := 1; i <= lines; i++ {
+		fmt.Fprintf(&b, "%09d %s\n", i, strings.Repeat("x", lineBytes-11))
+	}
+	repo := gitfixture.New(t)
+	repo.Commit(t, "big", map[string]gitfixture.File{"big.txt": gitfixture.Text(b.String())})
+	cs := stdioSession(t, "--workspace", "fx="+repo.Dir)
+	// 16 MiB hold 167,772 whole lines and 16 bytes of the next.
+	const whole, limit = 16 << 20 / lineBytes, 16 << 20 / lineBytes * lineBytes
+	var out struct {
+		StartLine     int  `json:"start_line"`
+		EndLine       int  `json:"end_line"`
+		TotalLines    int  `json:"total_lines"`
+		Truncated     bool `json:"truncated"`
+		NextStartLine int  `json:"next_start_line"`
+	}
+	text := callText(t, cs, "read_file", map[string]any{"workspace_id": "fx", "path": "big.txt", "start_line": whole - 2}, &out)
+	if out.StartLine != whole-2 || out.EndLine != whole || !out.Truncated || out.NextStartLine != whole+1 || out.TotalLines != -1 {
+		t.Errorf("the lines before the limit: %+v\n%.300s", out, text)
+	}
+	if !strings.Contains(text, fmt.Sprintf("base64 from offset %d", limit)) {
+		t.Errorf("the text does not say where the read limit is:\n%s", text[max(0, len(text)-400):])
+	}
+	for _, line := range []int{whole + 1, 500000} {
+		text := callText(t, cs, "read_file", map[string]any{"workspace_id": "fx", "path": "big.txt", "start_line": line}, nil)
+		if !strings.HasPrefix(text, fmt.Sprintf("invalid_input: start_line %d is past the read limit", line)) {
+			t.Errorf("start_line %d: %s", line, text)
+		}
 	}
 }
