@@ -4,12 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
+	"net/http"
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
+	"github.com/repo-mcp/repo-mcp/internal/mcphttp"
+	"github.com/repo-mcp/repo-mcp/internal/peers"
 )
 
 // The tests in this file replay the attacks of the attack suite (issue 20)
@@ -136,5 +141,47 @@ func TestReadPastTheReadLimit(t *testing.T) {
 		if !strings.HasPrefix(text, fmt.Sprintf("invalid_input: start_line %d is past the read limit", line)) {
 			t.Errorf("start_line %d: %s", line, text)
 		}
+	}
+}
+
+// TestSlowloris holds requests open by sending their bodies slowly to the
+// binary on loopback: they count toward --max-calls-per-caller while they
+// arrive, and --http-body-timeout ends them.
+func TestSlowloris(t *testing.T) {
+	repo := gitfixture.New(t)
+	repo.Commit(t, "first", map[string]gitfixture.File{"README.md": gitfixture.Text("hi\n")})
+	url := peers.StartHTTP(t, repoMCP(t), "serve", "--http", "127.0.0.1:0", "--index-cache", "off",
+		"--workspace", "fx="+repo.Dir, "--max-calls-per-caller", "2", "--http-body-timeout", "2s")
+	call := mcphttp.Call(1, "repo_info", `{"workspace_id":"fx"}`, "")
+	var slow []net.Conn
+	for range 2 {
+		conn, err := mcphttp.Trickle(url, "", "repo_info", call, 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slow = append(slow, conn)
+	}
+	var resp *http.Response
+	for range 1000 { // until the server has both slow bodies counted
+		var err error
+		if resp, _, err = mcphttp.Post(url, "", "repo_info", call); err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode == http.StatusTooManyRequests {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if resp.StatusCode != http.StatusTooManyRequests {
+		t.Errorf("a call beside two slow bodies: %s", resp.Status)
+	}
+	for _, conn := range slow {
+		resp, body, err := mcphttp.Wait(conn)
+		if err != nil || resp.StatusCode != http.StatusRequestTimeout {
+			t.Errorf("a slow body: %v %v %s", resp, err, body)
+		}
+	}
+	if resp, body, err := mcphttp.Post(url, "", "repo_info", call); err != nil || resp.StatusCode != http.StatusOK || strings.Contains(string(body), `"isError"`) {
+		t.Errorf("a call after the slow bodies timed out: %v %v %s", resp, err, body)
 	}
 }
