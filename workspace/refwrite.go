@@ -71,7 +71,7 @@ func BranchRef(name string) (string, error) {
 			"component starting with '.' or ending with '.lock', name ending with '.' or '/')"
 	}
 	if why != "" {
-		return "", server.Errorf(server.InvalidInput, "branch name %s %s", quoteInput(name), why)
+		return "", server.Errorf(server.InvalidInput, "branch name %s is not allowed: it %s", quoteInput(name), why)
 	}
 	return "refs/heads/" + short, nil
 }
