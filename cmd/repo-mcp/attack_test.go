@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -183,5 +184,72 @@ func TestSlowloris(t *testing.T) {
 	}
 	if resp, body, err := mcphttp.Post(url, "", "repo_info", call); err != nil || resp.StatusCode != http.StatusOK || strings.Contains(string(body), `"isError"`) {
 		t.Errorf("a call after the slow bodies timed out: %v %v %s", resp, err, body)
+	}
+}
+
+// TestAnswerCountsOnce answers apply_patch's question with decline through
+// one replica and then with accept, the same requestState, through the
+// other: the accept is refused and nothing is applied. A branch named HEAD
+// is refused before any question.
+func TestAnswerCountsOnce(t *testing.T) {
+	repo := gitfixture.New(t)
+	repo.Commit(t, "first", map[string]gitfixture.File{"main.go": gitfixture.Text("package main\n\nfunc main() { println(\"hello\") }\n")})
+	dir := t.TempDir()
+	config, key := filepath.Join(dir, "repo-mcp.yaml"), filepath.Join(dir, "state.key")
+	writeFile(t, config, fmt.Sprintf("workspaces:\n  - id: fx\n    root: %q\n", repo.Dir))
+	writeFile(t, key, "0123456789abcdef0123456789abcdef0123456789abcdef\n")
+	serve := func() string {
+		return peers.StartHTTP(t, repoMCP(t), "serve", "--http", "127.0.0.1:0", "--index-cache", "off", "--config", config, "--state-key-file", key)
+	}
+	a, b := serve(), serve()
+	var gen struct {
+		Result struct {
+			StructuredContent struct {
+				PatchID    string `json:"patch_id"`
+				DiffSHA256 string `json:"diff_sha256"`
+			} `json:"structuredContent"`
+		} `json:"result"`
+	}
+	callHTTP(t, a, "generate_patch", map[string]any{"workspace_id": "fx", "edits": []map[string]any{
+		{"op": "replace", "path": "main.go", "old_text": `"hello"`, "new_text": `"hello, twice"`},
+	}}, "", &gen)
+	p := gen.Result.StructuredContent
+	type answer struct {
+		Result struct {
+			IsError      bool   `json:"isError"`
+			RequestState string `json:"requestState"`
+			Content      []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"result"`
+	}
+	apply := map[string]any{"workspace_id": "fx", "patch_id": p.PatchID, "diff_sha256": p.DiffSHA256, "branch": "HEAD"}
+	var head answer
+	callHTTP(t, a, "apply_patch", apply, "", &head)
+	if !head.Result.IsError || !strings.HasPrefix(head.Result.Content[0].Text, "invalid_input: branch name \"HEAD\" is not allowed") {
+		t.Errorf("branch HEAD: %+v", head)
+	}
+	apply["branch"] = "twice"
+	var asked answer
+	callHTTP(t, a, "apply_patch", apply, "", &asked)
+	if asked.Result.RequestState == "" {
+		t.Fatalf("apply_patch did not ask: %+v", asked)
+	}
+	reply := func(action string) string {
+		return `"inputResponses":{"apply":{"action":"` + action + `"}},"requestState":"` + asked.Result.RequestState + `"`
+	}
+	var declined, accepted answer
+	callHTTP(t, b, "apply_patch", apply, reply("decline"), &declined)
+	if !declined.Result.IsError || !strings.Contains(declined.Result.Content[0].Text, "did not confirm") {
+		t.Errorf("decline: %+v", declined)
+	}
+	callHTTP(t, a, "apply_patch", apply, reply("accept"), &accepted)
+	if !accepted.Result.IsError || !strings.HasPrefix(accepted.Result.Content[0].Text, "permission_denied: ") ||
+		!strings.Contains(accepted.Result.Content[0].Text, "answered already (decline)") {
+		t.Errorf("accept after decline: %+v", accepted)
+	}
+	refs := gitfixture.Git(t, repo.Dir, "for-each-ref", "--format=%(refname)", "refs/heads/", "refs/repo-mcp/applied/")
+	if strings.Contains(refs, "twice") || strings.Contains(refs, "HEAD") || strings.Contains(refs, "applied") {
+		t.Errorf("something was applied:\n%s", refs)
 	}
 }
