@@ -26,6 +26,8 @@ type toolConfig struct {
 	verifyChecks   string
 	verifyTimeout  time.Duration
 	verifyFreshGoc bool
+	maxProposals   int
+	maxFailures    int
 }
 
 func (c *toolConfig) flags(fs *flag.FlagSet) {
@@ -36,6 +38,8 @@ func (c *toolConfig) flags(fs *flag.FlagSet) {
 		c.protected = append(c.protected, v)
 		return nil
 	})
+	fs.IntVar(&c.maxProposals, "max-open-proposals", patch.DefaultMaxOpenProposals, "the proposals not applied one caller may have in a workspace (-1: no limit)")
+	fs.IntVar(&c.maxFailures, "max-failed-applies", patch.DefaultMaxFailedApplies, "the failed applies of one caller kept on record in a workspace; over it, apply_patch is refused until repo-mcp prune clears them (-1: no limit)")
 	fs.StringVar(&c.verifyChecks, "verify-checks", strings.Join(verify.DefaultChecks, ","), "the checks verify_patch may run, comma-separated")
 	fs.DurationVar(&c.verifyTimeout, "verify-timeout", 5*time.Minute, "bound on each verify_patch check")
 	fs.BoolVar(&c.verifyFreshGoc, "verify-fresh-cache", false, "give every verify_patch run an empty Go build cache (slower; no cache shared between runs)")
@@ -66,8 +70,10 @@ func registerTools(ctx context.Context, s *server.Server, reg *workspace.Registr
 		checks = strings.Split(c.verifyChecks, ",")
 	}
 	err := patch.Register(s, reg, patch.Options{
-		Protected: c.protected,
-		Logger:    logger,
+		Protected:        c.protected,
+		Logger:           logger,
+		MaxOpenProposals: c.maxProposals,
+		MaxFailedApplies: c.maxFailures,
 		Verify: verify.Options{
 			Checks: checks, Timeout: c.verifyTimeout, FreshBuildCache: c.verifyFreshGoc,
 			SelfHelper: true, // main calls verify.RunHelper

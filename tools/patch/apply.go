@@ -78,6 +78,10 @@ func (t *tools) apply(ctx context.Context, req *server.Request, in ApplyPatchIn)
 	if err != nil {
 		return out, err
 	}
+	// Over the quota, the call is refused before it is recorded: p stays nil.
+	if err := t.checkFailureQuota(ws, req.Caller); err != nil {
+		return out, err
+	}
 	p = loaded
 	if subtle.ConstantTimeCompare([]byte(in.DiffSHA256), []byte(p.digest)) != 1 {
 		return out, server.Errorf(server.PermissionDenied, "diff_sha256 does not match patch %s: the diff approved is not this patch's", p.id).

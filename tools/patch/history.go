@@ -89,7 +89,13 @@ var errHistoryFull = errors.New("the patch's history is full")
 
 // appendEvent adds e, at time now, to the history of patch id in ws.
 func appendEvent(ws *workspace.Workspace, id string, e event, now time.Time) error {
-	ref := historyRefPrefix + id
+	return appendEventTo(ws, historyRefPrefix+id, id, e, now)
+}
+
+// appendEventTo adds e, an event of patch id at time now, to the chain of
+// events at ref: a patch's history, or a caller's log of failures
+// (quota.go).
+func appendEventTo(ws *workspace.Workspace, ref, id string, e event, now time.Time) error {
 	tree, err := ws.WriteEmptyTree()
 	if err != nil {
 		return err
@@ -175,8 +181,16 @@ func (t *tools) recordAttempt(ws *workspace.Workspace, p *proposal, req *server.
 	if se, ok := errors.AsType[*server.Error](err); ok && se.Class != server.Internal {
 		e.Error = se.Message
 	}
-	if err := appendEvent(ws, p.id, e, t.opts.Now().UTC()); err != nil {
+	now := t.opts.Now().UTC()
+	if err := appendEvent(ws, p.id, e, now); err != nil {
 		t.opts.Logger.Error("recording an apply attempt", "patch_id", p.id, "request_id", req.ID, "error", err)
+	}
+	if err == nil {
+		return
+	}
+	e.PatchID = p.id
+	if err := recordFailure(ws, e, now); err != nil {
+		t.opts.Logger.Error("recording a failed apply", "patch_id", p.id, "request_id", req.ID, "error", err)
 	}
 }
 
