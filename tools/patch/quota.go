@@ -13,22 +13,19 @@ import (
 )
 
 // Every proposal and every failed apply leaves refs and objects in the
-// repository, so each caller has quotas in each workspace:
-//
-//   - open proposals (Options.MaxOpenProposals): the proposals it made
-//     that are still there and not applied. An applied proposal no longer
-//     counts; `repo-mcp prune` deletes the stale ones.
-//   - failed applies (Options.MaxFailedApplies): the failed apply_patch
-//     calls it made that are still on record. Each is kept in the patch's
-//     history (history.go) and in the caller's log of failures,
+// repository, so each caller has two quotas in each workspace. Open
+// proposals (Options.MaxOpenProposals) are the proposals it made that are
+// still there and not applied: an applied proposal no longer counts, and
+// `repo-mcp prune` deletes the stale ones. Failed applies
+// (Options.MaxFailedApplies) are the failed apply_patch calls it made that
+// are still on record: each is kept in the patch's history (history.go)
+// and in the caller's log of failures,
 //
 //	refs/repo-mcp/failed/<caller key>   a chain of commits, one a failure, as a history is
 //
-//     whose head's seq is the count. `repo-mcp prune` deletes a log whose
-//     newest failure is older than its age.
-//
-// A call over a quota is refused before it writes anything, and is not
-// recorded itself.
+// whose head's seq is the count; `repo-mcp prune` deletes a log whose
+// newest failure is older than its age. A call over a quota is refused
+// before it writes anything, and is not recorded itself.
 const failedRefPrefix = "refs/repo-mcp/failed/"
 
 // The default quotas, per caller and workspace.
