@@ -253,3 +253,54 @@ func TestAnswerCountsOnce(t *testing.T) {
 		t.Errorf("something was applied:\n%s", refs)
 	}
 }
+
+// TestProposalFlood makes 400 proposals and 300 failed applies as one
+// caller: the quotas (100 each, the defaults) stop both, so the refs they
+// leave stay bounded, and the calls over a quota say which it is.
+func TestProposalFlood(t *testing.T) {
+	repo := gitfixture.New(t)
+	repo.Commit(t, "first", map[string]gitfixture.File{"main.go": gitfixture.Text("package main\n")})
+	cs := stdioSession(t, "--workspace", "fx="+repo.Dir)
+	type generated struct {
+		PatchID    string `json:"patch_id"`
+		DiffSHA256 string `json:"diff_sha256"`
+	}
+	var first generated
+	refused := 0
+	for i := range 400 {
+		var g generated
+		text := callText(t, cs, "generate_patch", map[string]any{"workspace_id": "fx", "edits": []map[string]any{
+			{"op": "write", "path": fmt.Sprintf("flood%d.txt", i), "content": "x\n"},
+		}}, &g)
+		switch {
+		case strings.HasPrefix(text, "permission_denied: ") && strings.Contains(text, "100 open proposals"):
+			refused++
+		case g.PatchID == "":
+			t.Fatalf("proposal %d: %s", i, text)
+		case i == 0:
+			first = g
+		}
+	}
+	failedRefused := 0
+	for range 300 {
+		text := callText(t, cs, "apply_patch", map[string]any{"workspace_id": "fx", "patch_id": first.PatchID, "diff_sha256": strings.Repeat("0", 64)}, nil)
+		if strings.Contains(text, "100 failed applies") {
+			failedRefused++
+		}
+	}
+	if refused != 300 || failedRefused != 200 {
+		t.Errorf("refused %d proposals and %d applies, want 300 and 200", refused, failedRefused)
+	}
+	counts := map[string]int{}
+	for ref := range strings.Lines(gitfixture.Git(t, repo.Dir, "for-each-ref", "--format=%(refname)", "refs/repo-mcp/")) {
+		kind := strings.Split(ref, "/")[2]
+		counts[kind]++
+	}
+	if counts["patches"] != 100 || counts["history"] != 100 || counts["failed"] != 1 || len(counts) != 3 {
+		t.Errorf("refs under refs/repo-mcp/: %v", counts)
+	}
+	events := gitfixture.Git(t, repo.Dir, "rev-list", "--count", "refs/repo-mcp/history/"+first.PatchID)
+	if strings.TrimSpace(events) != "101" { // proposed, and 100 failures
+		t.Errorf("the first patch's history holds %s events", events)
+	}
+}
