@@ -71,23 +71,23 @@ func (t *tools) checkProposalQuota(ws *workspace.Workspace, caller string) error
 // record. A proposal's author is in its commit, which never changes, so
 // it is read once per process.
 func (t *tools) openProposals(ws *workspace.Workspace, caller string) (int, error) {
-	proposals, err := ws.ListRefs(patchRefPrefix)
+	refs, err := ws.ListRefs(toolRefPrefix) // one pass over the refs for both kinds
 	if err != nil {
 		return 0, err
 	}
-	records, err := ws.ListRefs(appliedRefPrefix)
-	if err != nil {
-		return 0, err
-	}
-	applied := make(map[string]bool, len(records))
-	for _, r := range records {
-		id, _, _ := strings.Cut(strings.TrimPrefix(r.Name, appliedRefPrefix), "/")
-		applied[id] = true
+	applied := map[string]bool{}
+	var proposals []string
+	for _, r := range refs {
+		if rest, ok := strings.CutPrefix(r.Name, appliedRefPrefix); ok {
+			id, _, _ := strings.Cut(rest, "/")
+			applied[id] = true
+		} else if id, ok := strings.CutPrefix(r.Name, patchRefPrefix); ok && isSHA(id) {
+			proposals = append(proposals, id)
+		}
 	}
 	n := 0
-	for _, r := range proposals {
-		id := strings.TrimPrefix(r.Name, patchRefPrefix)
-		if applied[id] || !isSHA(id) {
+	for _, id := range proposals {
+		if applied[id] {
 			continue
 		}
 		author, err := t.proposalAuthor(ws, id)
