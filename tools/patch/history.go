@@ -182,15 +182,16 @@ func (t *tools) recordAttempt(ws *workspace.Workspace, p *proposal, req *server.
 		e.Error = se.Message
 	}
 	now := t.opts.Now().UTC()
-	if err := appendEvent(ws, p.id, e, now); err != nil {
-		t.opts.Logger.Error("recording an apply attempt", "patch_id", p.id, "request_id", req.ID, "error", err)
+	if werr := appendEvent(ws, p.id, e, now); werr != nil {
+		t.opts.Logger.Error("recording an apply attempt", "patch_id", p.id, "request_id", req.ID, "error", werr)
 	}
 	if err == nil {
 		return
 	}
+	// A failure counts toward the caller's quota of failed applies too.
 	e.PatchID = p.id
-	if err := recordFailure(ws, e, now); err != nil {
-		t.opts.Logger.Error("recording a failed apply", "patch_id", p.id, "request_id", req.ID, "error", err)
+	if werr := recordFailure(ws, e, now); werr != nil {
+		t.opts.Logger.Error("recording a failed apply", "patch_id", p.id, "request_id", req.ID, "error", werr)
 	}
 }
 

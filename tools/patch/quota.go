@@ -25,7 +25,9 @@ import (
 //
 // whose head's seq is the count; `repo-mcp prune` deletes a log whose
 // newest failure is older than its age. A call over a quota is refused
-// before it writes anything, and is not recorded itself.
+// before it writes anything (a proposal at the quota even when it would
+// only name one the caller has already: telling needs its objects
+// written), and is not recorded itself.
 const failedRefPrefix = "refs/repo-mcp/failed/"
 
 // The default quotas, per caller and workspace.
