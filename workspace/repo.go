@@ -32,6 +32,7 @@ type repo struct {
 	sizes   map[plumbing.Hash]int64         // blob sizes; bounded by maxCachedSizes
 	peeled  map[plumbing.Hash]plumbing.Hash // commit or tag -> commit; bounded by maxCachedCommits
 	refs    *refCache                       // nil: every ref is resolved through go-git
+	hist    *historyCache                   // made on first use; see history.go
 }
 
 type commitInfo struct {

@@ -115,7 +115,7 @@ func TestGoSDKClient(t *testing.T) {
 				t.Errorf("initialize result: version %s, server %+v, capabilities %+v", init.ProtocolVersion, init.ServerInfo, init.Capabilities)
 			}
 			tools, err := cs.ListTools(ctx, nil)
-			if err != nil || len(tools.Tools) != 8 {
+			if err != nil || len(tools.Tools) != 10 {
 				t.Fatalf("list tools: %v, %d tools", err, len(tools.Tools))
 			}
 			for _, tool := range tools.Tools {
@@ -134,6 +134,8 @@ func TestGoSDKClient(t *testing.T) {
 				{"read_file", map[string]any{"workspace_id": "fx", "path": "README.md"}, "read by peers"},
 				{"read_file", map[string]any{"workspace_id": "fx", "path": ".env"}, "permission_denied: "},
 				{"search_symbol", map[string]any{"workspace_id": "fx", "query": "Greet"}, "src/main.go:4:6 func main.Greet"},
+				{"history", map[string]any{"workspace_id": "fx", "path": "src"}, "commit " + head},
+				{"diff", map[string]any{"workspace_id": "fx", "commit": "HEAD", "detail": "patch"}, "+++ b/src/main.go"},
 			} {
 				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: call.tool, Arguments: call.args})
 				if err != nil {
@@ -177,7 +179,7 @@ func TestInspector(t *testing.T) {
 					Tools []struct{ Name string } `json:"tools"`
 				} `json:"result"`
 			}
-			if err := json.Unmarshal(out, &list); err != nil || len(list.Result.Tools) != 8 {
+			if err := json.Unmarshal(out, &list); err != nil || len(list.Result.Tools) != 10 {
 				t.Fatalf("tools/list: %v: %s", err, out)
 			}
 			for _, call := range []struct {
@@ -189,6 +191,7 @@ func TestInspector(t *testing.T) {
 				{"list_files", []string{"workspace_id=fx", "path=src"}, "src/main.go"},
 				{"read_file", []string{"workspace_id=fx", "path=README.md", "start_line=2"}, "read by peers"},
 				{"search_symbol", []string{"workspace_id=fx", "query=greet"}, "Greet says hello"},
+				{"history", []string{"workspace_id=fx", "mode=blame", "path=README.md"}, "blame of README.md"},
 			} {
 				args := append([]string{"--protocol-era", era, "--method", "tools/call", "--tool-name", call.tool, "--tool-arg"}, call.args...)
 				out := peers.Inspector(ctx, t, server, args...)

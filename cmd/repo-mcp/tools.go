@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/tools/history"
 	"github.com/repo-mcp/repo-mcp/tools/patch"
 	"github.com/repo-mcp/repo-mcp/tools/patch/verify"
 	"github.com/repo-mcp/repo-mcp/tools/readfile"
@@ -28,6 +29,7 @@ type toolConfig struct {
 	verifyFreshGoc bool
 	maxProposals   int
 	maxFailures    int
+	hideEmails     bool
 }
 
 func (c *toolConfig) flags(fs *flag.FlagSet) {
@@ -42,6 +44,7 @@ func (c *toolConfig) flags(fs *flag.FlagSet) {
 	fs.IntVar(&c.maxFailures, "max-failed-applies", patch.DefaultMaxFailedApplies, "the failed applies of one caller kept on record in a workspace; over it, apply_patch is refused until repo-mcp prune clears them (-1: no limit)")
 	fs.StringVar(&c.verifyChecks, "verify-checks", strings.Join(verify.DefaultChecks, ","), "the checks verify_patch may run, comma-separated")
 	fs.DurationVar(&c.verifyTimeout, "verify-timeout", 5*time.Minute, "bound on each verify_patch check")
+	fs.BoolVar(&c.hideEmails, "hide-emails", false, "leave authors' and committers' emails out of history and diff results")
 	fs.BoolVar(&c.verifyFreshGoc, "verify-fresh-cache", false, "give every verify_patch run an empty Go build cache (slower; no cache shared between runs)")
 }
 
@@ -53,6 +56,9 @@ func registerTools(ctx context.Context, s *server.Server, reg *workspace.Registr
 		if err := register(s, reg); err != nil {
 			return nil, err
 		}
+	}
+	if err := history.Register(s, reg, history.Options{HideEmails: c.hideEmails}); err != nil {
+		return nil, err
 	}
 	symbols := searchsymbol.New(reg, searchsymbol.Options{CacheDir: indexCacheDir(c.indexCache, logger), Logger: logger})
 	if err := symbols.Register(s); err != nil {

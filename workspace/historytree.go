@@ -1,0 +1,169 @@
+package workspace
+
+import (
+	"os"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+)
+
+// fileSide is one side of a changed file: its path, mode and object.
+type fileSide struct {
+	path string // "" when the file does not exist on this side
+	mode filemode.FileMode
+	hash plumbing.Hash
+	// disk is the working tree the content is read from, or nil for a
+	// blob of the object store.
+	disk *os.Root
+}
+
+// rawChange is a changed file between two trees, before renames are paired.
+type rawChange struct {
+	from, to   fileSide
+	similarity int // percent, for a rename
+}
+
+// path is where the change is listed: the new path, or the old one of a
+// deletion.
+func (c rawChange) path() string {
+	if c.to.path != "" {
+		return c.to.path
+	}
+	return c.from.path
+}
+
+// pathFilter decides which paths a tree diff looks at: those under a
+// caller's path (a file or a directory, "" for all) that the caller's
+// grant lets it see. Hidden directories are never entered, so nothing
+// under them is compared, counted or named.
+type pathFilter struct {
+	spec  string
+	grant *grant
+}
+
+// dir reports whether the diff enters directory p, whose parent passed.
+func (f pathFilter) dir(p string) bool {
+	if f.spec != "" && p != f.spec && !strings.HasPrefix(p, f.spec+"/") && !strings.HasPrefix(f.spec, p+"/") {
+		return false
+	}
+	return validPath(p) && (f.grant == nil || !f.grant.hidesEntry(p, true))
+}
+
+// file reports whether the diff reports file p, whose parent passed.
+func (f pathFilter) file(p string) bool {
+	if f.spec != "" && p != f.spec && !strings.HasPrefix(p, f.spec+"/") {
+		return false
+	}
+	return validPath(p) && (f.grant == nil || !f.grant.hidesEntry(p, false))
+}
+
+// validPath checks the last component of a path built from tree entries:
+// names a listing would leave out are left out of diffs too.
+func validPath(p string) bool {
+	return validEntryName(p[strings.LastIndexByte(p, '/')+1:])
+}
+
+// treeDiffLocked appends the files that differ between trees a and b
+// (plumbing.ZeroHash is the empty tree), in git's order, below prefix.
+// Equal subtrees are skipped by hash, so a diff costs what changed, not
+// the size of the tree. r.mu must be held.
+func (r *repo) treeDiffLocked(a, b plumbing.Hash, prefix string, f pathFilter, out []rawChange) ([]rawChange, error) {
+	if a == b {
+		return out, nil
+	}
+	ea, err := r.entriesLocked(a)
+	if err != nil {
+		return out, err
+	}
+	eb, err := r.entriesLocked(b)
+	if err != nil {
+		return out, err
+	}
+	i, j := 0, 0
+	for i < len(ea) || j < len(eb) {
+		var c int
+		switch {
+		case i == len(ea):
+			c = 1
+		case j == len(eb):
+			c = -1
+		default:
+			c = compareEntries(ea[i], eb[j])
+		}
+		switch {
+		case c < 0:
+			out, err = r.sideLocked(ea[i], prefix, f, out, true)
+			i++
+		case c > 0:
+			out, err = r.sideLocked(eb[j], prefix, f, out, false)
+			j++
+		default:
+			out, err = r.bothLocked(ea[i], eb[j], prefix, f, out)
+			i, j = i+1, j+1
+		}
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+func (r *repo) entriesLocked(h plumbing.Hash) ([]treeEntry, error) {
+	if h.IsZero() {
+		return nil, nil
+	}
+	return r.treeLocked(h)
+}
+
+// sideLocked records an entry present on one side only: deleted (old) or
+// added.
+func (r *repo) sideLocked(e treeEntry, prefix string, f pathFilter, out []rawChange, old bool) ([]rawChange, error) {
+	p := prefix + e.name
+	if e.mode == filemode.Dir {
+		if !f.dir(p) {
+			return out, nil
+		}
+		if old {
+			return r.treeDiffLocked(e.hash, plumbing.ZeroHash, p+"/", f, out)
+		}
+		return r.treeDiffLocked(plumbing.ZeroHash, e.hash, p+"/", f, out)
+	}
+	if !f.file(p) {
+		return out, nil
+	}
+	s := fileSide{path: p, mode: e.mode, hash: e.hash}
+	if old {
+		return append(out, rawChange{from: s}), nil
+	}
+	return append(out, rawChange{to: s}), nil
+}
+
+// bothLocked compares an entry present on both sides under one name (both
+// directories, or both not).
+func (r *repo) bothLocked(ea, eb treeEntry, prefix string, f pathFilter, out []rawChange) ([]rawChange, error) {
+	if ea.hash == eb.hash && ea.mode == eb.mode {
+		return out, nil
+	}
+	p := prefix + ea.name
+	if ea.mode == filemode.Dir {
+		if !f.dir(p) {
+			return out, nil
+		}
+		return r.treeDiffLocked(ea.hash, eb.hash, p+"/", f, out)
+	}
+	if !f.file(p) {
+		return out, nil
+	}
+	return append(out, rawChange{
+		from: fileSide{path: p, mode: ea.mode, hash: ea.hash},
+		to:   fileSide{path: p, mode: eb.mode, hash: eb.hash},
+	}), nil
+}
+
+// treeHasLocked reports whether anything the filter lets through exists
+// in tree h: how a root commit is judged by a path-limited log.
+func (r *repo) treeHasLocked(h plumbing.Hash, f pathFilter) (bool, error) {
+	changes, err := r.treeDiffLocked(plumbing.ZeroHash, h, "", f, nil)
+	return len(changes) > 0, err
+}
