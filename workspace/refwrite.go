@@ -91,15 +91,7 @@ func isPseudoRef(name string) bool {
 // isObjectID reports whether s is a full SHA-1 or SHA-256 object id in
 // hex, which git would resolve as the object rather than the branch.
 func isObjectID(s string) bool {
-	if len(s) != 40 && len(s) != 64 {
-		return false
-	}
-	for i := range len(s) {
-		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return false
-		}
-	}
-	return true
+	return (len(s) == 40 || len(s) == 64) && isHex(s)
 }
 
 // ReadRef returns the commit SHA a ref names directly, or "" when the ref

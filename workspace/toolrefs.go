@@ -109,15 +109,7 @@ func (w *Workspace) looseRefs(prefix string, found map[string]string) error {
 // isHexSHA reports whether s is a full SHA-1 in lowercase hex, as git
 // writes them in ref files.
 func isHexSHA(s string) bool {
-	if len(s) != 40 {
-		return false
-	}
-	for i := range len(s) {
-		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
+	return len(s) == 40 && isHex(s) && strings.ToLower(s) == s
 }
 
 // DeleteRef removes ref name if, and only if, it is now at oldSHA. It

@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -192,28 +191,9 @@ func TestSlowloris(t *testing.T) {
 // other: the accept is refused and nothing is applied. A branch named HEAD
 // is refused before any question.
 func TestAnswerCountsOnce(t *testing.T) {
-	repo := gitfixture.New(t)
-	repo.Commit(t, "first", map[string]gitfixture.File{"main.go": gitfixture.Text("package main\n\nfunc main() { println(\"hello\") }\n")})
-	dir := t.TempDir()
-	config, key := filepath.Join(dir, "repo-mcp.yaml"), filepath.Join(dir, "state.key")
-	writeFile(t, config, fmt.Sprintf("workspaces:\n  - id: fx\n    root: %q\n", repo.Dir))
-	writeFile(t, key, "0123456789abcdef0123456789abcdef0123456789abcdef\n")
-	serve := func() string {
-		return peers.StartHTTP(t, repoMCP(t), "serve", "--http", "127.0.0.1:0", "--index-cache", "off", "--config", config, "--state-key-file", key)
-	}
-	a, b := serve(), serve()
-	var gen struct {
-		Result struct {
-			StructuredContent struct {
-				PatchID    string `json:"patch_id"`
-				DiffSHA256 string `json:"diff_sha256"`
-			} `json:"structuredContent"`
-		} `json:"result"`
-	}
-	callHTTP(t, a, "generate_patch", map[string]any{"workspace_id": "fx", "edits": []map[string]any{
-		{"op": "replace", "path": "main.go", "old_text": `"hello"`, "new_text": `"hello, twice"`},
-	}}, "", &gen)
-	p := gen.Result.StructuredContent
+	serve, key, repoDir := replicas(t)
+	a, b := serve("--state-key-file", key), serve("--state-key-file", key)
+	p := proposeHTTP(t, a, `"hello, twice"`)
 	type answer struct {
 		Result struct {
 			IsError      bool   `json:"isError"`
@@ -248,7 +228,7 @@ func TestAnswerCountsOnce(t *testing.T) {
 		!strings.Contains(accepted.Result.Content[0].Text, "answered already (decline)") {
 		t.Errorf("accept after decline: %+v", accepted)
 	}
-	refs := gitfixture.Git(t, repo.Dir, "for-each-ref", "--format=%(refname)", "refs/heads/", "refs/repo-mcp/applied/")
+	refs := gitfixture.Git(t, repoDir, "for-each-ref", "--format=%(refname)", "refs/heads/", "refs/repo-mcp/applied/")
 	if strings.Contains(refs, "twice") || strings.Contains(refs, "HEAD") || strings.Contains(refs, "applied") {
 		t.Errorf("something was applied:\n%s", refs)
 	}
