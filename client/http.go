@@ -13,6 +13,8 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+
+	"github.com/repo-mcp/repo-mcp/internal/sameorigin"
 )
 
 // Endpoint says which Streamable HTTP server to reach and how.
@@ -23,7 +25,9 @@ type Endpoint struct {
 	Header http.Header
 	// HTTPClient sends the requests; nil means a client of the connection's
 	// own, whose idle connections Close closes and which follows only the
-	// redirects that keep the POST (307, 308). Its Timeout should be zero:
+	// redirects that keep the POST (307, 308). Either way a redirect to
+	// another origin (scheme, host or port) is not followed, so Header
+	// never leaves the origin of URL. Its Timeout should be zero:
 	// Timeouts bound each request. When its Transport is not an
 	// *http.Transport, the client cannot see whether a connection was made,
 	// so a request that fails is never reported NotSent.
@@ -49,6 +53,7 @@ type HTTPError struct {
 	Challenge   string // the WWW-Authenticate header, if any
 	Detail      string // what was wrong, for a 2xx
 	Body        string // the first bytes of the body, for a person to read
+	Location    string // the Location header of a redirect that was not followed
 	session     bool   // the request belonged to a legacy session
 }
 
@@ -65,6 +70,8 @@ func (e *HTTPError) Error() string {
 		}
 	case e.StatusCode == http.StatusNotFound && e.session:
 		b.WriteString(": the server no longer knows this session; the session is gone")
+	case e.Location != "":
+		fmt.Fprintf(&b, ": a redirect to %q, not followed (another origin, or a POST turned into a GET); configure the URL it names if that is the server", e.Location)
 	}
 	if e.Body != "" {
 		fmt.Fprintf(&b, "; body (%s): %q", e.ContentType, e.Body)
@@ -143,13 +150,19 @@ type httpTransport struct {
 var errClosed = errors.New("client: connection closed")
 
 func newHTTPTransport(c *Conn, u string, ep Endpoint) *httpTransport {
-	h := &httpTransport{c: c, url: u, header: ep.Header.Clone(), client: ep.HTTPClient}
-	if h.client == nil {
+	h := &httpTransport{c: c, url: u, header: ep.Header.Clone()}
+	if ep.HTTPClient == nil {
 		h.client = &http.Client{
 			Transport:     http.DefaultTransport.(*http.Transport).Clone(),
-			CheckRedirect: keepPOST,
+			CheckRedirect: sameorigin.CheckRedirect(keepPOST),
 		}
 		h.own = true
+	} else {
+		// A copy, so that the caller's client keeps its own policy while
+		// this one never carries Header to another origin.
+		own := *ep.HTTPClient
+		own.CheckRedirect = sameorigin.CheckRedirect(ep.HTTPClient.CheckRedirect)
+		h.client = &own
 	}
 	switch h.client.Transport.(type) {
 	case nil, *http.Transport:
@@ -426,6 +439,9 @@ func (h *httpTransport) httpError(resp *http.Response, head []byte, detail strin
 		Detail:      detail,
 		Body:        string(head[:min(len(head), httpBodyQuote)]),
 		session:     resp.Request.Header.Get(headerSession) != "",
+	}
+	if resp.StatusCode/100 == 3 {
+		e.Location = resp.Header.Get("Location")
 	}
 	if e.Status == "" {
 		e.Status = fmt.Sprint(resp.StatusCode)

@@ -46,4 +46,18 @@
 // Raw results are stored content-addressed under the run (package
 // artifact); the model receives a bounded summary. Package audit turns the
 // logs into the per-call audit table.
+//
+// # Hostile servers, models and repositories
+//
+// One process drives the runs of a state directory: New takes an flock on
+// its lock file and a second harness is refused with the holder's pid,
+// host and start time. A server that cannot be started, dies during
+// discovery or describes its tools with schemas beyond the bounds is left
+// out (Unavailable, the run_created event, the logger) and the others
+// serve. Tool calls a model names with no id, or with an id another call
+// of the reply has, are renamed and the model_reply event says so, so
+// every call gets its result. Everything a model or a server wrote reaches
+// a person or a model through package visible: control, escape and bidi
+// characters are shown, never obeyed, in results, previews, summaries and
+// logs.
 package harness

@@ -9,6 +9,7 @@ import (
 	"github.com/repo-mcp/repo-mcp/harness/artifact"
 	"github.com/repo-mcp/repo-mcp/harness/eventlog"
 	"github.com/repo-mcp/repo-mcp/harness/source"
+	"github.com/repo-mcp/repo-mcp/harness/visible"
 )
 
 // execute sends a ready call. The caller holds r.mu; execute releases it
@@ -102,7 +103,9 @@ func (h *Harness) settle(r *run, c *call, res *source.Result, err error, cancell
 // summarize renders a result for the model: bounded text, and a note for
 // every content block it cannot be given yet.
 func (h *Harness) summarize(res *source.Result, ref artifact.Ref) string {
-	text := artifact.Summarize(res.Text(), ref, h.cfg.SummaryBytes)
+	// Made visible before it is cut, so the bound holds for what the model
+	// reads.
+	text := artifact.Summarize(visible.Text(res.Text()), ref, h.cfg.SummaryBytes)
 	if kinds := res.Unsupported(); len(kinds) > 0 {
 		note := artifact.Unsupported(kinds, ref)
 		if text == "" {

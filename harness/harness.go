@@ -18,6 +18,7 @@ import (
 	"github.com/repo-mcp/repo-mcp/harness/pathcheck"
 	"github.com/repo-mcp/repo-mcp/harness/source"
 	"github.com/repo-mcp/repo-mcp/harness/tools"
+	"github.com/repo-mcp/repo-mcp/harness/visible"
 )
 
 // Options configure a Harness.
@@ -52,6 +53,8 @@ type Harness struct {
 	pins      *tools.Pins
 	runsDir   string
 	recovered []string
+	left      []Unavailable // sources left out because they failed discovery
+	lock      *os.File      // the state directory's lock, held until Close or Stop
 
 	mu       sync.Mutex
 	runs     map[string]*run
@@ -59,9 +62,10 @@ type Harness struct {
 	stopping atomic.Bool // Stop was called: runs come to rest, nothing is retried
 }
 
-// New builds the sources the configuration names, discovers their tools,
-// builds the table the model sees, and recovers the runs in the state
-// directory. ctx bounds discovery.
+// New takes the state directory's lock (one process drives its runs; a
+// second gets a *StateLockedError naming the first), builds the sources the
+// configuration names, discovers their tools, builds the table the model
+// sees, and recovers the runs in the state directory. ctx bounds discovery.
 func New(ctx context.Context, opts Options) (*Harness, error) {
 	cfg := opts.Config
 	if cfg == nil {
@@ -93,17 +97,25 @@ func New(ctx context.Context, opts Options) (*Harness, error) {
 	if err := os.MkdirAll(h.runsDir, 0o700); err != nil {
 		return nil, fmt.Errorf("harness: %w", err)
 	}
+	lock, err := lockState(cfg.StateDir)
+	if err != nil {
+		return nil, err
+	}
+	h.lock = lock
 	pins, err := tools.OpenPins(filepath.Join(cfg.StateDir, "pins"))
 	if err != nil {
+		lock.Close()
 		return nil, err
 	}
 	h.pins = pins
 	if err := h.addSources(ctx); err != nil {
 		h.closeSources()
+		lock.Close()
 		return nil, err
 	}
 	if err := h.recover(); err != nil {
 		h.closeSources()
+		lock.Close()
 		return nil, err
 	}
 	return h, nil
@@ -132,17 +144,69 @@ func (h *Harness) addSources(ctx context.Context) error {
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	for _, name := range names {
-		s := h.cfg.Servers[name]
-		src, err := mcpSource(name, s, client.Options{Logger: h.logger, Timeouts: client.Timeouts{Call: s.CallTimeout}})
-		if err != nil {
-			return err
+	// Servers are discovered at once, so that one that hangs costs its
+	// timeout once rather than delaying each after it; their tools are
+	// added in name order, so aliases do not depend on who answered first.
+	found := make([]discovered, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		wg.Go(func() {
+			s := h.cfg.Servers[name]
+			found[i].src, found[i].descs, found[i].err = discoverServer(ctx, name, s, client.Options{Logger: h.logger, Timeouts: client.Timeouts{Call: s.CallTimeout}})
+		})
+	}
+	wg.Wait()
+	for i, name := range names {
+		s, d := h.cfg.Servers[name], found[i]
+		if d.err != nil {
+			h.left = append(h.left, Unavailable{Source: "mcp." + name, Reason: d.err.Error()})
+			h.logger.Error("source left out: it failed discovery; the other sources serve", "source", "mcp."+name, "err", visible.Line(d.err.Error()))
+			continue
 		}
-		if err := h.addSource(ctx, src, s.Workspace, s.Tools, h.pins, s.Approve); err != nil {
+		if err := h.addTools(d.src, d.descs, s.Workspace, s.Tools, h.pins, s.Approve); err != nil {
+			for _, later := range found[i+1:] {
+				if later.src != nil {
+					later.src.Close()
+				}
+			}
 			return err
 		}
 	}
 	return nil
+}
+
+// discovered is what discoverServer found for one server.
+type discovered struct {
+	src   *source.MCP
+	descs []source.Descriptor
+	err   error
+}
+
+// Unavailable is a configured source that New left out.
+type Unavailable = eventlog.UnavailableSource
+
+// Unavailable lists the configured sources left out because they could not
+// be started or failed discovery (a server that died, timed out or
+// answered tools/list with something unusable). Their tools are not
+// offered; every run's run_created event names them.
+func (h *Harness) Unavailable() []Unavailable { return slices.Clone(h.left) }
+
+// discoverServer starts a configured server and lists its tools. On an
+// error the server is stopped: it is left out.
+func discoverServer(ctx context.Context, name string, s *config.Server, opts client.Options) (*source.MCP, []source.Descriptor, error) {
+	src, err := mcpSource(name, s, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	descs, err := src.Discover(ctx)
+	if err == nil {
+		err = tools.CheckBounds(descs)
+	}
+	if err != nil {
+		src.Close()
+		return nil, nil, fmt.Errorf("discovering mcp.%s: %w", name, err)
+	}
+	return src, descs, nil
 }
 
 // mcpSource is the source of a configured server: a process it starts, or
@@ -160,12 +224,17 @@ func mcpSource(name string, s *config.Server, opts client.Options) (*source.MCP,
 }
 
 func (h *Harness) addSource(ctx context.Context, src source.Source, root string, allow map[string]*config.Tool, pins *tools.Pins, approve string) error {
-	h.sources[src.ID()] = src
-	h.roots[src.ID()] = root
 	descs, err := src.Discover(ctx)
 	if err != nil {
 		return fmt.Errorf("harness: discovering %s: %w", src.ID(), err)
 	}
+	return h.addTools(src, descs, root, allow, pins, approve)
+}
+
+// addTools adds the allowlisted tools of a discovered source.
+func (h *Harness) addTools(src source.Source, descs []source.Descriptor, root string, allow map[string]*config.Tool, pins *tools.Pins, approve string) error {
+	h.sources[src.ID()] = src
+	h.roots[src.ID()] = root
 	if err := h.table.Add(src.ID(), descs, allow, pins, approve); err != nil {
 		return fmt.Errorf("harness: %s: %w", src.ID(), err)
 	}
@@ -230,16 +299,15 @@ func (h *Harness) Source(id string) source.Source { return h.sources[id] }
 // RunsDir is the directory holding one folder per run.
 func (h *Harness) RunsDir() string { return h.runsDir }
 
-// Close waits for every run to come to rest, then stops the sources. Runs
-// waiting for a person stay waiting on disk.
+// Close waits for every run to come to rest, then stops the sources and
+// releases the state directory. Runs waiting for a person stay waiting on
+// disk.
 func (h *Harness) Close() error {
 	h.wg.Wait()
-	h.mu.Lock()
-	for _, r := range h.runs {
-		r.log.Close()
-	}
-	h.mu.Unlock()
-	return h.closeSources()
+	h.closeLogs()
+	err := h.closeSources()
+	h.lock.Close()
+	return err
 }
 
 // Stop closes the sources first, so that calls in flight end unknown and
@@ -249,12 +317,17 @@ func (h *Harness) Stop() error {
 	h.stopping.Store(true)
 	err := h.closeSources()
 	h.wg.Wait()
+	h.closeLogs()
+	h.lock.Close()
+	return err
+}
+
+func (h *Harness) closeLogs() {
 	h.mu.Lock()
+	defer h.mu.Unlock()
 	for _, r := range h.runs {
 		r.log.Close()
 	}
-	h.mu.Unlock()
-	return err
 }
 
 func (h *Harness) closeSources() error {

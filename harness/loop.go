@@ -14,6 +14,7 @@ import (
 	"github.com/repo-mcp/repo-mcp/harness/config"
 	"github.com/repo-mcp/repo-mcp/harness/eventlog"
 	"github.com/repo-mcp/repo-mcp/harness/model"
+	"github.com/repo-mcp/repo-mcp/harness/visible"
 )
 
 // Submit starts a run for task and returns its id. The run proceeds in the
@@ -40,7 +41,7 @@ func (h *Harness) Submit(ctx context.Context, task string) (string, error) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if err := h.record(r, eventlog.RunCreated, "", eventlog.RunData{Task: task, Model: h.model.Name(), Tools: table}); err != nil {
+	if err := h.record(r, eventlog.RunCreated, "", eventlog.RunData{Task: task, Model: h.model.Name(), Tools: table, Unavailable: h.Unavailable()}); err != nil {
 		log.Close()
 		return "", err
 	}
@@ -173,7 +174,7 @@ func (h *Harness) askModel(ctx context.Context, r *run) error {
 		h.record(r, eventlog.RunState, "", eventlog.StateData{State: eventlog.Failed, Reason: "model: " + err.Error()})
 		return errParked
 	}
-	data := eventlog.ReplyData{Text: reply.Text}
+	data := eventlog.ReplyData{Text: reply.Text, Renamed: uniqueCallIDs(reply.Calls, replies+1)}
 	for _, c := range reply.Calls {
 		data.Calls = append(data.Calls, eventlog.ModelCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
 	}
@@ -188,6 +189,37 @@ func (h *Harness) askModel(ctx context.Context, r *run) error {
 		return errParked
 	}
 	return nil
+}
+
+// uniqueCallIDs gives each call of the reply-th reply an id no other call
+// of it has: a call without an id, or with the id of an earlier call,
+// becomes "harness_<reply>_<n>" (n its position from 1, with a further
+// "_<k>" if the model used that too). Results are matched to calls by id,
+// so two calls sharing one would leave a call without its result and the
+// run waiting for ever. The names depend only on the reply, so they are
+// the same whenever it is replayed; the event log records each renaming.
+func uniqueCallIDs(calls []model.ToolCall, reply int) []eventlog.RenamedCall {
+	taken := make(map[string]bool, len(calls))
+	for _, c := range calls {
+		taken[c.ID] = true
+	}
+	seen := make(map[string]bool, len(calls))
+	var renamed []eventlog.RenamedCall
+	for i := range calls {
+		id := calls[i].ID
+		if id != "" && !seen[id] {
+			seen[id] = true
+			continue
+		}
+		to := fmt.Sprintf("harness_%d_%d", reply, i+1)
+		for k := 2; taken[to]; k++ {
+			to = fmt.Sprintf("harness_%d_%d_%d", reply, i+1, k)
+		}
+		taken[to], seen[to] = true, true
+		calls[i].ID = to
+		renamed = append(renamed, eventlog.RenamedCall{Index: i, From: id, To: to})
+	}
+	return renamed
 }
 
 // specs is the tool table as the model sees it.
@@ -320,8 +352,17 @@ func (h *Harness) answer(r *run, c *call) error {
 	return h.record(r, eventlog.ToolResult, c.id, res)
 }
 
-// resultFor is what the model receives for a call that ends in state.
+// resultFor is what the model receives for a call that ends in state:
+// control, escape and bidirectional characters of a server's answer (or of
+// the reasons that quote one) made visible, so that no tool result can
+// hide text from a person reading the log or steer how it is shown.
 func (h *Harness) resultFor(r *run, c *call, state, reason string) (eventlog.ResultData, error) {
+	res, err := h.rawResultFor(r, c, state, reason)
+	res.Content = visible.Text(res.Content)
+	return res, err
+}
+
+func (h *Harness) rawResultFor(r *run, c *call, state, reason string) (eventlog.ResultData, error) {
 	res := eventlog.ResultData{ModelCall: c.ModelCall, IsError: true}
 	switch state {
 	case eventlog.Succeeded:

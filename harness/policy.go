@@ -15,6 +15,7 @@ import (
 	"github.com/repo-mcp/repo-mcp/harness/model"
 	"github.com/repo-mcp/repo-mcp/harness/pathcheck"
 	"github.com/repo-mcp/repo-mcp/harness/tools"
+	"github.com/repo-mcp/repo-mcp/harness/visible"
 )
 
 // propose records a new ToolCall and decides where it goes; fetched is
@@ -33,6 +34,9 @@ func (h *Harness) propose(r *run, mc model.ToolCall, fetched string) error {
 		if fetched != "" {
 			d.Preview += "\n--- " + e.Policy.PreviewWith.Tool + " (called by the harness to show what this call will do) ---\n" + fetched
 		}
+		// What a person reads to decide shows every character as it is:
+		// a note or a diff cannot conceal a line or rewrite the prompt.
+		d.Preview = visible.Text(d.Preview)
 	}
 	next, reason := h.decide(e, ok, args)
 	return h.recordAll(r, entry{eventlog.CallState, id, d}, entry{eventlog.CallState, id, eventlog.CallData{State: next, Reason: reason}})

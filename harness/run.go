@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/repo-mcp/repo-mcp/harness/artifact"
 	"github.com/repo-mcp/repo-mcp/harness/eventlog"
 	"github.com/repo-mcp/repo-mcp/harness/model"
+	"github.com/repo-mcp/repo-mcp/harness/visible"
 )
 
 // run is the state of one run, derived from its events by apply.
@@ -203,11 +205,15 @@ func (r *run) unknownCalls() []string {
 	return out
 }
 
-// argsSummary renders arguments briefly for the audit.
+// argsSummary renders arguments briefly, on one line, for the audit.
 func argsSummary(args json.RawMessage) string {
-	s := string(args)
+	s := visible.Line(string(args))
 	if len(s) > 120 {
-		s = s[:117] + "..."
+		cut := 117
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "..."
 	}
 	return s
 }

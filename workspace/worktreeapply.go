@@ -61,33 +61,51 @@ type StaleError struct {
 func (e *StaleError) Error() string { return fmt.Sprintf("%d conflicts", len(e.Conflicts)) }
 
 // CheckWorktree compares the working tree with what an apply expects:
-// HEAD at base, each file holding its base blob (or absent). It returns
-// the conflicts and HEAD's commit.
+// HEAD at base, each file holding its base blob (or absent) as git would
+// check it out (see CheckoutForm). It returns the conflicts and HEAD's
+// commit.
 func (s *Snapshot) CheckWorktree(ctx context.Context, base string, files []WorktreeFile) ([]Conflict, string, error) {
+	conflicts, head, _, err := s.checkWorktree(ctx, base, files)
+	return conflicts, head, err
+}
+
+// checkWorktree is CheckWorktree, and the checkout form of each file.
+func (s *Snapshot) checkWorktree(ctx context.Context, base string, files []WorktreeFile) ([]Conflict, string, []CheckoutForm, error) {
 	ws := s.grant.ws
 	if err := ws.checkWorktreeWritable(); err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	head, err := s.Head()
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
+	rules, err := ws.checkoutRules(base)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	forms := make([]CheckoutForm, len(files))
 	var conflicts []Conflict
 	if head.SHA != base {
 		conflicts = append(conflicts, Conflict{Path: "", Reason: fmt.Sprintf("HEAD is at %s, not at the base %s", head.SHA, base)})
 	}
-	for _, f := range files {
+	for i, f := range files {
 		if err := ctx.Err(); err != nil {
-			return nil, "", err
+			return nil, "", nil, err
 		}
 		if _, err := s.Authorize(f.Path, false); err != nil {
-			return nil, "", err
+			return nil, "", nil, err
 		}
-		if reason := ws.fileState(f.Path, f.BaseSHA); reason != "" {
+		forms[i] = rules.form(f.Path)
+		if forms[i].Refuse != "" {
+			conflicts = append(conflicts, Conflict{Path: f.Path, Reason: "the file has the gitattributes attribute " + forms[i].Refuse +
+				": git converts it on checkout in a way repo-mcp cannot reproduce; apply to a branch instead"})
+			continue
+		}
+		if reason := ws.fileState(f.Path, f.BaseSHA, forms[i]); reason != "" {
 			conflicts = append(conflicts, Conflict{Path: f.Path, Reason: reason})
 		}
 	}
-	return conflicts, head.SHA, nil
+	return conflicts, head.SHA, forms, nil
 }
 
 func (w *Workspace) checkWorktreeWritable() error {
@@ -102,8 +120,8 @@ func (w *Workspace) checkWorktreeWritable() error {
 }
 
 // fileState returns "" when the working tree file at p holds blob want
-// ("" meaning: absent), else why not.
-func (w *Workspace) fileState(p, want string) string {
+// ("" meaning: absent), as it is or in checkout form f, else why not.
+func (w *Workspace) fileState(p, want string, f CheckoutForm) string {
 	got, err := w.worktreeBlob(p)
 	switch {
 	case err != nil:
@@ -114,6 +132,11 @@ func (w *Workspace) fileState(p, want string) string {
 		return "the file exists in the working tree but not at the base"
 	case got == "":
 		return "the file is missing from the working tree"
+	case f.CRLF:
+		if w.checkoutSHA(want, f) == got {
+			return ""
+		}
+		return "the file differs from its base content as git checks it out (CRLF line ends, " + f.Why + ")"
 	}
 	return "the file differs from its base content"
 }
@@ -167,7 +190,7 @@ func (s *Snapshot) ApplyWorktree(ctx context.Context, a WorktreeApply) error {
 	if _, err := ws.recoverLocked(); err != nil {
 		return err
 	}
-	conflicts, head, err := s.CheckWorktree(ctx, a.Base, a.Files)
+	conflicts, head, forms, err := s.checkWorktree(ctx, a.Base, a.Files)
 	if err != nil {
 		return err
 	}
@@ -176,7 +199,7 @@ func (s *Snapshot) ApplyWorktree(ctx context.Context, a WorktreeApply) error {
 		e.Details = conflicts
 		return e.Wrap(&StaleError{Head: head, Conflicts: conflicts})
 	}
-	j, contents, err := ws.planJournal(a)
+	j, contents, err := ws.planJournal(a, forms)
 	if err != nil {
 		return err
 	}
@@ -199,10 +222,10 @@ func (s *Snapshot) ApplyWorktree(ctx context.Context, a WorktreeApply) error {
 	return ws.removeJournal()
 }
 
-// planJournal reads the new contents and decides the staging names and the
-// directories to create.
-func (w *Workspace) planJournal(a WorktreeApply) (*journal, [][]byte, error) {
-	j := &journal{ID: a.ID, Base: a.Base, Files: a.Files, Temps: make([]string, len(a.Files))}
+// planJournal reads the new contents in their checkout forms and decides
+// the staging names and the directories to create.
+func (w *Workspace) planJournal(a WorktreeApply, forms []CheckoutForm) (*journal, [][]byte, error) {
+	j := &journal{ID: a.ID, Base: a.Base, Files: a.Files, Temps: make([]string, len(a.Files)), Forms: forms}
 	contents := make([][]byte, len(a.Files))
 	created := map[string]bool{}
 	for i, f := range a.Files {
@@ -213,7 +236,7 @@ func (w *Workspace) planJournal(a WorktreeApply) (*journal, [][]byte, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		contents[i] = data
+		contents[i] = forms[i].Smudge(data)
 		dir, name := splitParent(f.Path)
 		j.Temps[i] = joinPath(dir, fmt.Sprintf(".%s.repo-mcp-%.12s-%d.tmp", name, a.ID, i))
 		for d := dir; d != "" && !created[d]; d, _ = splitParent(d) {
@@ -253,7 +276,7 @@ func (w *Workspace) applyJournal(j *journal, contents [][]byte, after func(int))
 		// Checked again just before the file is replaced: a person's edit
 		// made since the first check stops the apply (which then rolls
 		// back) instead of being overwritten.
-		if reason := w.fileState(f.Path, f.BaseSHA); reason != "" {
+		if reason := w.fileState(f.Path, f.BaseSHA, j.form(i)); reason != "" {
 			return &StaleError{Conflicts: []Conflict{{Path: f.Path, Reason: reason}}}
 		}
 		tmp := path.Base(j.Temps[i])

@@ -21,6 +21,17 @@ type journal struct {
 	Files       []WorktreeFile `json:"files"`
 	Temps       []string       `json:"temps"`        // staged files, by index of Files ("" for deletions)
 	CreatedDirs []string       `json:"created_dirs"` // directories the apply creates, parents first
+	// Forms are the files' checkout forms, by index of Files; a journal
+	// written before they existed has none (every file as its blob).
+	Forms []CheckoutForm `json:"forms,omitempty"`
+}
+
+// form returns the checkout form of file i.
+func (j *journal) form(i int) CheckoutForm {
+	if i < len(j.Forms) {
+		return j.Forms[i]
+	}
+	return CheckoutForm{}
 }
 
 // Recovery reports a partial apply found and rolled back.
@@ -123,17 +134,18 @@ func (w *Workspace) rollback(j *journal) (*Recovery, error) {
 			w.inDir(j.Temps[i], func(dir *os.Root, name string) error { return dir.Remove(name) })
 		}
 		cur, err := w.worktreeBlob(f.Path)
+		form := j.form(i)
 		switch {
 		case err != nil:
 			rec.Kept = append(rec.Kept, f.Path)
 			continue
-		case cur == f.BaseSHA:
+		case cur == f.BaseSHA || cur == w.checkoutSHA(f.BaseSHA, form):
 			continue
-		case cur != f.NewSHA:
+		case cur != f.NewSHA && cur != w.checkoutSHA(f.NewSHA, form):
 			rec.Kept = append(rec.Kept, f.Path)
 			continue
 		}
-		if err := w.restore(f, fmt.Sprintf(".%s.repo-mcp-restore-%d.tmp", path.Base(f.Path), i)); err != nil {
+		if err := w.restore(f, form, fmt.Sprintf(".%s.repo-mcp-restore-%d.tmp", path.Base(f.Path), i)); err != nil {
 			return nil, err
 		}
 		rec.Restored = append(rec.Restored, f.Path)
@@ -146,7 +158,7 @@ func (w *Workspace) rollback(j *journal) (*Recovery, error) {
 
 // restore puts a file back to its base blob (or removes it, when it did
 // not exist at the base).
-func (w *Workspace) restore(f WorktreeFile, tmpName string) error {
+func (w *Workspace) restore(f WorktreeFile, form CheckoutForm, tmpName string) error {
 	if f.BaseSHA == "" {
 		return w.inDir(f.Path, func(dir *os.Root, name string) error { return dir.Remove(name) })
 	}
@@ -165,7 +177,7 @@ func (w *Workspace) restore(f WorktreeFile, tmpName string) error {
 	}
 	tmp := joinPath(dir, tmpName)
 	w.inDir(tmp, func(d *os.Root, name string) error { return d.Remove(name) }) // a leftover of an earlier crash
-	if err := w.stage(tmp, data, f.BaseMode); err != nil {
+	if err := w.stage(tmp, form.Smudge(data), f.BaseMode); err != nil {
 		return err
 	}
 	return w.inDir(f.Path, func(d *os.Root, name string) error { return d.Rename(path.Base(tmp), name) })

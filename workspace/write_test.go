@@ -3,6 +3,7 @@ package workspace
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -140,10 +141,26 @@ func TestExport(t *testing.T) {
 
 // TestApplyWorktreeRollback stops an apply midway (as a crash would) and
 // recovers it: the files go back to their base content, a file someone
-// changed meanwhile is kept and reported.
+// changed meanwhile is kept and reported. With core.autocrlf, git checks
+// the files out with CRLF: the apply writes them so, and the recovery
+// tells its own writes from a person's and restores the CRLF form.
 func TestApplyWorktreeRollback(t *testing.T) {
+	for _, crlf := range []bool{false, true} {
+		t.Run(fmt.Sprintf("crlf=%v", crlf), func(t *testing.T) { testApplyWorktreeRollback(t, crlf) })
+	}
+}
+
+func testApplyWorktreeRollback(t *testing.T, crlf bool) {
 	repo, commits := basicRepo(t)
+	eol := "\n"
+	if crlf {
+		gitfixture.Git(t, repo.Dir, "config", "core.autocrlf", "true")
+		eol = "\r\n"
+	}
 	gitfixture.Git(t, repo.Dir, "reset", "-q", "--hard", commits[1])
+	if data, _ := os.ReadFile(filepath.Join(repo.Dir, "README.md")); string(data) != "hello again"+eol {
+		t.Fatalf("git checked README.md out as %q", data)
+	}
 	reg := openOne(t, repo.Dir, func(c *Config) { c.Workspaces[0].Worktree = true })
 	s, err := reg.Snapshot(context.Background(), Access{Identity: "local", Action: ActionApply}, "ws", commits[1])
 	if err != nil {
@@ -166,6 +183,11 @@ func TestApplyWorktreeRollback(t *testing.T) {
 			}
 		}()
 		s.ApplyWorktree(context.Background(), WorktreeApply{ID: "p1", Base: commits[1], Files: files, AfterFile: func(i int) {
+			if i == 0 {
+				if data, _ := os.ReadFile(filepath.Join(repo.Dir, "README.md")); string(data) != "patched"+eol {
+					t.Errorf("the apply wrote README.md as %q", data)
+				}
+			}
 			if i == 1 {
 				panic(stop) // README.md and a.c are in place, n/new.txt is staged
 			}
@@ -182,7 +204,7 @@ func TestApplyWorktreeRollback(t *testing.T) {
 	if d := diffStrings([]string{"a.c"}, rec.Kept); d != "" {
 		t.Errorf("kept: %s", d)
 	}
-	if data, _ := os.ReadFile(filepath.Join(repo.Dir, "README.md")); string(data) != "hello again\n" {
+	if data, _ := os.ReadFile(filepath.Join(repo.Dir, "README.md")); string(data) != "hello again"+eol {
 		t.Errorf("README.md: %q", data)
 	}
 	if _, err := os.Stat(filepath.Join(repo.Dir, "n")); err == nil {

@@ -156,6 +156,7 @@ type session struct {
 	early  map[string]jsonl.Response // responses read while waiting for something else
 	nextID int
 	stderr *strings.Builder
+	raw    [][]byte // every line read from stdout, as it came
 }
 
 func startSession(t *testing.T, config string) *session {
@@ -199,6 +200,7 @@ func (s *session) next() []byte {
 		s.cmd.Wait()
 		s.t.Fatalf("repo-harness ended (%v); stderr:\n%s", s.cmd.ProcessState, s.stderr)
 	}
+	s.raw = append(s.raw, line)
 	return line
 }
 

@@ -23,7 +23,7 @@ func serveJSONL(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return err
 	}
 	w := jsonl.NewWriter(stdout)
-	h, err := harness.New(ctx, harness.Options{Config: cfg, Observe: w.Event})
+	h, err := harness.New(ctx, harness.Options{Config: cfg, Observe: w.Event, Logger: logger(stderr)})
 	if err != nil {
 		return err
 	}

@@ -7,11 +7,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/repo-mcp/repo-mcp/harness/audit"
 	"github.com/repo-mcp/repo-mcp/harness/config"
 	"github.com/repo-mcp/repo-mcp/harness/eventlog"
+	"github.com/repo-mcp/repo-mcp/harness/visible"
 )
 
 // showLog prints the audit table of a run, or the list of runs.
@@ -79,8 +81,9 @@ func listRuns(dir string, w io.Writer) error {
 				state = d.State
 			}
 		}
+		task = visible.Line(task)
 		if len(task) > 60 {
-			task = task[:57] + "..."
+			task = strings.ToValidUTF8(task[:57], "") + "..."
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", de.Name(), state, task)
 	}

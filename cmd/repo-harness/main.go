@@ -17,7 +17,10 @@
 // asks for approvals on the terminal. jsonl speaks the line protocol of
 // harness/PROTOCOL.md on stdin and stdout. log prints a run's audit table.
 // tools shows the tool table and the definitions waiting for approval,
-// with their differences, and pins them.
+// with their differences, and pins them. Every command that builds a
+// harness (all but log) holds the state directory while it runs; a second
+// one on the same directory is refused. What a model or a server wrote is
+// printed with its control, escape and bidi characters made visible.
 package main
 
 import (
@@ -26,12 +29,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"syscall"
 
 	"github.com/repo-mcp/repo-mcp/harness/config"
+	"github.com/repo-mcp/repo-mcp/harness/visible"
 )
 
 func main() {
@@ -40,7 +45,7 @@ func main() {
 	stop()
 	if err != nil {
 		if !errors.Is(err, errUsage) {
-			fmt.Fprintln(os.Stderr, "repo-harness:", err)
+			fmt.Fprintln(os.Stderr, "repo-harness:", visible.Text(err.Error()))
 		}
 		os.Exit(2)
 	}
@@ -107,6 +112,13 @@ func (c *common) load() (*config.Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// logger reports what a person should know on stderr: a server left out,
+// an allowlisted tool missing. Values a server or a model chose are quoted
+// by the handler, so they cannot steer the terminal.
+func logger(stderr io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }
 
 func parse(fs *flag.FlagSet, args []string, stderr io.Writer) error {

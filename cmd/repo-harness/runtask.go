@@ -12,6 +12,7 @@ import (
 
 	"github.com/repo-mcp/repo-mcp/harness"
 	"github.com/repo-mcp/repo-mcp/harness/eventlog"
+	"github.com/repo-mcp/repo-mcp/harness/visible"
 )
 
 // runTask carries out one task, asking the person at the terminal for
@@ -32,11 +33,14 @@ func runTask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err != nil {
 		return err
 	}
-	h, err := harness.New(ctx, harness.Options{Config: cfg, Observe: printCalls(stdout)})
+	h, err := harness.New(ctx, harness.Options{Config: cfg, Observe: printCalls(stdout), Logger: logger(stderr)})
 	if err != nil {
 		return err
 	}
 	defer h.Close()
+	if k := cfg.Model.Kind; k == "" || k == "scripted" {
+		fmt.Fprintln(stdout, "model: scripted (offline): it follows the plan in the configuration and ignores the task given here; configure model.kind anthropic or openai for a model that reads it")
+	}
 	if p := h.PendingTools(); len(p) > 0 {
 		fmt.Fprintf(stdout, "%d tool definitions wait for approval and are not offered: see repo-harness tools --config %s\n", len(p), c.config)
 	}
@@ -70,7 +74,7 @@ func runTask(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 				return err
 			}
 		default:
-			fmt.Fprintf(stdout, "\n%s\n\nrun %s %s %s\nlog: %s\n", st.Answer, id, st.State, st.Reason, st.Log)
+			fmt.Fprintf(stdout, "\n%s\n\nrun %s %s %s\nlog: %s\n", visible.Text(st.Answer), id, st.State, visible.Line(st.Reason), st.Log)
 			if st.State != eventlog.Completed {
 				return fmt.Errorf("run %s ended %s", id, st.State)
 			}
@@ -93,7 +97,7 @@ func askApprovals(h *harness.Harness, st harness.Status, in *bufio.Reader, out i
 		if c.State != eventlog.WaitingForApproval {
 			continue
 		}
-		fmt.Fprintf(out, "\ncall %s wants %s.%s (%s) with arguments (digest %s):\n%s\n", c.ID, c.Source, c.Tool, c.Effect, c.Digest, indent(c.Preview))
+		fmt.Fprintf(out, "\ncall %s wants %s.%s (%s) with arguments (digest %s):\n%s\n", c.ID, c.Source, visible.Line(c.Tool), c.Effect, c.Digest, indent(visible.Text(c.Preview)))
 		a, err := ask(in, out, "approve? [y/N] ")
 		if err != nil {
 			return err
@@ -111,14 +115,14 @@ func askApprovals(h *harness.Harness, st harness.Status, in *bufio.Reader, out i
 }
 
 func askReconcile(h *harness.Harness, st harness.Status, in *bufio.Reader, out io.Writer, me string) (bool, error) {
-	fmt.Fprintf(out, "\nrun interrupted: %s\n", st.Reason)
+	fmt.Fprintf(out, "\nrun interrupted: %s\n", visible.Line(st.Reason))
 	asked := false
 	for _, c := range st.Calls {
 		if c.State != eventlog.Unknown {
 			continue
 		}
 		asked = true
-		fmt.Fprintf(out, "call %s %s.%s %s ended unknown: %s\n", c.ID, c.Source, c.Tool, c.Arguments, c.Reason)
+		fmt.Fprintf(out, "call %s %s.%s %s ended unknown: %s\n", c.ID, c.Source, visible.Line(c.Tool), visible.Line(c.Arguments), visible.Line(c.Reason))
 		a, err := ask(in, out, "did it happen? [h]appened, [n]ot happened, [r]etry, [q]uit: ")
 		if err != nil {
 			return true, err

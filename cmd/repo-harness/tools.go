@@ -10,6 +10,7 @@ import (
 
 	"github.com/repo-mcp/repo-mcp/harness"
 	"github.com/repo-mcp/repo-mcp/harness/model"
+	"github.com/repo-mcp/repo-mcp/harness/visible"
 )
 
 // showTools prints the tool table and pending definitions, and pins them
@@ -30,7 +31,7 @@ func showTools(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *approve != "" && *by == "" {
 		return errors.New("--approve needs --by")
 	}
-	h, err := harness.New(ctx, harness.Options{Config: cfg, Model: model.NewScripted(model.Plan{Name: "none"})})
+	h, err := harness.New(ctx, harness.Options{Config: cfg, Model: model.NewScripted(model.Plan{Name: "none"}), Logger: logger(stderr)})
 	if err != nil {
 		return err
 	}
@@ -42,14 +43,14 @@ func showTools(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if e.Disabled != "" {
 			note = "disabled: " + e.Disabled
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.Alias, e.Source, e.Tool, e.Effect, e.Definition[:19], note)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", visible.Line(e.Alias), e.Source, visible.Line(e.Tool), e.Effect, e.Definition[:19], visible.Line(note))
 	}
 	tw.Flush()
 	for _, p := range h.Problems() {
-		fmt.Fprintf(stdout, "missing: %s.%s: %s\n", p.Source, p.Tool, p.Reason)
+		fmt.Fprintf(stdout, "missing: %s.%s: %s\n", p.Source, visible.Line(p.Tool), visible.Line(p.Reason))
 	}
 	for _, p := range h.PendingTools() {
-		fmt.Fprintf(stdout, "\n%s.%s: %s definition %s\n%s", p.Source, p.Tool, p.Kind, p.Hash, p.Diff)
+		fmt.Fprintf(stdout, "\n%s.%s: %s definition %s\n%s", p.Source, visible.Line(p.Tool), p.Kind, p.Hash, visible.Text(p.Diff))
 		if *approve == "all" || *approve == p.Source+"."+p.Tool {
 			if err := h.ApproveTool(p.Source, p.Tool, p.Hash, *by); err != nil {
 				return err

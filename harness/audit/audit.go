@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/repo-mcp/repo-mcp/harness/eventlog"
+	"github.com/repo-mcp/repo-mcp/harness/visible"
 )
 
 // Record is the audit of one tool call.
@@ -201,8 +202,13 @@ func Format(w io.Writer, recs []Record) error {
 			}
 			state += fmt.Sprintf(" [%s by %s]", d.Decision, who)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n",
-			r.Run, r.Call, dash(r.Source), r.Tool+aliasNote(r), dash(r.Effect), short(r.Digest), r.Summary, start, dur, r.ResultBytes, state, approval)
+		cells := []string{r.Run, r.Call, dash(r.Source), r.Tool + aliasNote(r), dash(r.Effect), short(r.Digest), r.Summary, start, dur, fmt.Sprint(r.ResultBytes), state, approval}
+		for i := range cells {
+			// One line per call, and nothing a terminal would obey: the
+			// arguments and names come from a model and servers.
+			cells[i] = visible.Line(cells[i])
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
 	return tw.Flush()
 }

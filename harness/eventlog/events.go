@@ -56,6 +56,15 @@ type RunData struct {
 	Task  string      `json:"task"`
 	Model string      `json:"model"`
 	Tools []ToolEntry `json:"tools"`
+	// Unavailable names the configured sources the harness left out
+	// because they failed discovery, and why: their tools are not offered.
+	Unavailable []UnavailableSource `json:"unavailable,omitempty"`
+}
+
+// UnavailableSource is a configured source left out of a run's table.
+type UnavailableSource struct {
+	Source string `json:"source"`
+	Reason string `json:"reason"`
 }
 
 // ToolEntry is one tool of the table the model was given.
@@ -78,6 +87,17 @@ type StateData struct {
 type ReplyData struct {
 	Text  string      `json:"text,omitempty"`
 	Calls []ModelCall `json:"calls,omitempty"`
+	// Renamed lists the calls whose id the harness replaced because the
+	// model gave none or one that an earlier call of the reply had; Calls
+	// holds the new ids, which the model's results then carry.
+	Renamed []RenamedCall `json:"renamed,omitempty"`
+}
+
+// RenamedCall is a call of a reply whose id the harness replaced.
+type RenamedCall struct {
+	Index int    `json:"index"` // in Calls, from 0
+	From  string `json:"from"`  // as the model gave it ("" when missing)
+	To    string `json:"to"`
 }
 
 // ModelCall is a tool call as the model asked for it.

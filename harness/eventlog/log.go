@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/repo-mcp/repo-mcp/harness/visible"
 )
 
 // Event is one line of a run's log. Seq numbers the events of one log from
@@ -166,7 +168,9 @@ func (l *Log) AppendAll(evs ...Event) ([]Event, error) {
 		if err != nil {
 			return nil, fmt.Errorf("eventlog: %w", err)
 		}
-		buf = append(append(buf, line...), '\n')
+		// A person may read the log with cat or tail: nothing in it is
+		// left for a terminal to interpret.
+		buf = append(append(buf, visible.JSON(line)...), '\n')
 		out[i] = ev
 	}
 	if _, err := l.f.Write(buf); err != nil {

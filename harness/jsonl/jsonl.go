@@ -14,6 +14,7 @@ import (
 	"github.com/repo-mcp/repo-mcp/harness/audit"
 	"github.com/repo-mcp/repo-mcp/harness/eventlog"
 	"github.com/repo-mcp/repo-mcp/harness/tools"
+	"github.com/repo-mcp/repo-mcp/harness/visible"
 )
 
 // MaxLine bounds one command line.
@@ -76,7 +77,9 @@ type Hello struct {
 // and written right after it.
 type Writer struct {
 	mu      sync.Mutex
-	enc     *json.Encoder
+	out     io.Writer
+	buf     bytes.Buffer
+	enc     *json.Encoder // into buf
 	err     error
 	started bool
 	held    []any
@@ -84,19 +87,32 @@ type Writer struct {
 
 // NewWriter returns a writer of lines to w.
 func NewWriter(w io.Writer) *Writer {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	return &Writer{enc: enc}
+	jw := &Writer{out: w}
+	jw.enc = json.NewEncoder(&jw.buf)
+	jw.enc.SetEscapeHTML(false)
+	return jw
 }
 
 // Write writes v as one line.
 func (w *Writer) Write(v any) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.err == nil {
-		w.err = w.enc.Encode(v)
-	}
+	w.writeLocked(v)
 	return w.err
+}
+
+// writeLocked encodes v, escapes what a reader of the stream would
+// interpret (visible.JSON: the encoder leaves DEL, C1 controls and bidi
+// characters raw), and writes the line. The caller holds w.mu.
+func (w *Writer) writeLocked(v any) {
+	if w.err != nil {
+		return
+	}
+	w.buf.Reset()
+	if w.err = w.enc.Encode(v); w.err != nil {
+		return
+	}
+	_, w.err = w.out.Write(visible.JSON(w.buf.Bytes()))
 }
 
 // Event writes an event line; it is what harness.Options.Observe takes.
@@ -121,9 +137,7 @@ func (w *Writer) start(hello Hello) error {
 	defer w.mu.Unlock()
 	w.started = true
 	for _, v := range append([]any{hello}, w.held...) {
-		if w.err == nil {
-			w.err = w.enc.Encode(v)
-		}
+		w.writeLocked(v)
 	}
 	w.held = nil
 	return w.err
@@ -142,6 +156,9 @@ func toolRows(h *harness.Harness) []Tool {
 // command's id.
 func Serve(ctx context.Context, h *harness.Harness, in io.Reader, w *Writer) error {
 	hello := Hello{Type: "hello", Protocol: 1, Tools: toolRows(h), Pending: h.PendingTools(), Recovered: h.Recovered()}
+	for _, u := range h.Unavailable() {
+		hello.Problems = append(hello.Problems, fmt.Sprintf("%s: left out: %s", u.Source, u.Reason))
+	}
 	for _, p := range h.Problems() {
 		hello.Problems = append(hello.Problems, fmt.Sprintf("%s.%s: %s", p.Source, p.Tool, p.Reason))
 	}

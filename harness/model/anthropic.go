@@ -82,8 +82,10 @@ func (a *Anthropic) Next(ctx context.Context, req Request) (Reply, error) {
 		case "text":
 			text = append(text, b.Text)
 		case "tool_use":
-			if b.ID == "" || b.Name == "" {
-				return Reply{}, errors.New("model API: tool_use without id or name")
+			// A missing id is the harness's to name (it names and logs
+			// every missing or repeated one); a missing name is not.
+			if b.Name == "" {
+				return Reply{}, errors.New("model API: tool_use without a name")
 			}
 			args := b.Input
 			if len(args) == 0 {

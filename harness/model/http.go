@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/repo-mcp/repo-mcp/internal/sameorigin"
 )
 
 // HTTPConfig configures a model behind an HTTP API.
@@ -19,11 +21,16 @@ type HTTPConfig struct {
 	Client    *http.Client // default: a client with a 5 minute timeout
 }
 
+// client is the configured client, or the default, made to stop at a
+// redirect to another origin: the API key (x-api-key, a bearer token) is
+// never sent anywhere but the origin of BaseURL.
 func (c *HTTPConfig) client() *http.Client {
+	hc := http.Client{Timeout: 5 * time.Minute}
 	if c.Client != nil {
-		return c.Client
+		hc = *c.Client
 	}
-	return &http.Client{Timeout: 5 * time.Minute}
+	hc.CheckRedirect = sameorigin.CheckRedirect(hc.CheckRedirect)
+	return &hc
 }
 
 func (c *HTTPConfig) maxTokens() int {
@@ -68,7 +75,11 @@ func postJSON(ctx context.Context, hc *http.Client, url string, header http.Head
 		return fmt.Errorf("model API: answer larger than %d bytes", maxResponseBytes)
 	}
 	if resp.StatusCode/100 != 2 {
-		return &APIError{Status: resp.StatusCode, Body: string(raw[:min(len(raw), 512)])}
+		body := string(raw[:min(len(raw), 512)])
+		if loc := resp.Header.Get("Location"); resp.StatusCode/100 == 3 && loc != "" {
+			body = fmt.Sprintf("a redirect to %q, not followed: it leaves the origin of base_url, where the API key may go; configure base_url to it if that is the API", loc)
+		}
+		return &APIError{Status: resp.StatusCode, Body: body}
 	}
 	if err := json.Unmarshal(raw, out); err != nil {
 		return fmt.Errorf("model API: malformed answer: %w", err)

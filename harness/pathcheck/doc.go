@@ -4,12 +4,18 @@
 // would read outside its workspace (or a hidden credential inside it) is
 // never asked to.
 //
-//	rel, err := pathcheck.Check(root, "docs/../README.md", pathcheck.Options{})
-//	// rel == "README.md"
+//	rel, err := pathcheck.Check(root, "docs/./README.md", pathcheck.Options{})
+//	// rel == "docs/README.md"
 //
-// Refused before any I/O: empty paths, NUL and control bytes, backslashes,
-// ".." components, absolute paths outside root, any ".git" component, and
-// hidden components (starting with ".") unless AllowHidden. Symbolic links
-// of the existing part of the path are then resolved and must stay inside
-// the root.
+// A path must pass workspace.CleanPath, the rules repo-mcp applies to its
+// own callers (no absolute forms, backslashes, NUL or control bytes,
+// percent-encoded dots or slashes, ".git" in any spelling, size limits),
+// so the harness is never less strict than the server it fronts. It is
+// then refused for what only matters when the path goes to a server the
+// harness does not control: any ".." component, a leading "~", and hidden
+// components (starting with ".") unless AllowHidden. An absolute path is
+// taken only inside root. Symbolic links of the existing part of the path
+// are then resolved: where they lead must stay inside the root and meet
+// the same component rules, so a committed link "meta" -> ".git" does not
+// make "meta/config" a way in.
 package pathcheck

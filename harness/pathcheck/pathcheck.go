@@ -5,7 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/workspace"
 )
 
 // Options relax the check.
@@ -19,56 +24,109 @@ type Error struct {
 	Reason string
 }
 
-func (e *Error) Error() string { return fmt.Sprintf("path %q refused: %s", e.Path, e.Reason) }
+func (e *Error) Error() string { return fmt.Sprintf("path %s refused: %s", quote(e.Path), e.Reason) }
+
+// quote quotes a path for a message (Go escapes, so no control or bidi
+// character is left raw), cut to a length that keeps messages small.
+func quote(s string) string {
+	const max = 96
+	if len(s) <= max {
+		return strconv.Quote(s)
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(s[:cut]) + fmt.Sprintf("... (%d bytes)", len(s))
+}
 
 // Check returns p as a clean slash-separated path relative to root ("." for
 // the root itself), or an *Error. p may be relative to root or absolute
 // inside it.
+//
+// A relative path must pass [workspace.CleanPath], the rules repo-mcp
+// applies to its own callers, and three more that matter because the path
+// goes to a server the harness does not control: no ".." at all (a server
+// may resolve it before or after a symbolic link), no leading "~" (a server
+// may expand it to a home directory), and no hidden component unless
+// Options.AllowHidden.
 func Check(root, p string, opts Options) (string, error) {
 	refuse := func(reason string) (string, error) { return "", &Error{Path: p, Reason: reason} }
 	if p == "" {
 		return refuse("empty")
 	}
-	for _, r := range p {
-		if r < 0x20 || r == 0x7f {
-			return refuse("control character")
+	rel := p
+	if strings.HasPrefix(p, "/") {
+		// Servers such as server-filesystem name files absolutely: such a
+		// path is accepted when it names root itself or starts with it,
+		// and the rest then meets every rule of a relative path.
+		root := filepath.ToSlash(filepath.Clean(root))
+		switch {
+		case p == root || p == root+"/":
+			rel = "."
+		case strings.HasPrefix(p, root+"/"):
+			rel = p[len(root)+1:]
+		default:
+			return refuse("absolute, and outside the workspace")
 		}
 	}
-	if strings.Contains(p, `\`) {
-		return refuse("backslash")
+	clean, err := workspace.CleanPath(rel)
+	if err != nil {
+		return refuse(cleanPathReason(rel, err))
 	}
-	for _, part := range strings.Split(p, "/") {
+	for _, part := range strings.Split(rel, "/") {
 		if part == ".." {
 			return refuse(`".." component`)
 		}
 	}
-	rel := p
-	if filepath.IsAbs(p) {
-		r, err := filepath.Rel(root, filepath.Clean(p))
-		if err != nil || r == ".." || strings.HasPrefix(r, "../") {
-			return refuse("outside the workspace")
-		}
-		rel = r
+	if strings.HasPrefix(rel, "~") {
+		return refuse(`starts with "~", which a server may take for a home directory`)
 	}
-	rel = filepath.ToSlash(filepath.Clean(rel))
-	for _, part := range strings.Split(rel, "/") {
-		switch {
-		case part == ".":
-		case strings.EqualFold(part, ".git"):
-			return refuse(".git is never readable")
-		case strings.HasPrefix(part, ".") && !opts.AllowHidden:
-			return refuse("hidden file or directory")
-		}
+	if clean == "" {
+		clean = "."
 	}
-	if err := staysInside(root, rel); err != nil {
+	if err := checkComponents(clean, opts); err != nil {
 		return refuse(err.Error())
 	}
-	return rel, nil
+	if err := staysInside(root, clean, opts); err != nil {
+		return refuse(err.Error())
+	}
+	return clean, nil
+}
+
+// cleanPathReason is the reason workspace.CleanPath gave, without the path
+// it quotes again.
+func cleanPathReason(p string, err error) string {
+	var se *server.Error
+	if !errors.As(err, &se) {
+		return err.Error()
+	}
+	reason, ok := strings.CutPrefix(se.Message, "path "+strconv.Quote(p)+" ")
+	if !ok && len(se.Message) > 200 {
+		return se.Message[:200] + "..."
+	}
+	return reason
+}
+
+// checkComponents refuses hidden components of a clean path unless opts
+// allow them. CleanPath already refused every spelling of ".git".
+func checkComponents(clean string, opts Options) error {
+	for _, part := range strings.Split(clean, "/") {
+		switch {
+		case workspace.IsGitDirName(part):
+			return errors.New(".git is never readable")
+		case strings.HasPrefix(part, ".") && part != "." && !opts.AllowHidden:
+			return errors.New("hidden file or directory")
+		}
+	}
+	return nil
 }
 
 // staysInside resolves the symbolic links of the longest existing prefix
-// of rel and checks that it is still under root.
-func staysInside(root, rel string) error {
+// of rel and checks that it is still under root, and that what it resolves
+// to meets the component rules too: a committed link "meta" -> ".git"
+// makes "meta/config" name the repository's configuration.
+func staysInside(root, rel string, opts Options) error {
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
 		return fmt.Errorf("workspace root: %w", err)
@@ -90,8 +148,12 @@ func staysInside(root, rel string) error {
 	if err != nil {
 		return err
 	}
-	if r, err := filepath.Rel(realRoot, real); err != nil || r == ".." || strings.HasPrefix(r, "../") {
+	r, err := filepath.Rel(realRoot, real)
+	if err != nil || r == ".." || strings.HasPrefix(r, "../") {
 		return errors.New("a symbolic link leads outside the workspace")
+	}
+	if err := checkComponents(filepath.ToSlash(r), opts); err != nil {
+		return fmt.Errorf("a symbolic link leads to a path that is refused: %w", err)
 	}
 	return nil
 }

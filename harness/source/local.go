@@ -3,6 +3,8 @@ package source
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,7 +21,8 @@ import (
 // Local is the built-in source "local": list_files, read_file and
 // write_note over one directory. Every path is checked with pathcheck and
 // opened through an os.Root, so neither ".." nor a symbolic link leaves the
-// workspace.
+// workspace; a note is never written through a symbolic link at all, and
+// replaces the file it names rather than writing into it.
 type Local struct {
 	root string
 	opts pathcheck.Options
@@ -201,27 +204,81 @@ func (l *Local) write(p, text string) (string, error) {
 		return "", err
 	}
 	defer r.Close()
-	if dir := path.Dir(rel); dir != "." {
+	if err := refuseLinks(r, rel); err != nil {
+		return "", err
+	}
+	dir := path.Dir(rel)
+	if dir != "." {
 		if err := r.MkdirAll(dir, 0o755); err != nil {
 			return "", err
 		}
 	}
-	f, err := r.OpenFile(rel, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
-	if err != nil {
-		return "", err
-	}
-	if _, err := f.WriteString(text); err != nil {
-		f.Close()
-		return "", err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return "", err
-	}
-	if err := f.Close(); err != nil {
+	if err := replaceFile(r, dir, rel, text); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("wrote %d bytes to %s", len(text), rel), nil
+}
+
+// errLink refuses a write whose path goes through a symbolic link. pathcheck
+// resolved the links already; refusing them here as well means that a link
+// swapped in after that check is never followed either.
+var errLink = errors.New("permission_denied: a note is never written through a symbolic link")
+
+// refuseLinks checks every existing component of rel, from the root down:
+// none may be a symbolic link, the directories must be directories, and
+// the file, when it exists, a regular file.
+func refuseLinks(r *os.Root, rel string) error {
+	parts := strings.Split(rel, "/")
+	for i := range parts {
+		p := strings.Join(parts[:i+1], "/")
+		st, err := r.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // nothing below it exists either
+		}
+		if err != nil {
+			return err
+		}
+		last := i == len(parts)-1
+		switch {
+		case st.Mode()&fs.ModeSymlink != 0:
+			return fmt.Errorf("%w: %s", errLink, p)
+		case !last && !st.IsDir():
+			return fmt.Errorf("invalid_input: %s is not a directory", p)
+		case last && !st.Mode().IsRegular():
+			return fmt.Errorf("invalid_input: %s exists and is not a regular file", p)
+		}
+	}
+	return nil
+}
+
+// replaceFile writes text to a new file in dir and renames it over rel. The
+// rename replaces the name, never the file it named: a hard link to a file
+// elsewhere (a hook) keeps its content, and an executable loses its mode.
+// The new file is opened with O_EXCL, so nothing already at its name is
+// written through.
+func replaceFile(r *os.Root, dir, rel, text string) error {
+	var b [8]byte
+	rand.Read(b[:])
+	tmp := path.Join(dir, ".note-"+hex.EncodeToString(b[:])+".tmp")
+	f, err := r.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(text)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = r.Rename(tmp, rel)
+	}
+	if err != nil {
+		r.Remove(tmp)
+		return err
+	}
+	return nil
 }
 
 // classify renders err with the class a model can act on.
@@ -232,7 +289,7 @@ func classify(err error) string {
 		return "permission_denied: " + pe.Error()
 	case errors.Is(err, fs.ErrNotExist):
 		return "not_found: " + err.Error()
-	case strings.HasPrefix(err.Error(), "invalid_input: "):
+	case strings.HasPrefix(err.Error(), "invalid_input: "), strings.HasPrefix(err.Error(), "permission_denied: "):
 		return err.Error()
 	}
 	return "internal: " + err.Error()

@@ -50,3 +50,66 @@ func TestLocal(t *testing.T) {
 		}
 	}
 }
+
+// A note is never written through a symbolic link, even one that stays
+// inside the workspace, and replaces the file it names rather than writing
+// into it: a hard link to a hook keeps the hook's content.
+func TestLocalWriteRefusesLinks(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.MkdirAll(filepath.Join(root, ".git", "hooks"), 0o755))
+	must(os.WriteFile(filepath.Join(root, ".git", "config"), []byte("[core]\n"), 0o644))
+	must(os.MkdirAll(filepath.Join(root, "docs"), 0o755))
+	must(os.Symlink(".git", filepath.Join(root, "meta")))
+	must(os.Symlink(".git/hooks", filepath.Join(root, "hooks")))
+	must(os.Symlink("docs", filepath.Join(root, "inside")))
+	must(os.WriteFile(filepath.Join(root, "docs", "a.md"), []byte("a"), 0o644))
+	must(os.Symlink("a.md", filepath.Join(root, "docs", "link.md")))
+	hook := filepath.Join(outside, "post-checkout")
+	must(os.WriteFile(hook, []byte("#!/bin/sh\necho hook\n"), 0o755))
+	must(os.Link(hook, filepath.Join(root, "linked-hook")))
+	must(os.WriteFile(filepath.Join(root, "run.sh"), []byte("#!/bin/sh\n"), 0o755))
+	l, err := NewLocal(root, pathcheck.Options{AllowHidden: true})
+	must(err)
+	for _, tt := range []struct {
+		path, want string
+	}{
+		{"meta/config", "permission_denied"},
+		{"hooks/post-checkout", "permission_denied"},
+		{"inside/new.md", "permission_denied: a note is never written through a symbolic link"},
+		{"docs/link.md", "permission_denied: a note is never written through a symbolic link"},
+		{"docs", "not a regular file"},
+		{"docs/a.md/x", "not a directory"},
+		{"linked-hook", "wrote 5 bytes"},
+		{"run.sh", "wrote 5 bytes"},
+	} {
+		args, _ := json.Marshal(map[string]string{"path": tt.path, "text": "owned"})
+		res, err := l.Call(context.Background(), "write_note", args)
+		must(err)
+		if !strings.Contains(res.Text(), tt.want) {
+			t.Errorf("write_note %s = %q; want %q", tt.path, res.Text(), tt.want)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, ".git", "config")); string(b) != "[core]\n" {
+		t.Errorf(".git/config became %q", b)
+	}
+	if b, _ := os.ReadFile(hook); string(b) != "#!/bin/sh\necho hook\n" {
+		t.Errorf("the hard-linked hook became %q", b)
+	}
+	for name, want := range map[string]string{"linked-hook": "owned", "run.sh": "owned", "docs/a.md": "a"} {
+		if b, _ := os.ReadFile(filepath.Join(root, name)); string(b) != want {
+			t.Errorf("%s holds %q; want %q", name, b, want)
+		}
+	}
+	if st, err := os.Stat(filepath.Join(root, "run.sh")); err != nil || st.Mode()&0o111 != 0 {
+		t.Errorf("run.sh after a note: %v, %v; want not executable", st.Mode(), err)
+	}
+	if entries, _ := os.ReadDir(root); len(entries) != 7 {
+		t.Errorf("the workspace holds %d entries; a temporary file was left behind?", len(entries))
+	}
+}

@@ -13,7 +13,57 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/repo-mcp/repo-mcp/harness/source"
 )
+
+// Bounds of a tool's schemas as a server sends them: beyond them the
+// server is not trusted to describe its tools (see CheckBounds).
+const (
+	maxSchemaBytes     = 1 << 20
+	maxSchemaJSONDepth = 2*maxSchemaDepth + 8
+)
+
+// CheckBounds refuses a tool list with a schema larger than 1 MiB or
+// nested deeper than a rebuilt schema may be (an object's properties count
+// as a level of JSON as well). It scans bytes without decoding them, so an
+// absurd schema costs its length and nothing more.
+func CheckBounds(descs []source.Descriptor) error {
+	for _, d := range descs {
+		for _, raw := range []json.RawMessage{d.InputSchema, d.OutputSchema} {
+			if len(raw) > maxSchemaBytes {
+				return fmt.Errorf("tool %.64q: a schema of %d bytes (the bound is %d)", d.Name, len(raw), maxSchemaBytes)
+			}
+			if depth := jsonDepth(raw); depth > maxSchemaJSONDepth {
+				return fmt.Errorf("tool %.64q: a schema nested %d deep (the bound is %d)", d.Name, depth, maxSchemaJSONDepth)
+			}
+		}
+	}
+	return nil
+}
+
+// jsonDepth is the deepest nesting of objects and arrays in raw, which is
+// valid JSON.
+func jsonDepth(raw []byte) int {
+	depth, deepest, inString, escaped := 0, 0, false, false
+	for _, c := range raw {
+		switch {
+		case escaped:
+			escaped = false
+		case inString:
+			escaped = c == '\\'
+			inString = c != '"'
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+			deepest = max(deepest, depth)
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return deepest
+}
 
 // maxSchemaDepth bounds the nesting of a rebuilt schema.
 const maxSchemaDepth = 32

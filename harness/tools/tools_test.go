@@ -163,3 +163,29 @@ func TestPins(t *testing.T) {
 		t.Error("approved tool not offered")
 	}
 }
+
+func TestCheckBounds(t *testing.T) {
+	nested := func(depth int) json.RawMessage {
+		return json.RawMessage(strings.Repeat(`{"type":"object","properties":{"a":`, depth) + `{"type":"string","description":"[{\"}"}` + strings.Repeat("}}", depth))
+	}
+	for _, tc := range []struct {
+		name   string
+		schema json.RawMessage
+		ok     bool
+	}{
+		{"flat", json.RawMessage(`{"type":"object"}`), true},
+		{"as deep as a rebuilt schema may be", nested(maxSchemaDepth), true},
+		{"brackets inside strings do not count", json.RawMessage(`{"description":"` + strings.Repeat(`{[`, 100) + `\"{"}`), true},
+		{"deeper", nested(maxSchemaDepth + 5), false},
+		{"10,000 deep", nested(10000), false},
+		{"too large", json.RawMessage(`{"description":"` + strings.Repeat("x", maxSchemaBytes) + `"}`), false},
+	} {
+		err := CheckBounds([]source.Descriptor{{Name: "t", InputSchema: json.RawMessage(`{}`)}, {Name: "u", InputSchema: tc.schema}})
+		if (err == nil) != tc.ok {
+			t.Errorf("%s: %v", tc.name, err)
+		}
+		if err != nil && !strings.Contains(err.Error(), `tool "u"`) {
+			t.Errorf("%s: %v does not name the tool", tc.name, err)
+		}
+	}
+}

@@ -14,6 +14,10 @@
 //	badversion    answers initialize with 1999-01-01
 //	stubborn      ignores the end of stdin and SIGTERM
 //	endless-pages tools/list always has a next page
+//	list-dies     exits while answering tools/list
+//	deep-schema   echo's input schema nests 4,995 schemas (9,990 JSON levels)
+//	              deep: the deepest a JSON decoder with encoding/json's
+//	              limit of 10,000 still reads as one tools/list answer
 //
 // Each tool misbehaves when called (see call): echo, hang, wrongid, big,
 // bigtail, flood, garbage, die, chatty, change, mixed, slow.
@@ -174,7 +178,16 @@ func tool(name string) map[string]any {
 
 var toolNames = []string{"echo", "hang", "wrongid", "big", "bigtail", "flood", "garbage", "die", "chatty", "change", "mixed", "slow"}
 
+// deepSchema is an input schema nested depth objects deep.
+func deepSchema(depth int) json.RawMessage {
+	return json.RawMessage(strings.Repeat(`{"type":"object","properties":{"a":`, depth) + `{"type":"string"}` + strings.Repeat("}}", depth))
+}
+
 func (s *server) list(m msg) {
+	if s.mode == "list-dies" {
+		fmt.Fprintln(os.Stderr, "misbehave: dying during tools/list")
+		os.Exit(3)
+	}
 	names := toolNames
 	s.mu.Lock()
 	if s.changed {
@@ -182,12 +195,23 @@ func (s *server) list(m msg) {
 	}
 	s.mu.Unlock()
 	var tools []any
+	const placeholder = "the deep schema"
 	for _, n := range names {
-		tools = append(tools, tool(n))
+		t := tool(n)
+		if s.mode == "deep-schema" && n == "echo" {
+			t["inputSchema"] = placeholder
+		}
+		tools = append(tools, t)
 	}
 	result := map[string]any{"tools": tools}
 	if s.mode == "endless-pages" {
 		result["nextCursor"] = "again"
+	}
+	if s.mode == "deep-schema" {
+		// Spliced in: encoding/json refuses to write JSON this deep.
+		line := string(mustJSON(msg{JSONRPC: "2.0", ID: m.ID, Result: mustJSON(result)}))
+		s.raw(strings.Replace(line, `"`+placeholder+`"`, string(deepSchema(4995)), 1) + "\n")
+		return
 	}
 	s.reply(m.ID, result)
 }

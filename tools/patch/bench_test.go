@@ -76,43 +76,39 @@ func corpus(b *testing.B) (string, []string, []string) {
 
 // BenchmarkPropose: one op proposes a 10-file patch (one line inserted at
 // the top of each file), previews it and applies it to a new branch. ours:
-// generate_patch, preview_diff and apply_patch through the protocol path;
-// git: git apply --cached on a copy of an index at the base, git write-tree,
-// git commit-tree, git update-ref.
+// generate_patch from edits, preview_diff and apply_patch through the
+// protocol path; diff: the same from the exact diff git applies; lenient:
+// the same from a diff as models write it (no a/ b/ prefixes, every
+// header 40 lines off with wrong counts), so every hunk is searched for;
+// git: git apply --cached on a copy of an index at the base, git
+// write-tree, git commit-tree, git update-ref.
 func BenchmarkPropose(b *testing.B) {
 	dir, files, first := corpus(b)
 	b.Run("ours", func(b *testing.B) {
-		reg, err := workspace.Open(workspace.Config{Workspaces: []workspace.WorkspaceConfig{{ID: "go", Root: dir}}}, workspace.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer reg.Close()
-		s := server.New(server.Info{Name: "bench"}, server.Options{
-			Logger: slog.New(slog.DiscardHandler), Audit: io.Discard, Authorize: toolkit.Authorizer(reg),
-		})
-		if err := patch.Register(s, reg, patch.Options{}); err != nil {
-			b.Fatal(err)
-		}
-		c := servertest.Start(b, s)
-		run := benchRun()
-		benchlat.Measure(b, func(i int) error {
+		benchPropose(b, dir, func(run string, i int) map[string]any {
 			var edits []any
 			for k, p := range files {
 				edits = append(edits, edit("replace", p, "old_text", first[k]+"\n", "new_text", fmt.Sprintf("// bench %s %d\n", run, i)+first[k]+"\n"))
 			}
-			res := c.Call("generate_patch", map[string]any{"workspace_id": "go", "edits": edits})
-			g, err := decode[generated](res)
-			if err != nil {
-				return err
+			return map[string]any{"edits": edits}
+		})
+	})
+	b.Run("diff", func(b *testing.B) {
+		benchPropose(b, dir, func(run string, i int) map[string]any {
+			var diff strings.Builder
+			for k, p := range files {
+				fmt.Fprintf(&diff, "--- a/%s\n+++ b/%s\n@@ -1 +1,2 @@\n+// bench %s %d\n %s\n", p, p, run, i, first[k])
 			}
-			res = c.Call("preview_diff", map[string]any{"workspace_id": "go", "patch_id": g.PatchID})
-			p, err := decode[generated](res)
-			if err != nil {
-				return err
+			return map[string]any{"diff": diff.String()}
+		})
+	})
+	b.Run("lenient", func(b *testing.B) {
+		benchPropose(b, dir, func(run string, i int) map[string]any {
+			var diff strings.Builder
+			for k, p := range files {
+				fmt.Fprintf(&diff, "--- %s\n+++ %s\n@@ -41,5 +41,7 @@\n+// bench %s %d\n %s\n", p, p, run, i, first[k])
 			}
-			res = c.Call("apply_patch", map[string]any{"workspace_id": "go", "patch_id": p.Approval.PatchID, "diff_sha256": p.Approval.DiffSHA256})
-			_, err = decode[applied](res)
-			return err
+			return map[string]any{"diff": diff.String()}
 		})
 	})
 	b.Run("git", func(b *testing.B) {
@@ -159,6 +155,41 @@ func BenchmarkPropose(b *testing.B) {
 			_, err = git(env, "", "update-ref", fmt.Sprintf("refs/heads/git-bench/%s-%d", run, i), commit, "")
 			return err
 		})
+	})
+}
+
+// benchPropose measures generate_patch with args(run, i), preview_diff
+// and apply_patch to a new branch.
+func benchPropose(b *testing.B, dir string, args func(run string, i int) map[string]any) {
+	reg, err := workspace.Open(workspace.Config{Workspaces: []workspace.WorkspaceConfig{{ID: "go", Root: dir}}}, workspace.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer reg.Close()
+	s := server.New(server.Info{Name: "bench"}, server.Options{
+		Logger: slog.New(slog.DiscardHandler), Audit: io.Discard, Authorize: toolkit.Authorizer(reg),
+	})
+	if err := patch.Register(s, reg, patch.Options{}); err != nil {
+		b.Fatal(err)
+	}
+	c := servertest.Start(b, s)
+	run := benchRun()
+	benchlat.Measure(b, func(i int) error {
+		in := args(run, i)
+		in["workspace_id"] = "go"
+		res := c.Call("generate_patch", in)
+		g, err := decode[generated](res)
+		if err != nil {
+			return err
+		}
+		res = c.Call("preview_diff", map[string]any{"workspace_id": "go", "patch_id": g.PatchID})
+		p, err := decode[generated](res)
+		if err != nil {
+			return err
+		}
+		res = c.Call("apply_patch", map[string]any{"workspace_id": "go", "patch_id": p.Approval.PatchID, "diff_sha256": p.Approval.DiffSHA256})
+		_, err = decode[applied](res)
+		return err
 	})
 }
 

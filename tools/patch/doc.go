@@ -2,12 +2,13 @@
 // that split a change into steps a person (or a harness) can check, each
 // bound to the one before it.
 //
-//  1. generate_patch (action propose) builds a proposal from edits or a
-//     unified diff on a base commit. Nothing anyone sees changes: the
-//     proposal is a commit whose parent is the base, kept under
-//     refs/repo-mcp/patches/<patch_id>, so it survives restarts and every
-//     replica serving the repository shares it. Its id is that commit's
-//     SHA. Proposing the same change again gives the same id.
+//  1. generate_patch (action propose) builds a proposal from edits, a
+//     unified diff or an apply_patch envelope on a base commit. Nothing
+//     anyone sees changes: the proposal is a commit whose parent is the
+//     base, kept under refs/repo-mcp/patches/<patch_id>, so it survives
+//     restarts and every replica serving the repository shares it. Its id
+//     is that commit's SHA. Proposing the same change again gives the
+//     same id.
 //  2. preview_diff (read-only, action propose) renders the diff, says
 //     whether it applies to a branch or the working tree right now, and
 //     returns the approval {patch_id, base, diff_sha256}.
@@ -20,6 +21,18 @@
 //  4. verify_patch (write, action verify) exports the patch's tree, without
 //     .git and without what policy hides, and runs the operator's
 //     allowlisted checks on it in a sandbox (see package verify).
+//
+// # Lenient input, strict result
+//
+// Models write diffs with wrong hunk counts, shifted line numbers, missing
+// a/ b/ prefixes, CRLF, a Markdown fence around them, or in the envelope
+// format (*** Begin Patch). generate_patch reads all of these (input.go,
+// unified.go, envelope.go) and finds each hunk by its context and removed
+// lines (locate.go): where its header says, else the one place in the
+// file it matches; a hunk matching several places or none is refused,
+// naming them. Every liberty taken is a Correction in the result. What a
+// reviewer approves is not the input but the canonical diff rendered from
+// the resulting files, which diff_sha256 covers.
 //
 // # History and pruning
 //

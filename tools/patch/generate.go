@@ -12,14 +12,16 @@ import (
 	"github.com/repo-mcp/repo-mcp/workspace"
 )
 
-// GeneratePatchIn is what generate_patch takes: a base and either edits or
-// a diff.
+// GeneratePatchIn is what generate_patch takes: a base and one of edits, a
+// diff or a patch envelope.
 type GeneratePatchIn struct {
 	toolkit.Target
-	// Edits are the changes, applied in order. Give edits or diff, not both.
+	// Edits are the changes, applied in order. Give one of edits, diff and patch.
 	Edits []Edit `json:"edits,omitempty" jsonschema:"maxItems=1000"`
-	// Diff is a unified diff (git diff or diff -u format) that applies exactly to the base revision.
+	// Diff is a unified diff (git diff or diff -u format) against the base revision. Hunks are located by their context and removed lines; header line numbers and counts may be off.
 	Diff string `json:"diff,omitempty" jsonschema:"maxLength=8388608"`
+	// Patch is an envelope: *** Begin Patch, then *** Add File: / *** Delete File: / *** Update File: (optionally *** Move to:) sections, then *** End Patch (see the tool description).
+	Patch string `json:"patch,omitempty" jsonschema:"maxLength=8388608"`
 	// Summary is a one-line description of the change, kept with the proposal.
 	Summary string `json:"summary,omitempty" jsonschema:"maxLength=200"`
 }
@@ -65,11 +67,29 @@ type PatchView struct {
 // GeneratePatchOut is what generate_patch returns.
 type GeneratePatchOut struct {
 	PatchView
+	// Corrections lists every liberty taken in reading the diff or patch (hunks found at other lines, counts recounted, a fence removed...). The diff shown is what will be applied.
+	Corrections []Correction `json:"corrections,omitempty"`
 }
 
 // Text renders the patch for a reader.
 func (o GeneratePatchOut) Text() string {
-	return o.PatchView.text("Proposed patch " + o.PatchID)
+	text := o.PatchView.text("Proposed patch " + o.PatchID)
+	if len(o.Corrections) == 0 {
+		return text
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "The input was read with %d corrections; review the diff, which is what will be applied:\n", len(o.Corrections))
+	for _, c := range o.Corrections {
+		where := ""
+		switch {
+		case c.Path != "" && c.Hunk > 0:
+			where = fmt.Sprintf("%s hunk %d: ", c.Path, c.Hunk)
+		case c.Path != "":
+			where = c.Path + ": "
+		}
+		fmt.Fprintf(&b, "  %s: %s%s\n", c.Kind, where, c.Detail)
+	}
+	return b.String() + text
 }
 
 func (v PatchView) text(title string) string {
@@ -90,11 +110,17 @@ func (v PatchView) text(title string) string {
 }
 
 func (t *tools) generate(ctx context.Context, req *server.Request, in GeneratePatchIn) (GeneratePatchOut, error) {
+	given := 0
+	for _, set := range []bool{len(in.Edits) > 0, in.Diff != "", in.Patch != ""} {
+		if set {
+			given++
+		}
+	}
 	switch {
-	case len(in.Edits) == 0 && in.Diff == "":
-		return GeneratePatchOut{}, server.Errorf(server.InvalidInput, "give edits or a diff")
-	case len(in.Edits) > 0 && in.Diff != "":
-		return GeneratePatchOut{}, server.Errorf(server.InvalidInput, "give edits or a diff, not both")
+	case given == 0:
+		return GeneratePatchOut{}, server.Errorf(server.InvalidInput, "give edits, a diff or a patch")
+	case given > 1:
+		return GeneratePatchOut{}, server.Errorf(server.InvalidInput, "give one of edits, diff and patch, not several")
 	case strings.ContainsAny(in.Summary, "\r\n"):
 		return GeneratePatchOut{}, server.Errorf(server.InvalidInput, "summary must be one line")
 	}
@@ -106,8 +132,12 @@ func (t *tools) generate(ctx context.Context, req *server.Request, in GeneratePa
 		return GeneratePatchOut{}, server.Errorf(server.InvalidInput, "the base must be a commit, not the working tree")
 	}
 	o := newOverlay(snap, t.opts)
-	if in.Diff != "" {
-		err = o.applyUnified(ctx, in.Diff)
+	var n notes
+	switch {
+	case in.Diff != "":
+		err = o.applyText(ctx, formatDiff, in.Diff, &n)
+	case in.Patch != "":
+		err = o.applyText(ctx, formatEnvelope, in.Patch, &n)
 	}
 	for i, e := range in.Edits {
 		if err != nil {
@@ -136,7 +166,7 @@ func (t *tools) generate(ctx context.Context, req *server.Request, in GeneratePa
 	if err != nil {
 		return GeneratePatchOut{}, err
 	}
-	return GeneratePatchOut{PatchView: t.view(p, p.diff)}, nil
+	return GeneratePatchOut{PatchView: t.view(p, p.diff), Corrections: n.list}, nil
 }
 
 // checkProtected requires the apply action on protected paths.

@@ -29,11 +29,10 @@ func TestGenerateRefuses(t *testing.T) {
 		{"diff new symlink", map[string]any{"diff": "diff --git a/l b/l\nnew file mode 120000\n--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\n+/etc/passwd\n\\ No newline at end of file\n"}, server.InvalidInput, "120000"},
 		{"diff new gitlink", map[string]any{"diff": "diff --git a/g b/g\nnew file mode 160000\n--- /dev/null\n+++ b/g\n@@ -0,0 +1 @@\n+Subproject commit 0123456789abcdef0123456789abcdef01234567\n"}, server.InvalidInput, "160000"},
 		{"diff binary", map[string]any{"diff": "diff --git a/b.bin b/b.bin\nnew file mode 100644\nindex 0000000..1111111\nGIT binary patch\nliteral 3\nKcmZ>9\n\nliteral 0\nHcmV?d00001\n\n"}, server.InvalidInput, "binary"},
-		{"diff does not apply", map[string]any{"diff": "--- a/docs/a.txt\n+++ b/docs/a.txt\n@@ -1,2 +1,2 @@\n alpha\n-BETA\n+beta2\n"}, server.InvalidInput, "does not apply"},
-		{"diff with offset", map[string]any{"diff": "--- a/docs/a.txt\n+++ b/docs/a.txt\n@@ -1,2 +1,2 @@\n beta\n-gamma\n+g\n"}, server.InvalidInput, "does not apply"},
+		{"diff does not apply", map[string]any{"diff": "--- a/docs/a.txt\n+++ b/docs/a.txt\n@@ -1,2 +1,2 @@\n alpha\n-BETA\n+beta2\n"}, server.InvalidInput, "match nowhere"},
 		{"empty diff", map[string]any{"diff": "  \n"}, server.InvalidInput, "empty"},
-		{"edits and diff", map[string]any{"diff": "x", "edits": []any{edit("delete", "main.go")}}, server.InvalidInput, "not both"},
-		{"nothing", map[string]any{}, server.InvalidInput, "edits or a diff"},
+		{"edits and diff", map[string]any{"diff": "x", "edits": []any{edit("delete", "main.go")}}, server.InvalidInput, "not several"},
+		{"nothing", map[string]any{}, server.InvalidInput, "edits, a diff or a patch"},
 		{"rename to ../x", map[string]any{"edits": []any{edit("rename", "docs/a.txt", "new_path", "../x")}}, server.InvalidInput, ".."},
 		{"write absolute", map[string]any{"edits": []any{edit("write", "/etc/passwd", "content", "x")}}, server.InvalidInput, ""},
 		{"write .git/hooks", map[string]any{"edits": []any{edit("write", ".git/hooks/pre-commit", "content", "x")}}, server.InvalidInput, ".git"},
@@ -72,9 +71,15 @@ func TestProtectedPaths(t *testing.T) {
 	f := newFixture(t, fixtureOptions{policies: []workspace.PolicyConfig{
 		{Identity: "local", Workspaces: []string{"*"}, Actions: []workspace.Action{"read", "propose"}},
 	}})
-	text := fails(t, f, "generate_patch", map[string]any{"edits": []any{edit("write", ".github/workflows/ci.yml", "content", "on: pull_request_target\n")}}, server.PermissionDenied)
-	if !strings.Contains(text, "protected") {
-		t.Errorf("error: %s", text)
+	for _, args := range []map[string]any{
+		{"edits": []any{edit("write", ".github/workflows/ci.yml", "content", "on: pull_request_target\n")}},
+		{"diff": "--- .github/workflows/ci.yml\n+++ .github/workflows/ci.yml\n@@ -9 +9 @@\n-on: push\n+on: pull_request_target\n"},
+		{"patch": "*** Begin Patch\n*** Update File: .github/workflows/ci.yml\n-on: push\n+on: pull_request_target\n*** End Patch\n"},
+	} {
+		text := fails(t, f, "generate_patch", args, server.PermissionDenied)
+		if !strings.Contains(text, "protected") {
+			t.Errorf("error: %s", text)
+		}
 	}
 	g := generate(t, f, edit("write", "docs/a.txt", "content", "x\n"))
 	fails(t, f, "apply_patch", map[string]any{"patch_id": g.PatchID, "diff_sha256": g.DiffSHA256}, server.PermissionDenied)

@@ -145,9 +145,24 @@ func Register(s *server.Server, reg *workspace.Registry, opts Options) error {
 		Name:  "generate_patch",
 		Title: "Propose a change",
 		Description: "Propose a change to a repository without changing anything anyone sees: give a base revision " +
-			"(default HEAD) and either edits (replace old_text by new_text, write, delete, rename) or a unified diff that " +
-			"applies exactly to the base. Returns a patch_id, the unified diff, per-file +/- counts and diff_sha256. " +
-			"Review it with preview_diff, then apply it with apply_patch.",
+			"(default HEAD) and one of: edits (replace old_text by new_text, write, delete, rename); a unified diff; or a " +
+			"patch envelope. Diff hunks and envelope chunks are found by their context and removed lines: at the " +
+			"header's line if they match there, else at the one place in the file they match, so wrong line numbers " +
+			"or counts, missing a/ b/ prefixes, a Markdown fence, CRLF and trailing-space differences in context lines " +
+			"are accepted and listed in corrections; removed lines must match exactly; a hunk that matches several " +
+			"places or none is refused, naming them. Envelope grammar:\n" +
+			"*** Begin Patch\n" +
+			"*** Add File: path        (then each line of the new file, prefixed with +)\n" +
+			"*** Delete File: path\n" +
+			"*** Update File: path\n" +
+			"*** Move to: new/path     (optional)\n" +
+			"@@ a line of the file      (optional anchor: the chunk starts at or after it)\n" +
+			" context line\n-removed line\n+added line\n" +
+			"*** End of File           (optional: the chunk ends the file)\n" +
+			"*** End Patch\n" +
+			"Example: *** Begin Patch\\n*** Update File: main.go\\n@@ func main() {\\n-\\tfmt.Println(1)\\n+\\tfmt.Println(2)\\n*** End Patch\n" +
+			"Returns a patch_id, the canonical unified diff (what will be applied), per-file +/- counts, corrections and " +
+			"diff_sha256. Review it with preview_diff, then apply it with apply_patch.",
 		Effect:         server.Write,
 		Idempotent:     true,
 		Action:         string(workspace.ActionPropose),
@@ -173,9 +188,11 @@ func Register(s *server.Server, reg *workspace.Registry, opts Options) error {
 		Name:  "apply_patch",
 		Title: "Apply a reviewed change",
 		Description: "Apply a previewed patch, given its patch_id and the exact diff_sha256 from preview_diff: point a " +
-			"branch at it (default repo-mcp/<id>; refused if the branch moved off the base) or write its files into the " +
-			"working tree (refused if HEAD or any file changed since the base). Applying the same patch again returns " +
-			"the first apply's record.",
+			"branch at it (default repo-mcp/<id>; refused if the branch exists and is not at the base, or is checked " +
+			"out) or write its files into the working tree (refused unless HEAD is the base and each file the patch " +
+			"touches still holds its base content, as git would check it out; other files may differ and are left " +
+			"alone; files under a gitattributes filter such as Git LFS are refused). Applying the same patch again " +
+			"returns the first apply's record.",
 		Effect:     server.Destructive,
 		Idempotent: true,
 		Action:     string(workspace.ActionApply),

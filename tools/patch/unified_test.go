@@ -1,8 +1,12 @@
 package patch_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -81,12 +85,44 @@ func TestDiffsFromGit(t *testing.T) {
 			if got := strings.TrimSpace(gitfixture.Git(t, dir, "rev-parse", g.PatchID+"^{tree}")); got != want {
 				t.Errorf("tree %s, git made %s; diff:\n%s\nours:\n%s", got, want, diff, g.Diff)
 			}
+			// The same diff as a model might write it (no a/ b/ prefixes,
+			// every header 7 lines off, wrong counts) is the same proposal,
+			// or refused as ambiguous: never another tree.
+			res := f.call(t, "generate_patch", map[string]any{"revision": base, "diff": mangle(diff)})
+			switch {
+			case res.IsError && !strings.Contains(res.Text, " places"):
+				t.Errorf("the mangled diff was refused for another reason than ambiguity: %s\n%s", res.Text, mangle(diff))
+			case !res.IsError:
+				var m generated
+				if err := json.Unmarshal(res.Structured, &m); err != nil || m.PatchID != g.PatchID {
+					t.Errorf("the mangled diff made %s, not %s: %s", m.PatchID, g.PatchID, res.Text)
+				}
+			}
 			// Our own diff, fed back, is the same proposal.
 			if again := ok[generated](t, f, "generate_patch", map[string]any{"revision": base, "diff": g.Diff}); again.PatchID != g.PatchID {
 				t.Errorf("our diff fed back made %s, not %s:\n%s", again.PatchID, g.PatchID, g.Diff)
 			}
 		})
 	}
+}
+
+// mangle rewrites a git diff as models get it wrong: the ---/+++ names
+// lose their a/ and b/, and every hunk header is 7 lines off with old and
+// new counts too large.
+func mangle(diff string) string {
+	header := regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@`)
+	var b strings.Builder
+	for l := range strings.Lines(diff) {
+		switch m := header.FindStringSubmatch(l); {
+		case strings.HasPrefix(l, "--- a/"), strings.HasPrefix(l, "+++ b/"):
+			l = l[:4] + l[6:]
+		case m != nil:
+			n := func(s string, add int) int { v, _ := strconv.Atoi(s); return v + add }
+			l = fmt.Sprintf("@@ -%d,%d +%d,%d @@\n", n(m[1], 7), n(m[2], 2), n(m[3], 7), n(m[4], 5))
+		}
+		b.WriteString(l)
+	}
+	return b.String()
 }
 
 func write(t *testing.T, dir, p, content string) {
