@@ -47,6 +47,7 @@ type Request struct {
 	// (see Ask).
 	canAsk   bool
 	state    string
+	answerID string
 	answers  map[string]Answer
 	roundErr error // the previous round's state did not verify
 }

@@ -177,7 +177,11 @@ func (s *Snapshot) Log(n int) ([]Commit, error) {
 			Time: c.Author.When, Subject: subject,
 		})
 		for _, p := range c.ParentHashes {
-			if err := push(p); err != nil {
+			err := push(p)
+			if err != nil && ws.atBoundaryLocked(c.Hash) {
+				break // a shallow clone: its history ends here, as git log's does
+			}
+			if err != nil {
 				return nil, err
 			}
 		}

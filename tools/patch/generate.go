@@ -155,6 +155,9 @@ func (t *tools) generate(ctx context.Context, req *server.Request, in GeneratePa
 	if err := t.checkProtected(req, in.WorkspaceID, changes); err != nil {
 		return GeneratePatchOut{}, err
 	}
+	if err := t.checkProposalQuota(snap.Workspace(), req.Caller); err != nil {
+		return GeneratePatchOut{}, err
+	}
 	id, err := t.store(snap, changes, in.Summary, req)
 	if err != nil {
 		return GeneratePatchOut{}, err

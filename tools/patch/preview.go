@@ -172,11 +172,10 @@ func (t *tools) state(ctx context.Context, snap *workspace.Snapshot, p *proposal
 		if branch == "" {
 			branch = "repo-mcp/" + p.id[:12]
 		}
-		st.branch = "refs/heads/" + strings.TrimPrefix(branch, "refs/heads/")
-		if err := workspace.CheckRefName(st.branch); err != nil {
+		var err error
+		if st.branch, err = workspace.BranchRef(branch); err != nil {
 			return nil, err
 		}
-		var err error
 		if st.current, err = ws.ReadRef(st.branch); err != nil {
 			return nil, err
 		}

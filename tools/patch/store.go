@@ -27,6 +27,7 @@ import (
 // in the history. `repo-mcp prune` deletes the proposal and history refs
 // of patches never applied whose history is old; apply records stay.
 const (
+	toolRefPrefix    = "refs/repo-mcp/" // every ref of the patch tools
 	patchRefPrefix   = "refs/repo-mcp/patches/"
 	appliedRefPrefix = "refs/repo-mcp/applied/"
 )

@@ -26,6 +26,7 @@ func goComments() map[string]string {
 		"github.com/repo-mcp/repo-mcp/tools/repoinfo.RepoInfoOut.RecentCommits": "The last 20 commits reachable from the revision, newest first.",
 		"github.com/repo-mcp/repo-mcp/tools/repoinfo.RepoInfoOut.RefsTruncated": "RefsTruncated says more branches or tags exist than are listed.",
 		"github.com/repo-mcp/repo-mcp/tools/repoinfo.RepoInfoOut.Revision":      "The full commit SHA described, or \"worktree\".",
+		"github.com/repo-mcp/repo-mcp/tools/repoinfo.RepoInfoOut.Shallow":       "Shallow says the repository is a shallow clone: its history stops where parents were not fetched, so recent_commits may hold fewer than 20 and older revisions are not_found.",
 		"github.com/repo-mcp/repo-mcp/tools/repoinfo.RepoInfoOut.Tags":          "The repository's tags (annotated tags peeled to their commit), at most 100.",
 		"github.com/repo-mcp/repo-mcp/tools/repoinfo.RepoInfoOut.TotalBranches": "TotalBranches counts all branches the caller may see.",
 		"github.com/repo-mcp/repo-mcp/tools/repoinfo.RepoInfoOut.TotalTags":     "TotalTags counts all tags the caller may see.",
