@@ -258,6 +258,8 @@ func (s *Server) callHandler(r *registered) mcp.ToolHandler {
 			req.canAsk = true
 		}
 		req.roundErr = s.receiveRound(req, creq.Params)
+		req.progress = progressFor(ctx, creq, req.ProtocolVersion)
+		defer req.progress.finish() // the last report goes out before the result
 		res := r.handle(ctx, req)
 		if res.ask != nil {
 			return s.inputRequired(req, res.ask), nil
