@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/server/servertest"
 )
 
 type stepsIn struct {
@@ -229,4 +230,24 @@ func readMessages(t *testing.T, body io.Reader, sse bool) []string {
 		}
 	}
 	return out
+}
+
+// TestProgressServertest checks what tool packages see through servertest:
+// the notifications of a call, the last one for all its steps.
+func TestProgressServertest(t *testing.T) {
+	for _, version := range []string{"", "2025-11-25"} {
+		t.Run("version "+version, func(t *testing.T) {
+			c := servertest.Start(t, newProgressServer(t), servertest.Options{ProtocolVersion: version})
+			res, progress := c.CallProgress("steps", map[string]any{"n": 20})
+			if res.IsError || len(progress) == 0 {
+				t.Fatalf("result %s, progress %v", res.Text, progress)
+			}
+			if last := progress[len(progress)-1]; last != (servertest.Progress{Progress: 20, Total: 20, Message: "step 20"}) {
+				t.Errorf("last notification %+v; want step 20 of 20", last)
+			}
+			if _, progress := c.CallProgress("steps", map[string]any{"n": 1}); len(progress) != 1 {
+				t.Errorf("second call: %d notifications, want its own 1", len(progress))
+			}
+		})
+	}
 }
