@@ -192,3 +192,33 @@ func liveProcesses(t *testing.T, name string) []string {
 	}
 	return live
 }
+
+// TestVerifyProgress checks that a verify run whose check prints nothing
+// for seconds still reports progress while it runs, so that a client
+// whose timeout resets on progress keeps waiting.
+func TestVerifyProgress(t *testing.T) {
+	f := verifyFixture(t, 5*time.Minute)
+	slow := "package main\n\nimport (\n\t\"testing\"\n\t\"time\"\n)\n\nfunc TestSlow(t *testing.T) { time.Sleep(3 * time.Second) }\n"
+	if err := os.WriteFile(filepath.Join(f.dir, "slow_test.go"), []byte(slow), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitfixture.Git(t, f.dir, "add", "slow_test.go")
+	gitfixture.Git(t, f.dir, "commit", "-q", "-m", "a slow test")
+	res, progress := f.client.CallProgress("verify_patch", map[string]any{"workspace_id": "repo", "checks": []map[string]any{{"name": "go_test"}}})
+	if res.IsError || !strings.Contains(res.Text, "passed") {
+		t.Fatalf("verify: %s", res.Text)
+	}
+	// One at once, about one a second for the three seconds of the test,
+	// and the end: at least four, whatever the build takes.
+	if len(progress) < 4 {
+		t.Fatalf("%d progress notifications during a run of over three seconds, want one a second: %+v", len(progress), progress)
+	}
+	for i, p := range progress {
+		if p.Total != 1 || !strings.Contains(p.Message, "go_test") || (i > 0 && p.Progress <= progress[i-1].Progress) {
+			t.Errorf("notification %d: %+v; want increasing progress of 1 check, naming go_test", i, p)
+		}
+	}
+	if last := progress[len(progress)-1]; last.Progress != 1 || !strings.HasPrefix(last.Message, "ran go_test in ") {
+		t.Errorf("last notification %+v; want the run's end", last)
+	}
+}

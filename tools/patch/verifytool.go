@@ -171,7 +171,9 @@ func (t *tools) verify(ctx context.Context, req *server.Request, in VerifyPatchI
 		Files: stats.Files, Bytes: stats.Bytes, Omitted: stats.Omitted, Skipped: stats.Links + stats.Submodules,
 		DurationMS: time.Since(start).Milliseconds(),
 	}}
+	stop := reportVerify(req, specs, t.checker.CallTimeout())
 	rep := t.checker.Run(ctx, dir, specs)
+	stop()
 	out.Passed = rep.Passed
 	out.Isolation = Isolation{Network: rep.Isolation.Network, Filesystem: rep.Isolation.Filesystem, Notes: rep.Isolation.Notes}
 	for _, r := range rep.Checks {
