@@ -32,7 +32,7 @@
 // are inline and closed (additionalProperties false); fields without
 // omitempty are required; descriptions come from jsonschema struct tags
 // (or jsonschema_description) and from Go doc comments, which
-// internal/gencomments turns into the Tool.Comments map at go generate time.
+// server/cmd/gencomments turns into the Tool.Comments map at go generate time.
 //
 // # What happens to a call
 //

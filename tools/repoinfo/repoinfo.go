@@ -5,7 +5,7 @@
 //	err := repoinfo.Register(s, reg)
 package repoinfo
 
-//go:generate go run github.com/repo-mcp/repo-mcp/internal/gencomments
+//go:generate go run github.com/repo-mcp/repo-mcp/server/cmd/gencomments
 
 import (
 	"cmp"

@@ -4,7 +4,7 @@
 // data.
 package toolkit
 
-//go:generate go run github.com/repo-mcp/repo-mcp/internal/gencomments
+//go:generate go run github.com/repo-mcp/repo-mcp/server/cmd/gencomments
 
 import (
 	"context"
