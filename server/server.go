@@ -74,8 +74,9 @@ type Info struct {
 }
 
 // Server holds registered tools and serves them over stdio or HTTP. Create
-// one with [New], add tools with [Register], then call [Server.ServeStdio]
-// or [Server.HTTPHandler].
+// one with [New], add tools with [Register], then call [Server.Serve] on
+// the protocol stream [TakeStdout] returns (stdio) or mount
+// [Server.HTTPHandler] (Streamable HTTP).
 type Server struct {
 	info     Info
 	opts     Options
