@@ -12,7 +12,7 @@ import (
 // Descriptions and constraints come from the jsonschema tag in invopop's
 // form, comma-separated key=value pairs:
 //
-//	Path string `json:"path" jsonschema:"description=File path\, relative to the root.,maxLength=4096"`
+//	Path string `json:"path" jsonschema:"description=File path\\, relative to the root.,maxLength=4096"`
 //
 // go-sdk's form, a tag that is all description, is understood too, so that
 // a tool ported from go-sdk keeps its descriptions:
@@ -43,9 +43,9 @@ func tagDescription(f reflect.StructField) (string, error) {
 	}
 	for i, p := range parts[1:] {
 		if p := strings.TrimSpace(p); keyValuePart.MatchString(p) || invopopKeywords[p] {
-			desc, rest := strings.Join(parts[:i+1], `\,`), strings.Join(parts[i+1:], ",")
+			desc, rest := strings.Join(parts[:i+1], `\\,`), strings.Join(parts[i+1:], ",")
 			return "", fmt.Errorf("jsonschema tag %q: a description followed by %q: write the tag in invopop's form, "+
-				`jsonschema:"description=%s,%s" (a comma inside the description is written \,)`, tag, p, desc, rest)
+				`jsonschema:"description=%s,%s" (as Go source: a comma inside the description is written \\,)`, tag, p, desc, rest)
 		}
 	}
 	return tag, nil
