@@ -169,7 +169,7 @@ func canonicalRoot(root string) (string, error) {
 	// only its first missing component.
 	real, err := filepath.EvalSymlinks(abs)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("root %s does not exist: %w", root, fs.ErrNotExist)
+		return "", fmt.Errorf("root %s: %w", root, fs.ErrNotExist)
 	}
 	if err != nil {
 		return "", fmt.Errorf("root %s: %w", root, err)

@@ -21,7 +21,7 @@ func TestOpenNamesTheRoot(t *testing.T) {
 		name, root, want string
 		notExist         bool
 	}{
-		{"missing", filepath.Join(dir, "no", "such", "repo"), filepath.Join(dir, "no", "such", "repo") + " does not exist", true},
+		{"missing", filepath.Join(dir, "no", "such", "repo"), filepath.Join(dir, "no", "such", "repo") + ": file does not exist", true},
 		{"not a directory", file, file + " is not a directory", false},
 	}
 	for _, tt := range tests {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode"
@@ -55,4 +57,26 @@ func firstWord(s string) string {
 		return s
 	}
 	return s[:end]
+}
+
+// TestSchemasCheckCounts checks the count schemas --check gives, in the
+// singular and the plural.
+func TestSchemasCheckCounts(t *testing.T) {
+	dir := t.TempDir()
+	var out, errs strings.Builder
+	if err := schemas([]string{"--dir", dir}, &out, &errs); err != nil {
+		t.Fatal(err)
+	}
+	if err := schemas([]string{"--check", "--dir", dir}, &out, &errs); err != nil {
+		t.Fatalf("fresh schemas: %v", err)
+	}
+	for i, want := range []string{"1 schema file is stale", "2 schema files are stale"} {
+		name := []string{"read_file.input.json", "read_file.output.json"}[i]
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := schemas([]string{"--check", "--dir", dir}, &out, &errs); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("check: %v; want %q", err, want)
+		}
+	}
 }
