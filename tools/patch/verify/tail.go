@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"bytes"
 	"os"
 	"sync"
 )
@@ -39,6 +40,22 @@ func (t *tail) String() string {
 		return string(t.buf[len(t.buf)-t.max:])
 	}
 	return string(t.buf)
+}
+
+// last returns the last whole lines of the output, at most n bytes of
+// them (the end of one longer line when that is all there is), and the
+// number of bytes written so far.
+func (t *tail) last(n int) (string, int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	b := t.buf
+	if len(b) > n {
+		b = b[len(b)-n:]
+		if i := bytes.IndexByte(b, '\n'); i >= 0 && i+1 < len(b) {
+			b = b[i+1:]
+		}
+	}
+	return string(b), t.total
 }
 
 // RemoveAll removes a tree that checks ran in, making directories

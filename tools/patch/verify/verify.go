@@ -208,19 +208,26 @@ func (c *Checker) CheckSpec(s Spec) error {
 // Run runs the checks in order on the tree in dir (a directory the caller
 // owns and removes; checks may write into it). A check that cannot start
 // fails with its Error set; the run goes on.
-func (c *Checker) Run(ctx context.Context, dir string, specs []Spec) Report {
+func (c *Checker) Run(ctx context.Context, dir string, specs []Spec, opts ...RunOption) Report {
+	ro := runOptions{interval: time.Second}
+	for _, o := range opts {
+		o(&ro)
+	}
 	rep := Report{Passed: true}
 	iso, cleanup, err := c.prepare(dir)
 	defer cleanup()
-	for _, s := range specs {
+	for i, s := range specs {
 		var r Result
 		if err != nil {
 			r = Result{Name: s.Name, ExitCode: -1, Error: err.Error()}
 		} else {
-			r = c.runOne(ctx, iso, dir, s)
+			r = c.runOne(ctx, iso, dir, s, &ro, i, len(specs))
 		}
 		rep.Passed = rep.Passed && r.Passed
 		rep.Checks = append(rep.Checks, r)
+		if ro.progress != nil {
+			ro.progress(s.Name, i+1, len(specs), "")
+		}
 	}
 	if len(specs) == 0 {
 		rep.Passed = false
@@ -309,7 +316,7 @@ func (c *Checker) command(s Spec) []string {
 	return nil
 }
 
-func (c *Checker) runOne(ctx context.Context, re *runEnv, dir string, s Spec) Result {
+func (c *Checker) runOne(ctx context.Context, re *runEnv, dir string, s Spec, ro *runOptions, done, total int) Result {
 	r := Result{Name: s.Name, Packages: s.Packages, ExitCode: -1}
 	if len(r.Packages) == 0 {
 		r.Packages = []string{"./..."}
@@ -319,8 +326,19 @@ func (c *Checker) runOne(ctx context.Context, re *runEnv, dir string, s Spec) Re
 		return r
 	}
 	out := newTail(c.opts.MaxOutputBytes)
+	if ro.progress != nil {
+		ro.progress(s.Name, done, total, "")
+	}
+	var seen int64
+	tick := startTicker(ro.progress, ro.interval, func() {
+		if tail, written := out.last(ProgressTailBytes); written != seen {
+			seen = written
+			ro.progress(s.Name, done, total, tail)
+		}
+	})
 	start := time.Now()
 	code, timedOut, err := c.exec(ctx, re, dir, c.command(s), out)
+	tick.halt()
 	r.Duration = time.Since(start)
 	r.ExitCode, r.TimedOut = code, timedOut
 	r.Output, r.OutputBytes, r.Truncated = out.String(), out.total, out.truncated()

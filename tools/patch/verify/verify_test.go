@@ -3,6 +3,7 @@ package verify
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -71,5 +72,49 @@ func TestTail(t *testing.T) {
 	}
 	if got := tl.String(); got != "0123456789" || tl.total != 100 || !tl.truncated() {
 		t.Errorf("tail %q, total %d", got, tl.total)
+	}
+}
+
+func TestTailLast(t *testing.T) {
+	tl := newTail(100)
+	tl.Write([]byte("first line\nsecond line\nthird\n"))
+	for _, tt := range []struct {
+		n    int
+		want string
+	}{
+		{100, "first line\nsecond line\nthird\n"},
+		{15, "third\n"},
+		{4, "ird\n"},
+	} {
+		if got, total := tl.last(tt.n); got != tt.want || total != 29 {
+			t.Errorf("last(%d) = %q, %d; want %q, 29", tt.n, got, total, tt.want)
+		}
+	}
+}
+
+// TestProgress checks the calls a run makes to its Progress: a start and
+// an end for each check, in order, the end counting the check done.
+func TestProgress(t *testing.T) {
+	c, err := New(Options{FreshBuildCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module m\n\ngo 1.22\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "m.go"), []byte("package m\n"), 0o644)
+	type call struct {
+		check       string
+		done, total int
+	}
+	var calls []call
+	rep := c.Run(t.Context(), dir, []Spec{{Name: "gofmt"}, {Name: "gofmt"}}, WithProgress(func(check string, done, total int, tail string) {
+		calls = append(calls, call{check, done, total})
+	}))
+	if !rep.Passed {
+		t.Fatalf("run: %+v", rep)
+	}
+	want := []call{{"gofmt", 0, 2}, {"gofmt", 1, 2}, {"gofmt", 1, 2}, {"gofmt", 2, 2}}
+	if !slices.Equal(calls, want) {
+		t.Errorf("progress calls %v, want %v", calls, want)
 	}
 }
