@@ -153,6 +153,8 @@ func (t *tools) verify(ctx context.Context, req *server.Request, in VerifyPatchI
 	if err != nil {
 		return VerifyPatchOut{}, err
 	}
+	progress, stop := reportVerify(req, specs)
+	defer stop()
 	dir, err := os.MkdirTemp(t.checker.TempDir(), "repo-mcp-verify-")
 	if err != nil {
 		return VerifyPatchOut{}, server.Errorf(server.Internal, "making the export directory failed").Wrap(err)
@@ -171,8 +173,7 @@ func (t *tools) verify(ctx context.Context, req *server.Request, in VerifyPatchI
 		Files: stats.Files, Bytes: stats.Bytes, Omitted: stats.Omitted, Skipped: stats.Links + stats.Submodules,
 		DurationMS: time.Since(start).Milliseconds(),
 	}}
-	stop := reportVerify(req, specs, t.checker.CallTimeout())
-	rep := t.checker.Run(ctx, dir, specs)
+	rep := t.checker.Run(ctx, dir, specs, verify.WithProgress(progress))
 	stop()
 	out.Passed = rep.Passed
 	out.Isolation = Isolation{Network: rep.Isolation.Network, Filesystem: rep.Isolation.Filesystem, Notes: rep.Isolation.Notes}
