@@ -192,6 +192,9 @@ func progressFor(ctx context.Context, creq *mcp.CallToolRequest, version string)
 // hasProgressToken reports whether the params of a request carry a
 // progress token.
 func hasProgressToken(params json.RawMessage) bool {
+	if !bytes.Contains(params, []byte(`"progressToken"`)) {
+		return false // most calls: no need to decode what may be a large request
+	}
 	var p struct {
 		Meta struct {
 			ProgressToken json.RawMessage `json:"progressToken"`
