@@ -54,18 +54,20 @@ const DefaultBodyTimeout = 30 * time.Second
 // requests from origins not allowed (DNS-rebinding and cross-site
 // protection), and bounds every request body.
 func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.engine() },
-		&mcp.StreamableHTTPOptions{
-			Stateless: true, JSONResponse: true, Logger: s.log,
-			// The engine refuses every non-loopback Host on a loopback
-			// listener; a reverse proxy there forwards the names the
-			// guard allows.
-			DisableLocalhostProtection: len(opts.AllowedHosts) > 0,
-		})
+	engine := func(jsonResponse bool) http.Handler {
+		return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.engine() },
+			&mcp.StreamableHTTPOptions{
+				Stateless: true, JSONResponse: jsonResponse, Logger: s.log,
+				// The engine refuses every non-loopback Host on a loopback
+				// listener; a reverse proxy there forwards the names the
+				// guard allows.
+				DisableLocalhostProtection: len(opts.AllowedHosts) > 0,
+			})
+	}
 	if opts.BodyTimeout <= 0 {
 		opts.BodyTimeout = DefaultBodyTimeout
 	}
-	g := &httpGuard{next: h, opts: opts, maxBody: int64(s.opts.MaxFrameBytes), log: s.log, callers: s.callers, caller: s.opts.Caller}
+	g := &httpGuard{next: engine(true), stream: engine(false), opts: opts, maxBody: int64(s.opts.MaxFrameBytes), log: s.log, callers: s.callers, caller: s.opts.Caller}
 	if opts.Auth != nil {
 		g.authenticated = opts.Auth.require(http.HandlerFunc(g.serveAuthenticated))
 	}
@@ -73,7 +75,11 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 }
 
 type httpGuard struct {
+	// next answers with one JSON body; stream answers with an SSE stream,
+	// which can carry a call's progress notifications before its result
+	// (the only way they can travel in 2026-07-28).
 	next    http.Handler
+	stream  http.Handler
 	opts    HTTPOptions
 	maxBody int64
 	log     *slog.Logger
@@ -153,6 +159,12 @@ func (g *httpGuard) serveAuthenticated(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
+	if hasProgressToken(req.Params) {
+		// Progress goes on the call's own response stream. The result is
+		// not prepared (spliced) then: it travels as an SSE event.
+		g.stream.ServeHTTP(w, r)
+		return
+	}
 	g.serveCall(w, r, req.ID)
 }
 

@@ -50,6 +50,10 @@ type Request struct {
 	answerID string
 	answers  map[string]Answer
 	roundErr error // the previous round's state did not verify
+
+	// progress sends the call's progress notifications; nil when the
+	// request carried no progress token.
+	progress *progressReporter
 }
 
 // Effect returns the effect class of the called tool.

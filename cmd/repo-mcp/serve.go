@@ -3,7 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -37,10 +37,9 @@ type serveConfig struct {
 	tools       toolConfig
 }
 
-func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
+func parseServe(args []string, stdout, stderr io.Writer) (*serveConfig, error) {
 	var c serveConfig
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("serve", stdout, stderr)
 	fs.Func("workspace", "a workspace as ID=PATH (repeatable)", func(v string) error {
 		if id, path, ok := strings.Cut(v, "="); !ok || id == "" || path == "" {
 			return fmt.Errorf("want ID=PATH, got %q", v)
@@ -62,8 +61,8 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 	fs.StringVar(&c.identity, "identity", server.DefaultCaller, "caller identity of calls over stdio, and over HTTP without tokens")
 	c.tools.flags(fs)
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to `file` (for diagnosis)")
-	if err := fs.Parse(args); err != nil {
-		return nil, errUsage
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return nil, err
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "serve: unexpected argument %q\n", fs.Arg(0))
@@ -73,7 +72,7 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 }
 
 func serve(ctx context.Context, args []string, stderr io.Writer) error {
-	c, err := parseServe(args, stderr)
+	c, err := parseServe(args, os.Stdout, stderr)
 	if err != nil {
 		return err
 	}
@@ -123,6 +122,11 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 			return err
 		}
 	}
+	if len(cfg.Workspaces) == 0 {
+		// Every call would answer not_found: refuse, so that a host
+		// launched with a bad configuration shows why in its log.
+		return errNoWorkspace
+	}
 	if c.auditLog != "" {
 		f, err := os.OpenFile(c.auditLog, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
@@ -160,6 +164,9 @@ func readStateKey(name string, logger *slog.Logger) ([]byte, error) {
 	}
 	return key, nil
 }
+
+// errNoWorkspace is serve's refusal to serve nothing.
+var errNoWorkspace = errors.New("serve: no workspace to serve: give --workspace ID=PATH (repeatable) or a --config file that lists workspaces (repo-mcp serve -h says more)")
 
 // loadConfig reads --config and adds the --workspace flags to it.
 func loadConfig(c *serveConfig) (workspace.Config, error) {

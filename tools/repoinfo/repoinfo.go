@@ -5,7 +5,7 @@
 //	err := repoinfo.Register(s, reg)
 package repoinfo
 
-//go:generate go run github.com/repo-mcp/repo-mcp/internal/gencomments
+//go:generate go run github.com/repo-mcp/repo-mcp/server/cmd/gencomments
 
 import (
 	"cmp"
@@ -112,7 +112,7 @@ func (o RepoInfoOut) Text() string {
 	if o.Head.Ref != "" {
 		fmt.Fprintf(&b, " (%s)", o.Head.Ref)
 	}
-	fmt.Fprintf(&b, "; %d branches, %d tags; %d files", o.TotalBranches, o.TotalTags, o.FileCount)
+	fmt.Fprintf(&b, "; %s, %s; %s", toolkit.Count(o.TotalBranches, "branch", "branches"), toolkit.Count(o.TotalTags, "tag", "tags"), toolkit.Count(o.FileCount, "file", "files"))
 	if o.GoModule != "" {
 		fmt.Fprintf(&b, "; Go module %s", o.GoModule)
 	}
