@@ -79,8 +79,19 @@ func (r *Request) Answer(key string) (Answer, bool) {
 // "" in a first round.
 func (r *Request) State() string { return r.state }
 
-// askLifetime bounds how long an unanswered question stays valid.
-const askLifetime = 10 * time.Minute
+// AnswerID identifies the questions this call's answers reply to: the same
+// for every call that presents one requestState, different for each
+// question asked; "" in a first round. A requestState stays valid until it
+// expires ([QuestionLifetime]), so a client may present it again with
+// another answer (decline, then accept). A tool whose answer has an effect
+// takes each answer once: it claims AnswerID, before acting on the answer,
+// where every replica serving the client sees the claim (a replica's memory
+// would not do: the next call may reach another replica).
+func (r *Request) AnswerID() string { return r.answerID }
+
+// QuestionLifetime bounds how long an unanswered question stays valid: a
+// requestState older than this is refused.
+const QuestionLifetime = 10 * time.Minute
 
 // askState is what the requestState of an input_required result holds.
 type askState struct {
@@ -89,6 +100,7 @@ type askState struct {
 	Digest  string `json:"d"` // of the call's canonical arguments
 	Expires int64  `json:"e"` // Unix seconds
 	State   string `json:"s"`
+	ID      string `json:"i"` // random: what Request.AnswerID returns
 }
 
 // signState seals st with the server's key.
@@ -102,21 +114,21 @@ func (s *Server) signState(st askState) string {
 var errBadState = errors.New("requestState is not one this server issued for this call, or it has expired")
 
 // openState verifies a requestState for the call req.
-func (s *Server) openState(token string, req *Request) (string, error) {
+func (s *Server) openState(token string, req *Request) (askState, error) {
 	enc, sig, ok := strings.Cut(token, ".")
 	payload, err1 := base64.RawURLEncoding.DecodeString(enc)
 	got, err2 := base64.RawURLEncoding.DecodeString(sig)
 	if !ok || err1 != nil || err2 != nil {
-		return "", errBadState
+		return askState{}, errBadState
 	}
 	mac := hmac.New(sha256.New, s.opts.StateKey)
 	mac.Write(payload)
 	var st askState
-	if !hmac.Equal(got, mac.Sum(nil)) || json.Unmarshal(payload, &st) != nil ||
+	if !hmac.Equal(got, mac.Sum(nil)) || json.Unmarshal(payload, &st) != nil || st.ID == "" ||
 		st.Tool != req.Tool || st.Caller != req.Caller || st.Digest != argumentsDigest(req) || time.Now().Unix() > st.Expires {
-		return "", errBadState
+		return askState{}, errBadState
 	}
-	return st.State, nil
+	return st, nil
 }
 
 // newStateKey returns a random key for sealing request state. Replicas that
@@ -133,11 +145,11 @@ func (s *Server) receiveRound(req *Request, params *mcp.CallToolParamsRaw) error
 	if params.RequestState == "" && len(params.InputResponses) == 0 {
 		return nil
 	}
-	state, err := s.openState(params.RequestState, req)
+	st, err := s.openState(params.RequestState, req)
 	if err != nil {
 		return err
 	}
-	req.state = state
+	req.state, req.answerID = st.State, st.ID
 	req.answers = make(map[string]Answer, len(params.InputResponses))
 	for key, resp := range params.InputResponses {
 		if er, ok := resp.(*mcp.ElicitResult); ok {
@@ -157,6 +169,7 @@ func (s *Server) inputRequired(req *Request, a *askError) *mcp.CallToolResult {
 		}
 		requests[key] = &mcp.ElicitParams{Mode: "form", Message: q.Message, RequestedSchema: schema}
 	}
-	state := s.signState(askState{Tool: req.Tool, Caller: req.Caller, Digest: argumentsDigest(req), Expires: time.Now().Add(askLifetime).Unix(), State: a.state})
+	state := s.signState(askState{Tool: req.Tool, Caller: req.Caller, Digest: argumentsDigest(req),
+		Expires: time.Now().Add(QuestionLifetime).Unix(), State: a.state, ID: rand.Text()})
 	return &mcp.CallToolResult{InputRequests: requests, RequestState: state, Meta: mcp.Meta{MetaRequestID: req.ID}}
 }

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
 
+	"github.com/repo-mcp/repo-mcp/internal/mcphttp"
 	"github.com/repo-mcp/repo-mcp/server"
 	"github.com/repo-mcp/repo-mcp/server/servertest"
 )
@@ -86,5 +88,53 @@ func TestIsAsk(t *testing.T) {
 		if got := server.IsAsk(tc.err); got != tc.want {
 			t.Errorf("IsAsk(%v) = %v, want %v", tc.err, got, tc.want)
 		}
+	}
+}
+
+// TestAnswerID checks that every call presenting one requestState has the
+// same AnswerID, and that each question asked has its own.
+func TestAnswerID(t *testing.T) {
+	s := newTestServer(server.Options{Logger: slog.New(slog.DiscardHandler), Audit: io.Discard})
+	server.MustRegister(s, server.Tool{Name: "confirm_once", Description: "Asks.", Effect: server.Destructive},
+		func(_ context.Context, req *server.Request, in confirmIn) (confirmOut, error) {
+			if a, ok := req.Answer("confirm"); ok {
+				return confirmOut{Confirmed: a.Accepted(), Note: req.AnswerID()}, nil
+			}
+			return confirmOut{}, server.Ask("", map[string]server.Question{"confirm": {Message: "Sure?"}})
+		})
+	ts := httptest.NewServer(s.HTTPHandler(server.HTTPOptions{}))
+	defer ts.Close()
+	ask := func() string {
+		_, _, body := postCall(t, ts.URL, "", "confirm_once", mcphttp.Call(1, "confirm_once", `{"digest":"abc"}`, ""))
+		var res struct {
+			Result struct {
+				RequestState string `json:"requestState"`
+			} `json:"result"`
+		}
+		if json.Unmarshal([]byte(body), &res) != nil || res.Result.RequestState == "" {
+			t.Fatalf("no question: %s", body)
+		}
+		return res.Result.RequestState
+	}
+	answer := func(state, action string) string {
+		extra := fmt.Sprintf(`"inputResponses":{"confirm":{"action":%q}},"requestState":%q`, action, state)
+		_, _, body := postCall(t, ts.URL, "", "confirm_once", mcphttp.Call(2, "confirm_once", `{"digest":"abc"}`, extra))
+		var res struct {
+			Result struct {
+				StructuredContent confirmOut `json:"structuredContent"`
+			} `json:"result"`
+		}
+		if json.Unmarshal([]byte(body), &res) != nil || res.Result.StructuredContent.Note == "" {
+			t.Fatalf("no answer id: %s", body)
+		}
+		return res.Result.StructuredContent.Note
+	}
+	first := ask()
+	declined, accepted := answer(first, "decline"), answer(first, "accept")
+	if declined != accepted {
+		t.Errorf("one question, two answer ids: %q and %q", declined, accepted)
+	}
+	if other := answer(ask(), "accept"); other == declined {
+		t.Errorf("two questions share the answer id %q", other)
 	}
 }

@@ -9,7 +9,7 @@
 // # Registering a tool
 //
 //	type ReadIn struct {
-//		Path string `json:"path" jsonschema:"description=File path, relative to the root.,maxLength=4096"`
+//		Path string `json:"path" jsonschema:"description=File path\\, relative to the root.,maxLength=4096"`
 //		Max  int    `json:"max_bytes,omitempty" jsonschema:"minimum=1"`
 //	}
 //	type ReadOut struct {
@@ -30,9 +30,31 @@
 // Register refuses types whose schema would not constrain a model (fields
 // without json tags, any, functions, channels, recursive types). Schemas
 // are inline and closed (additionalProperties false); fields without
-// omitempty are required; descriptions come from jsonschema struct tags
-// (or jsonschema_description) and from Go doc comments, which
-// internal/gencomments turns into the Tool.Comments map at go generate time.
+// omitempty are required.
+//
+// Descriptions come from jsonschema struct tags, in invopop's key=value
+// form (`jsonschema:"description=...,maxLength=9"`) or in go-sdk's, where
+// the whole tag is the description (`jsonschema:"Who to greet."`), and
+// from Go doc comments. A binary has no source beside it, so the comments
+// are generated into the package at go generate time by
+// server/cmd/gencomments, which any module can run:
+//
+//	//go:generate go run github.com/repo-mcp/repo-mcp/server/cmd/gencomments
+//
+// It writes comments_gen.go with a goComments function; pass its result as
+// [Tool.Comments]. A model knows fields by their JSON names, so a comment
+// that begins with the Go name ("IncludeTests includes ...") gets the JSON
+// name there ("include_tests includes ...").
+//
+// # Serving over stdio
+//
+// A host starts the server as a subprocess and speaks MCP on its stdin
+// and stdout. [TakeStdout] keeps a stray print from corrupting the stream;
+// call it first, then serve until stdin ends (see the stdio example):
+//
+//	protocol, err := server.TakeStdout()
+//	...
+//	err = s.Serve(ctx, os.Stdin, protocol)
 //
 // # What happens to a call
 //
@@ -69,6 +91,18 @@
 // times (see prepared.go). Tools need do nothing for it; [Texter] lets a
 // large output render its text itself and leave it out of the structured
 // result.
+//
+// # Progress
+//
+// A call that takes more than a few seconds reports how far it has come
+// with [Request.Progress]. When the client put a progress token in the
+// request, the reports become notifications/progress (throttled to four a
+// second, the last one sent before the result, only increasing values);
+// over HTTP the response is then an SSE stream that carries them. Without
+// a token reporting costs nothing. Clients such as the TypeScript SDK's
+// give up on a request after a timeout (60 s by default) unless progress
+// arrives, so a tool that can run for minutes should report at least
+// every few seconds.
 //
 // # Asking the person behind the client
 //

@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log"
 	"log/slog"
+	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/repo-mcp/repo-mcp/server"
 )
@@ -62,4 +66,26 @@ func Example() {
 	// - (root): additional properties 'Name' not allowed
 	// - /Name: unknown key "Name": keys are case-sensitive; did you mean "name"?
 	// hint: fix every problem listed, then call again
+}
+
+// The main function of a stdio server: what a host launches. TakeStdout
+// comes first, so that nothing but the protocol reaches stdout; Serve
+// returns when the host closes stdin. (This example is compiled, not run:
+// it would take the test's own stdout.)
+func Example_stdio() {
+	protocol, err := server.TakeStdout()
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	s := server.New(server.Info{Name: "greeter", Version: "v1"}, server.Options{}) // logs and audit: stderr
+	server.MustRegister(s, server.Tool{Name: "greet", Description: "Greets someone.", Effect: server.ReadOnly},
+		func(_ context.Context, req *server.Request, in greetIn) (greetOut, error) {
+			req.Progress(1, 1, "greeting") // a notification only when the client asked for progress
+			return greetOut{Greeting: "Hello, " + in.Name + "!"}, nil
+		})
+	if err := s.Serve(ctx, os.Stdin, protocol); err != nil {
+		log.Fatal(err)
+	}
 }

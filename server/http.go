@@ -3,15 +3,19 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	fastjson "github.com/segmentio/encoding/json"
@@ -32,7 +36,16 @@ type HTTPOptions struct {
 	// the token's user the caller of its calls. Without it, calls over
 	// HTTP are made for [Options.Caller].
 	Auth *BearerAuth
+	// BodyTimeout bounds the time a POST's body may take to arrive, from
+	// the moment its headers have: a client that sends a body slowly, or
+	// never, is answered 408 and its connection closed, rather than hold
+	// it. Default [DefaultBodyTimeout].
+	BodyTimeout time.Duration
 }
+
+// DefaultBodyTimeout is the default of [HTTPOptions.BodyTimeout]: ample
+// for the largest message at a slow client's pace (8 MiB at 300 KiB/s).
+const DefaultBodyTimeout = 30 * time.Second
 
 // HTTPHandler returns the Streamable HTTP handler of the server, to mount
 // at /mcp. It serves 2026-07-28 requests statelessly (any replica can answer
@@ -41,15 +54,20 @@ type HTTPOptions struct {
 // requests from origins not allowed (DNS-rebinding and cross-site
 // protection), and bounds every request body.
 func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.engine() },
-		&mcp.StreamableHTTPOptions{
-			Stateless: true, JSONResponse: true, Logger: s.log,
-			// The engine refuses every non-loopback Host on a loopback
-			// listener; a reverse proxy there forwards the names the
-			// guard allows.
-			DisableLocalhostProtection: len(opts.AllowedHosts) > 0,
-		})
-	g := &httpGuard{next: h, opts: opts, maxBody: int64(s.opts.MaxFrameBytes), log: s.log}
+	engine := func(jsonResponse bool) http.Handler {
+		return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.engine() },
+			&mcp.StreamableHTTPOptions{
+				Stateless: true, JSONResponse: jsonResponse, Logger: s.log,
+				// The engine refuses every non-loopback Host on a loopback
+				// listener; a reverse proxy there forwards the names the
+				// guard allows.
+				DisableLocalhostProtection: len(opts.AllowedHosts) > 0,
+			})
+	}
+	if opts.BodyTimeout <= 0 {
+		opts.BodyTimeout = DefaultBodyTimeout
+	}
+	g := &httpGuard{next: engine(true), stream: engine(false), opts: opts, maxBody: int64(s.opts.MaxFrameBytes), log: s.log, callers: s.callers, caller: s.opts.Caller}
 	if opts.Auth != nil {
 		g.authenticated = opts.Auth.require(http.HandlerFunc(g.serveAuthenticated))
 	}
@@ -57,13 +75,22 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 }
 
 type httpGuard struct {
+	// next answers with one JSON body; stream answers with an SSE stream,
+	// which can carry a call's progress notifications before its result
+	// (the only way they can travel in 2026-07-28).
 	next    http.Handler
+	stream  http.Handler
 	opts    HTTPOptions
 	maxBody int64
 	log     *slog.Logger
 	// authenticated is serveAuthenticated behind the bearer token check,
 	// when the options ask for one.
 	authenticated http.Handler
+	// callers counts a request's caller while its body arrives, as the
+	// tool chain counts the call it carries (nil: no limit); caller is
+	// the one of requests without a token.
+	callers *callerLimit
+	caller  string
 }
 
 func (g *httpGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -92,7 +119,18 @@ func (g *httpGuard) serveAuthenticated(w http.ResponseWriter, r *http.Request) {
 		g.next.ServeHTTP(w, r)
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, g.maxBody+1))
+	body, err := g.readBody(w, r)
+	if errors.Is(err, errCallerBusy) {
+		w.Header().Set("Retry-After", "1")
+		writeHTTPError(w, http.StatusTooManyRequests, nil, codeServerBusy, "too many calls in progress for this caller")
+		return
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		w.Header().Set("Connection", "close")
+		writeHTTPError(w, http.StatusRequestTimeout, nil, jsonrpc.CodeParseError,
+			fmt.Sprintf("the request body did not arrive within %v", g.opts.BodyTimeout))
+		return
+	}
 	if err != nil {
 		writeHTTPError(w, http.StatusBadRequest, nil, jsonrpc.CodeParseError, "could not read the request body")
 		return
@@ -121,7 +159,53 @@ func (g *httpGuard) serveAuthenticated(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
+	if hasProgressToken(req.Params) {
+		// Progress goes on the call's own response stream. The result is
+		// not prepared (spliced) then: it travels as an SSE event.
+		g.stream.ServeHTTP(w, r)
+		return
+	}
 	g.serveCall(w, r, req.ID)
+}
+
+var errCallerBusy = errors.New("the caller has its quota of calls in progress")
+
+// codeServerBusy is the JSON-RPC error of a request refused because its
+// caller has its quota of calls in progress: a code from the range the
+// specification leaves to servers (-32000 to -32099).
+const codeServerBusy = -32000
+
+// readBody reads a POST's body, up to one byte past the bound, within the
+// body timeout. While the body arrives the request counts as one of its
+// caller's calls in progress, so a caller that opens requests and sends
+// their bodies slowly is held to the same quota as one whose calls run
+// slowly; the count ends when the body is in, and the call it carries is
+// counted again by the tool chain. A request of a caller at its quota is
+// refused at once (errCallerBusy) when some of the quota is bodies still
+// arriving; when all of it is calls running, its body is read, within the
+// timeout, and the tool chain refuses the call as transient, as it always
+// has.
+func (g *httpGuard) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	if g.callers != nil {
+		caller := g.caller
+		if info := auth.TokenInfoFromContext(r.Context()); info != nil {
+			caller = info.UserID
+		}
+		ok, trickling := g.callers.acquireBody(caller)
+		switch {
+		case ok:
+			defer g.callers.releaseBody(caller)
+		case trickling:
+			return nil, errCallerBusy
+		}
+	}
+	rc := http.NewResponseController(w)
+	// A ResponseWriter that cannot set deadlines (a test's recorder) has
+	// no connection to hold.
+	if err := rc.SetReadDeadline(time.Now().Add(g.opts.BodyTimeout)); err == nil {
+		defer rc.SetReadDeadline(time.Time{})
+	}
+	return io.ReadAll(io.LimitReader(r.Body, g.maxBody+1))
 }
 
 // hostAllowed accepts loopback hosts and those listed.

@@ -32,10 +32,11 @@ type registered struct {
 
 // Register adds a tool whose arguments are an In and whose structured
 // result is an Out. Both must be structs whose exported fields all have json
-// tags; their JSON Schemas are derived from them and checked in under
-// schemas/. Register fails, without side effects, when the definition is
-// incomplete, the types would give a schema that does not constrain a
-// model, or the name is taken.
+// tags; their JSON Schemas are derived from them when the tool is
+// registered (descriptions from jsonschema tags, in invopop's or go-sdk's
+// form, and from t.Comments). Register fails, without side effects, when
+// the definition is incomplete, the types would give a schema that does
+// not constrain a model, a tag cannot be read, or the name is taken.
 func Register[In, Out any](s *Server, t Tool, fn Func[In, Out]) error {
 	if err := t.check(); err != nil {
 		return err

@@ -26,6 +26,9 @@ type withChan struct {
 type intMap struct {
 	M map[int]string `json:"m"`
 }
+type mixedTag struct {
+	D string `json:"d" jsonschema:"The d, at most 3,maxLength=3"`
+}
 type outWithRequestID struct {
 	RequestID string `json:"request_id"`
 }
@@ -49,6 +52,8 @@ func TestRegisterRejects(t *testing.T) {
 		{"func field", func(s *server.Server) error { return server.Register(s, good, noop[withFunc, empty]) }, "no JSON form"},
 		{"chan field", func(s *server.Server) error { return server.Register(s, good, noop[withChan, empty]) }, "no JSON form"},
 		{"int map keys", func(s *server.Server) error { return server.Register(s, good, noop[intMap, empty]) }, "map keys"},
+		{"description then key=value", func(s *server.Server) error { return server.Register(s, good, noop[mixedTag, empty]) },
+			`jsonschema:"description=The d\\, at most 3,maxLength=3"`},
 		{"non-struct input", func(s *server.Server) error { return server.Register(s, good, noop[string, empty]) }, "must be structs"},
 		{"any input", func(s *server.Server) error { return server.Register(s, good, noop[any, empty]) }, "accepts anything"},
 		{"any output", func(s *server.Server) error { return server.Register(s, good, noop[empty, withAny]) }, "output"},

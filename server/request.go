@@ -49,8 +49,13 @@ type Request struct {
 	// (see Ask).
 	canAsk   bool
 	state    string
+	answerID string
 	answers  map[string]Answer
 	roundErr error // the previous round's state did not verify
+
+	// progress sends the call's progress notifications; nil when the
+	// request carried no progress token.
+	progress *progressReporter
 }
 
 // Input returns the call's arguments decoded into the tool's input type

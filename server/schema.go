@@ -36,6 +36,7 @@ func reflectSchema(t reflect.Type, comments map[string]string) (map[string]any, 
 		DoNotReference: true,
 		ExpandedStruct: true,
 		CommentMap:     comments,
+		LookupComment:  lookupTagDescription,
 	}
 	s := r.ReflectFromType(t)
 	s.Version = ""
@@ -105,6 +106,9 @@ func checkType(t reflect.Type, seen []reflect.Type, path string) error {
 			}
 			if !hasTag && !f.Anonymous {
 				return fmt.Errorf("%s.%s: exported field without a json tag; name it explicitly", t, f.Name)
+			}
+			if _, err := tagDescription(f); err != nil {
+				return fmt.Errorf("%s.%s: %w", t, f.Name, err)
 			}
 			if err := checkType(f.Type, seen, joinPath(path, t, f.Name)); err != nil {
 				return err

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -91,5 +92,45 @@ func TestDescriptionsFromComments(t *testing.T) {
 	}
 	if got := in["description"]; got != "DocIn is documented by comments rather than tags." {
 		t.Errorf("schema description = %v", got)
+	}
+}
+
+// goSDKTags mixes go-sdk's tag form (all description) with invopop's.
+type goSDKTags struct {
+	Plain     string `json:"plain" jsonschema:"The file to read, relative to the root."`
+	Invopop   int    `json:"invopop" jsonschema:"description=A count\\, at least one.,minimum=1"`
+	Required  string `json:"required,omitempty" jsonschema:"required"`
+	Commented string `json:"commented,omitempty" jsonschema:"From the tag, not the comment."`
+	Untagged  string `json:"untagged,omitempty"`
+}
+
+func TestTagDescriptions(t *testing.T) {
+	s := server.New(server.Info{Name: "t"}, server.Options{})
+	comments := map[string]string{
+		"github.com/repo-mcp/repo-mcp/server_test.goSDKTags.Commented": "From the comment.",
+		"github.com/repo-mcp/repo-mcp/server_test.goSDKTags.Untagged":  "Only a comment.",
+	}
+	if err := server.Register(s, server.Tool{Name: "t", Description: "d", Effect: server.ReadOnly, Comments: comments}, noop[goSDKTags, empty]); err != nil {
+		t.Fatal(err)
+	}
+	props := s.Tools()[0].InputSchema["properties"].(map[string]any)
+	tests := []struct{ property, want string }{
+		{"plain", "The file to read, relative to the root."},
+		{"invopop", "A count, at least one."},
+		{"required", ""},
+		{"commented", "From the tag, not the comment."},
+		{"untagged", "Only a comment."},
+	}
+	for _, tt := range tests {
+		got, _ := props[tt.property].(map[string]any)["description"].(string)
+		if got != tt.want {
+			t.Errorf("%s: description %q, want %q", tt.property, got, tt.want)
+		}
+	}
+	if min := props["invopop"].(map[string]any)["minimum"]; min != json.Number("1") && min != 1.0 {
+		t.Errorf("invopop: minimum %v, want 1", min)
+	}
+	if req, _ := s.Tools()[0].InputSchema["required"].([]any); !slices.Contains(req, any("required")) {
+		t.Errorf("required %v: the bare keyword was lost", req)
 	}
 }

@@ -74,8 +74,9 @@ type Info struct {
 }
 
 // Server holds registered tools and serves them over stdio or HTTP. Create
-// one with [New], add tools with [Register], then call [Server.ServeStdio]
-// or [Server.HTTPHandler].
+// one with [New], add tools with [Register], then call [Server.Serve] on
+// the protocol stream [TakeStdout] returns (stdio) or mount
+// [Server.HTTPHandler] (Streamable HTTP).
 type Server struct {
 	info     Info
 	opts     Options
@@ -258,6 +259,8 @@ func (s *Server) callHandler(r *registered) mcp.ToolHandler {
 			req.canAsk = true
 		}
 		req.roundErr = s.receiveRound(req, creq.Params)
+		req.progress = progressFor(ctx, creq, req.ProtocolVersion)
+		defer req.progress.finish() // the last report goes out before the result
 		res := r.handle(ctx, req)
 		if res.ask != nil {
 			return s.inputRequired(req, res.ask), nil

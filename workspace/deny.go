@@ -14,15 +14,40 @@ import (
 // case-insensitive, and a denied directory denies everything below it.
 // Workspaces add to this list with [WorkspaceConfig.Deny]; nothing removes
 // from it.
+//
+// The list errs towards denying files that usually hold secrets, and stops
+// short of names that ordinary source also uses: "env.*" is left out
+// (env.go, env.ts, env.d.ts are code), as are a project's own settings.xml,
+// gradle.properties and .yarnrc.yml, whose secret-bearing copies live in a
+// home directory (.m2/settings.xml, .gradle/gradle.properties) and are
+// denied there.
 var DefaultDenyPatterns = []string{
-	".env", ".env.*", ".envrc",
-	"*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore", "*.ppk", "*.kdbx", "*.asc", "*.gpg",
+	// Environment files in every naming: .env, .env.production,
+	// .env-production, .env_local, prod.env, and direnv's .envrc.
+	".env", ".env.*", ".env-*", ".env_*", "*.env", ".envrc",
+	// Keys, certificates with keys, and key stores.
+	"*.pem", "*.key", "*.p8", "*.p12", "*.pfx", "*.pkcs12", "*.jks", "*.keystore", "*.bks",
+	"*.ppk", "*.kdbx", "*.asc", "*.gpg",
 	"id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
 	".ssh", ".gnupg", ".password-store",
-	".aws/credentials", ".docker/config.json", ".kube/config", ".config/gh/hosts.yml", ".config/gcloud",
-	".netrc", "_netrc", ".npmrc", ".pypirc", ".pgpass", ".my.cnf", ".htpasswd", ".git-credentials",
-	".vault-token", ".terraformrc", "terraform.tfvars", "*.tfstate", "*.tfstate.backup",
-	"credentials.json", "client_secret*.json", "service-account*.json", "secrets.yml", "secrets.yaml",
+	// Cloud credentials: AWS, Google Cloud, Azure, and the tools that keep
+	// keys for them.
+	".aws/credentials", ".aws/config", ".config/gcloud", "application_default_credentials.json",
+	".azure", "accessTokens.json", "msal_token_cache.*", ".boto", ".s3cfg",
+	"credentials.json", "client_secret*.json", "service-account*.json",
+	// Containers and Kubernetes.
+	".docker/config.json", ".dockercfg", ".kube/config", "kubeconfig", "kubeconfig.yaml", "kubeconfig.yml", "*.kubeconfig",
+	// Package registries, forges and git.
+	".netrc", "_netrc", ".npmrc", ".pypirc", ".cargo/credentials", ".cargo/credentials.toml",
+	".gem/credentials", ".m2/settings.xml", ".m2/settings-security.xml", ".gradle/gradle.properties",
+	".git-credentials", ".config/gh/hosts.yml", ".config/hub",
+	// Databases and services.
+	".pgpass", ".my.cnf", ".htpasswd", ".vault-token",
+	// Terraform: state holds every secret it created; variable files are
+	// where its documentation puts them.
+	".terraformrc", "*.tfvars", "*.tfvars.json", "*.tfstate", "*.tfstate.backup",
+	// Application secret files.
+	"secrets.yml", "secrets.yaml", "secrets.json",
 }
 
 // denyRule is one compiled deny pattern. Most patterns are a literal name,

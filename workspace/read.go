@@ -140,7 +140,8 @@ func showablePath(p string) bool {
 // Commits calls fn for each commit reachable from the snapshot's revision
 // (HEAD for the working tree), newest committer time first, as git log
 // orders them by default, until fn returns an error or MaxAncestry commits
-// have been visited. fn may return [fs.SkipAll] to end the walk without an
+// have been visited. In a shallow clone the walk ends at the boundary, as
+// git log's does: a commit there is reported without parents. fn may return [fs.SkipAll] to end the walk without an
 // error, as in [Snapshot.Walk]. The repository is not locked while fn runs, so fn may read other
 // snapshots.
 func (s *Snapshot) Commits(ctx context.Context, fn func(Commit) error) error {
@@ -169,6 +170,7 @@ func (s *Snapshot) Commits(ctx context.Context, fn func(Commit) error) error {
 		return nil
 	}
 	r.mu.Lock()
+	boundary := ws.boundaryLocked() // read once: a shallow clone's history ends there
 	err := push(plumbing.NewHash(start))
 	r.mu.Unlock()
 	if err != nil {
@@ -179,17 +181,24 @@ func (s *Snapshot) Commits(ctx context.Context, fn func(Commit) error) error {
 			return err
 		}
 		c := heap.Pop(queue).(*object.Commit)
-		r.mu.Lock()
-		for _, p := range c.ParentHashes {
-			if err = push(p); err != nil {
-				break
+		commit := commitOf(c)
+		if slices.Contains(boundary, c.Hash) {
+			// A commit on a shallow clone's boundary: its parents were not
+			// fetched, and git log (like git show) treats it as having none.
+			commit.Parents = nil
+		} else {
+			r.mu.Lock()
+			for _, p := range c.ParentHashes {
+				if err = push(p); err != nil {
+					break
+				}
+			}
+			r.mu.Unlock()
+			if err != nil {
+				return err
 			}
 		}
-		r.mu.Unlock()
-		if err != nil {
-			return err
-		}
-		if err := fn(commitOf(c)); err != nil {
+		if err := fn(commit); err != nil {
 			if errors.Is(err, fs.SkipAll) {
 				return nil
 			}

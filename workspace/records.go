@@ -113,5 +113,6 @@ func checkBranchName(name string) error {
 	if !strings.HasPrefix(name, "refs/heads/") {
 		return errclass.Errorf(errclass.InvalidInput, "ref %s is not a branch (refs/heads/...)", quoteInput(name))
 	}
-	return nil
+	_, err := BranchRef(name) // git's branch-name rules: no HEAD, @, object ids
+	return err
 }

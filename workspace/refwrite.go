@@ -45,6 +45,55 @@ func CheckRefName(name string) error {
 	return nil
 }
 
+// BranchRef returns the full ref name of branch name, given short
+// ("feature/x") or in full ("refs/heads/feature/x"). The name must pass
+// git check-ref-format --branch, and must not be one git reads as
+// something other than a branch: HEAD and the other pseudo-refs
+// (FETCH_HEAD, ORIG_HEAD, ...), "@", or a full object id. A branch named
+// HEAD, say, is refused by git branch and makes git warn that "HEAD" is
+// ambiguous on every later use.
+func BranchRef(name string) (string, error) {
+	short := strings.TrimPrefix(name, "refs/heads/")
+	var why string
+	switch {
+	case short == "":
+		why = "is empty"
+	case strings.HasPrefix(short, "refs/"):
+		why = "names a ref outside refs/heads/"
+	case strings.HasPrefix(short, "-"):
+		why = "starts with '-'"
+	case short == "@" || isPseudoRef(short):
+		why = "is a name git reads as something other than a branch"
+	case isObjectID(short):
+		why = "reads as an object id"
+	case CheckRefName("refs/heads/"+short) != nil:
+		why = "breaks git's ref-name rules (no '..', '@{', control characters, space, ~^:?*[\\, " +
+			"component starting with '.' or ending with '.lock', name ending with '.' or '/')"
+	}
+	if why != "" {
+		return "", errclass.Errorf(errclass.InvalidInput, "branch name %s is not allowed: it %s", quoteInput(name), why)
+	}
+	return "refs/heads/" + short, nil
+}
+
+// isPseudoRef reports whether name is one of the names git keeps beside
+// HEAD in the repository directory and resolves before refs/heads/ (see
+// gitrevisions(7)).
+func isPseudoRef(name string) bool {
+	switch name {
+	case "HEAD", "FETCH_HEAD", "ORIG_HEAD", "MERGE_HEAD", "CHERRY_PICK_HEAD",
+		"REVERT_HEAD", "REBASE_HEAD", "BISECT_HEAD", "AUTO_MERGE":
+		return true
+	}
+	return false
+}
+
+// isObjectID reports whether s is a full SHA-1 or SHA-256 object id in
+// hex, which git would resolve as the object rather than the branch.
+func isObjectID(s string) bool {
+	return (len(s) == 40 || len(s) == 64) && isHex(s)
+}
+
 // readRef returns the commit SHA a ref names directly, or "" when the ref
 // does not exist.
 func (w *Workspace) readRef(name string) (string, error) {

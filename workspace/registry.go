@@ -3,6 +3,7 @@ package workspace
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -169,16 +170,21 @@ func canonicalRoot(root string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// The errors name the root as configured: EvalSymlinks's would name
+	// only its first missing component.
 	real, err := filepath.EvalSymlinks(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("root %s: %w", root, fs.ErrNotExist)
+	}
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("root %s: %w", root, err)
 	}
 	fi, err := os.Stat(real)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("root %s: %w", root, err)
 	}
 	if !fi.IsDir() {
-		return "", fmt.Errorf("root %s is not a directory", real)
+		return "", fmt.Errorf("root %s is not a directory", root)
 	}
 	return real, nil
 }

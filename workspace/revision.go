@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -325,7 +326,7 @@ func (w *Workspace) peelUncachedLocked(h plumbing.Hash, input string) (plumbing.
 		obj, err := w.repo.storage.EncodedObject(plumbing.AnyObject, h)
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
 			return plumbing.ZeroHash, errclass.Errorf(errclass.NotFound,
-				"revision %s does not exist in workspace %q", quoteInput(input), w.id)
+				"revision %s does not exist in workspace %q%s", quoteInput(input), w.id, w.shallowNoteLocked())
 		}
 		if err != nil {
 			return plumbing.ZeroHash, w.internalError("reading an object", err)
@@ -356,6 +357,7 @@ func (w *Workspace) stepLocked(h plumbing.Hash, st revStep, input string) (plumb
 	if st.parent {
 		count, index = 1, st.n-1
 	}
+	boundary := w.boundaryLocked() // read once: a step may cross it
 	for range count {
 		ci, err := w.repo.commitLocked(h)
 		if err != nil {
@@ -364,6 +366,9 @@ func (w *Workspace) stepLocked(h plumbing.Hash, st revStep, input string) (plumb
 		if index >= len(ci.parents) {
 			return plumbing.ZeroHash, errclass.Errorf(errclass.NotFound,
 				"revision %s goes past the commits that exist", quoteInput(input))
+		}
+		if slices.Contains(boundary, h) {
+			return plumbing.ZeroHash, w.beyondBoundary(input, h)
 		}
 		h = ci.parents[index]
 	}

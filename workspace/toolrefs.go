@@ -9,8 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/repo-mcp/repo-mcp/errclass"
 )
 
@@ -22,29 +20,95 @@ import (
 // start with "refs/", sorted by name. Each SHA is the object the ref names
 // directly (a blob, for some records; nothing is peeled). Symbolic refs
 // are left out.
+//
+// It reads packed-refs and the loose refs under the prefix's directory
+// only, as git for-each-ref does, not every ref of the repository: the
+// patch tools list their own refs on every proposal, in repositories
+// with many thousands of tags.
 func (w *Workspace) listRefs(prefix string) ([]Ref, error) {
 	if !strings.HasPrefix(prefix, "refs/") {
 		return nil, errclass.Errorf(errclass.InvalidInput, "ref prefix %s does not start with refs/", quoteInput(prefix))
 	}
-	r := w.repo
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	iter, err := r.storage.IterReferences()
-	if err != nil {
-		return nil, w.internalError("listing refs", err)
+	found := map[string]string{}
+	if err := w.packedRefs(prefix, found); err != nil {
+		return nil, err
 	}
-	var out []Ref
-	err = iter.ForEach(func(ref *plumbing.Reference) error {
-		if name := ref.Name().String(); ref.Type() == plumbing.HashReference && strings.HasPrefix(name, prefix) {
-			out = append(out, Ref{Name: name, SHA: ref.Hash().String()})
+	if err := w.looseRefs(prefix, found); err != nil {
+		return nil, err
+	}
+	out := make([]Ref, 0, len(found))
+	for name, sha := range found {
+		out = append(out, Ref{Name: name, SHA: sha})
+	}
+	slices.SortFunc(out, func(a, b Ref) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+// packedRefs adds the refs of packed-refs whose names start with prefix.
+func (w *Workspace) packedRefs(prefix string, found map[string]string) error {
+	data, err := os.ReadFile(filepath.Join(w.refsDir(), "packed-refs"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return w.internalError("reading packed-refs", err)
+	}
+	for line := range strings.Lines(string(data)) {
+		sha, name, ok := strings.Cut(strings.TrimRight(line, "\r\n"), " ")
+		if ok && strings.HasPrefix(name, prefix) && isHexSHA(sha) {
+			found[name] = sha
+		}
+	}
+	return nil
+}
+
+// looseRefs adds (over packed ones) the loose refs whose names start with
+// prefix: the files below the prefix's last complete directory. A loose
+// symbolic ref hides a packed ref of its name, as in git.
+func (w *Workspace) looseRefs(prefix string, found map[string]string) error {
+	dir := prefix[:strings.LastIndexByte(prefix, '/')+1]
+	root := filepath.Join(w.refsDir(), filepath.FromSlash(dir))
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil // no loose ref there (or one deleted meanwhile)
+		case err != nil:
+			return err
+		case !d.Type().IsRegular() || strings.HasSuffix(p, ".lock"):
+			return nil
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		name := dir + filepath.ToSlash(rel)
+		if !strings.HasPrefix(name, prefix) {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if sha := strings.TrimSpace(string(data)); isHexSHA(sha) {
+			found[name] = sha
+		} else {
+			delete(found, name)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, w.internalError("listing refs", err)
+		return w.internalError("listing refs", err)
 	}
-	slices.SortFunc(out, func(a, b Ref) int { return strings.Compare(a.Name, b.Name) })
-	return out, nil
+	return nil
+}
+
+// isHexSHA reports whether s is a full SHA-1 in lowercase hex, as git
+// writes them in ref files.
+func isHexSHA(s string) bool {
+	return len(s) == 40 && isHex(s) && strings.ToLower(s) == s
 }
 
 // deleteRef removes ref name if, and only if, it is now at oldSHA. It

@@ -16,8 +16,10 @@ func TestListRefs(t *testing.T) {
 	blob := repo.Blob(t, "a record\n")
 	repo.SetRef(t, "refs/repo-mcp/b", commits[1])
 	repo.SetRef(t, "refs/repo-mcp/a/x", blob)
+	repo.SetRef(t, "refs/repo-mcp/d", commits[1])
 	gitfixture.Git(t, repo.Dir, "pack-refs", "--all") // packed ones are listed too
 	repo.SetRef(t, "refs/repo-mcp/a/y", commits[0])
+	repo.SetRef(t, "refs/repo-mcp/d", commits[0]) // a loose ref hides its packed value
 	gitfixture.Git(t, repo.Dir, "symbolic-ref", "refs/repo-mcp/sym", "refs/heads/main")
 	ws := writable(t, repo.Dir)
 
@@ -25,7 +27,7 @@ func TestListRefs(t *testing.T) {
 		prefix string
 		want   []string
 	}{
-		{"refs/repo-mcp/", []string{"refs/repo-mcp/a/x " + blob, "refs/repo-mcp/a/y " + commits[0], "refs/repo-mcp/b " + commits[1]}},
+		{"refs/repo-mcp/", []string{"refs/repo-mcp/a/x " + blob, "refs/repo-mcp/a/y " + commits[0], "refs/repo-mcp/b " + commits[1], "refs/repo-mcp/d " + commits[0]}},
 		{"refs/repo-mcp/a/", []string{"refs/repo-mcp/a/x " + blob, "refs/repo-mcp/a/y " + commits[0]}},
 		{"refs/repo-mcp/c", nil},
 		{"refs/tags/v", []string{"refs/tags/v1 " + strings.TrimSpace(gitfixture.Git(t, repo.Dir, "rev-parse", "refs/tags/v1"))}}, // not peeled

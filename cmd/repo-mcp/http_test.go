@@ -347,29 +347,9 @@ oauth:
 // asked by one replica is answered through the other, as behind a load
 // balancer, and the third refuses the answer.
 func TestReplicasShareQuestions(t *testing.T) {
-	repo := gitfixture.New(t)
-	repo.Commit(t, "first", map[string]gitfixture.File{"main.go": gitfixture.Text("package main\n\nfunc main() { println(\"hello\") }\n")})
-	dir := t.TempDir()
-	config, key := filepath.Join(dir, "repo-mcp.yaml"), filepath.Join(dir, "state.key")
-	writeFile(t, config, fmt.Sprintf("workspaces:\n  - id: fx\n    root: %q\n", repo.Dir))
-	writeFile(t, key, "0123456789abcdef0123456789abcdef0123456789abcdef\n")
-	serve := func(extra ...string) string {
-		return peers.StartHTTP(t, repoMCP(t), append([]string{"serve", "--http", "127.0.0.1:0", "--index-cache", "off", "--config", config}, extra...)...)
-	}
+	serve, key, _ := replicas(t)
 	a, b, other := serve("--state-key-file", key), serve("--state-key-file", key), serve()
-
-	var gen struct {
-		Result struct {
-			StructuredContent struct {
-				PatchID    string `json:"patch_id"`
-				DiffSHA256 string `json:"diff_sha256"`
-			} `json:"structuredContent"`
-		} `json:"result"`
-	}
-	callHTTP(t, a, "generate_patch", map[string]any{"workspace_id": "fx", "edits": []map[string]any{
-		{"op": "replace", "path": "main.go", "old_text": `"hello"`, "new_text": `"hello, replicas"`},
-	}}, "", &gen)
-	p := gen.Result.StructuredContent
+	p := proposeHTTP(t, a, `"hello, replicas"`)
 	apply := map[string]any{"workspace_id": "fx", "patch_id": p.PatchID, "diff_sha256": p.DiffSHA256}
 	var asked struct {
 		Result struct {
@@ -398,6 +378,42 @@ func TestReplicasShareQuestions(t *testing.T) {
 	if applied.Result.IsError {
 		t.Errorf("the replica sharing the key refused the answer: %+v", applied)
 	}
+}
+
+// replicas makes a repository with main.go, and a config and a state key
+// for replicas serving it; serve starts one with extra flags and returns
+// its URL.
+func replicas(t *testing.T) (serve func(extra ...string) string, key, repoDir string) {
+	repo := gitfixture.New(t)
+	repo.Commit(t, "first", map[string]gitfixture.File{"main.go": gitfixture.Text("package main\n\nfunc main() { println(\"hello\") }\n")})
+	dir := t.TempDir()
+	config, key := filepath.Join(dir, "repo-mcp.yaml"), filepath.Join(dir, "state.key")
+	writeFile(t, config, fmt.Sprintf("workspaces:\n  - id: fx\n    root: %q\n", repo.Dir))
+	writeFile(t, key, "0123456789abcdef0123456789abcdef0123456789abcdef\n")
+	serve = func(extra ...string) string {
+		return peers.StartHTTP(t, repoMCP(t), append([]string{"serve", "--http", "127.0.0.1:0", "--index-cache", "off", "--config", config}, extra...)...)
+	}
+	return serve, key, repo.Dir
+}
+
+// proposal is what a test needs of generate_patch's result.
+type proposal struct {
+	PatchID    string `json:"patch_id"`
+	DiffSHA256 string `json:"diff_sha256"`
+}
+
+// proposeHTTP proposes, through the server at url, to replace main.go's
+// "hello" by replacement.
+func proposeHTTP(t *testing.T, url, replacement string) proposal {
+	var gen struct {
+		Result struct {
+			StructuredContent proposal `json:"structuredContent"`
+		} `json:"result"`
+	}
+	callHTTP(t, url, "generate_patch", map[string]any{"workspace_id": "fx", "edits": []map[string]any{
+		{"op": "replace", "path": "main.go", "old_text": `"hello"`, "new_text": replacement},
+	}}, "", &gen)
+	return gen.Result.StructuredContent
 }
 
 // callHTTP calls tool over Streamable HTTP at 2026-07-28, from a client

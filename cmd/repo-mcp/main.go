@@ -3,13 +3,17 @@
 //
 // Usage:
 //
-//	repo-mcp serve [--workspace ID=PATH]... [--config FILE] [--http ADDR]
-//	               [--audit-log FILE] [--read-only] [--identity NAME] ...
+//	repo-mcp serve [--workspace ID=PATH]... [--config FILE] [--http ADDR] [flags]
 //	repo-mcp prune --older-than D delete the proposals never applied that are older than D
 //	repo-mcp token IDENTITY      make a bearer token for calls over HTTP
 //	repo-mcp tools               list the tools: name, effect, description
 //	repo-mcp schemas [--check]   write (or check) schemas/<tool>.{input,output}.json
 //	repo-mcp version
+//	repo-mcp help                the commands, each with its line; COMMAND -h says more
+//
+// serve refuses to start without a workspace: a host launched with a bad
+// configuration shows the error in its log rather than a server whose
+// every call fails.
 //
 // serve speaks MCP over stdin/stdout unless --http is given. Over HTTP,
 // when the --config file lists tokens or an OAuth issuer, every request
@@ -28,12 +32,15 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
+	"text/tabwriter"
 
 	"github.com/repo-mcp/repo-mcp/tools/patch/verify"
 )
@@ -48,6 +55,8 @@ func main() {
 	if err != nil {
 		var status exitStatus
 		switch {
+		case errors.Is(err, flag.ErrHelp):
+			os.Exit(0) // asked for help, and given it
 		case errors.As(err, &status):
 			os.Exit(int(status))
 		case !errors.Is(err, errUsage):
@@ -65,20 +74,45 @@ type exitStatus int
 
 func (s exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(s)) }
 
-const usage = `usage:
-  repo-mcp serve [--workspace ID=PATH]... [--config FILE] [--http ADDR [--allow-remote] [--allowed-host NAME]...]
-                 [--audit-log FILE] [--read-only] [--identity NAME]
-  repo-mcp prune [--config FILE] [--workspace ID=PATH]... --older-than DURATION [--dry-run]
-  repo-mcp token IDENTITY
-  repo-mcp tools
-  repo-mcp schemas [--dir DIR] [--check]
-  repo-mcp version
-`
+// commands are the subcommands, in the order help lists them.
+var commands = []struct{ name, args, summary string }{
+	{"serve", "[--workspace ID=PATH]... [--config FILE] [--http ADDR] [flags]", "serve the workspaces over MCP: stdio for a host to launch, or Streamable HTTP"},
+	{"prune", "--older-than DURATION [--config FILE] [--workspace ID=PATH]... [--dry-run]", "delete the patch proposals never applied that are older than DURATION"},
+	{"token", "IDENTITY", "make a bearer token for calls over HTTP, and the config entry for it"},
+	{"tools", "", "list the tools: name, effect, description"},
+	{"schemas", "[--dir DIR] [--check]", "write (or check) schemas/<tool>.{input,output}.json"},
+	{"version", "", "print the version"},
+	{"help", "", "print this help"},
+}
+
+// usage is the top-level help: each command with its line.
+func usage() string {
+	var b strings.Builder
+	b.WriteString("repo-mcp serves Git repositories to AI hosts over the Model Context Protocol.\n\nusage: repo-mcp COMMAND [ARGS]\n\ncommands:\n")
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	for _, c := range commands {
+		fmt.Fprintf(tw, "  %s\t%s\n", c.name, c.summary)
+	}
+	tw.Flush()
+	b.WriteString("\nrepo-mcp COMMAND -h says more about each.\n")
+	return b.String()
+}
+
+// commandHelp is the first lines of a command's help: its usage line and
+// what it does.
+func commandHelp(name string) string {
+	for _, c := range commands {
+		if c.name == name {
+			return fmt.Sprintf("usage: %s\n\n%s.\n", strings.TrimSpace("repo-mcp "+c.name+" "+c.args), strings.ToUpper(c.summary[:1])+c.summary[1:])
+		}
+	}
+	return ""
+}
 
 // run dispatches a subcommand. Only serve touches stdin/stdout.
 func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usage())
 		return errUsage
 	}
 	switch cmd, rest := args[0], args[1:]; cmd {
@@ -92,19 +126,52 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	case "token":
 		return newToken(rest, os.Stdout, stderr)
 	case "tools":
-		return listTools(rest, os.Stdout)
+		return listTools(rest, os.Stdout, stderr)
 	case "schemas":
-		return schemas(rest, os.Stdout)
+		return schemas(rest, os.Stdout, stderr)
 	case "version":
 		fmt.Fprintln(os.Stdout, "repo-mcp", version())
 		return nil
-	case "help", "-h", "--help":
-		fmt.Fprint(os.Stdout, usage)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(os.Stdout, usage())
 		return nil
 	default:
-		fmt.Fprintf(stderr, "repo-mcp: unknown command %q\n%s", cmd, usage)
+		fmt.Fprintf(stderr, "repo-mcp: unknown command %q\n\n%s", cmd, usage())
 		return errUsage
 	}
+}
+
+// newFlagSet returns the flag set of a command, whose -h writes the
+// command's help to stdout (and makes Parse return flag.ErrHelp, which
+// exits 0) and whose errors go to stderr with a pointer to -h.
+func newFlagSet(name string, stdout, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {} // parseFlags says it all
+	return fs
+}
+
+// parseFlags parses args with fs; asked for help, it writes the command's
+// help and flags to stdout and returns flag.ErrHelp.
+func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) error {
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, commandHelp(fs.Name()))
+		hasFlags := false
+		fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+		if hasFlags {
+			fmt.Fprint(stdout, "\nflags:\n")
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+		}
+		return flag.ErrHelp
+	}
+	if err != nil {
+		// The flag package has said why.
+		fmt.Fprintf(fs.Output(), "(repo-mcp %s -h says more)\n", fs.Name())
+		return errUsage
+	}
+	return nil
 }
 
 // version is the module version the binary was built from.

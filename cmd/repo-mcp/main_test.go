@@ -48,6 +48,21 @@ func TestCommandLine(t *testing.T) {
 		{[]string{"token", "a\nb"}, 2, "", "cannot call"},
 		{[]string{"token", "alice"}, 0, "rmcp_", ""},
 		{[]string{"serve", "extra"}, 2, "", "unexpected argument"},
+		// Help is asked for, so it is no error; each command has its line.
+		{[]string{"help"}, 0, "  prune    delete the patch proposals never applied", ""},
+		{[]string{"--help"}, 0, "  serve    serve the workspaces over MCP", ""},
+		{[]string{"serve", "--help"}, 0, "Serve the workspaces over MCP", ""},
+		{[]string{"serve", "-h"}, 0, "-workspace value", ""},
+		{[]string{"tools", "-h"}, 0, "usage: repo-mcp tools\n", ""},
+		{[]string{"schemas", "--help"}, 0, "-check", ""},
+		{[]string{"token", "--help"}, 0, "usage: repo-mcp token IDENTITY", ""},
+		{[]string{"serve", "--bogus"}, 2, "", "(repo-mcp serve -h says more)"},
+		// A server with nothing to serve refuses to start, and says why.
+		{[]string{"serve"}, 2, "", "no workspace to serve: give --workspace ID=PATH"},
+		{[]string{"serve", "--workspace", "app=/no/such/repo"}, 2, "", `workspace "app": root /no/such/repo: file does not exist`},
+		// Outside a checkout there is nothing to call stale.
+		{[]string{"schemas", "--check", "--dir", "/no/such/schemas"}, 2, "", "there is no directory /no/such/schemas here"},
+		{[]string{"schemas", "--check", "--dir", "testdata"}, 2, "", "testdata holds none of the tools' schema files"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

@@ -109,8 +109,9 @@ func TestReadOnlyHasNoPatchTools(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "apply_patch") {
 		t.Fatalf("tools: %v\n%s", err, out)
 	}
+	root, _ := fixtureRepo(t)
 	client := mcp.NewClient(&mcp.Implementation{Name: "ro", Version: "0"}, nil)
-	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: exec.Command(repoMCP(t), "serve", "--read-only", "--index-cache", "off")}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: exec.Command(repoMCP(t), "serve", "--read-only", "--index-cache", "off", "--workspace", "fx="+root)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

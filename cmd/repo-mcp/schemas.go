@@ -4,17 +4,20 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/repo-mcp/repo-mcp/server"
 	"github.com/repo-mcp/repo-mcp/tools/patch/verify"
+	"github.com/repo-mcp/repo-mcp/tools/toolkit"
 )
 
 // allTools returns a server with every tool registered, for listing and
@@ -28,8 +31,13 @@ func allTools() (*server.Server, error) {
 	return s, nil
 }
 
-func listTools(args []string, stdout io.Writer) error {
-	if len(args) > 0 {
+func listTools(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("tools", stdout, stderr)
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "tools: unexpected argument %q\n", fs.Arg(0))
 		return errUsage
 	}
 	s, err := allTools()
@@ -47,11 +55,15 @@ func listTools(args []string, stdout io.Writer) error {
 
 // schemas writes schemas/<tool>.input.json and .output.json for every tool,
 // or with --check reports (and fails on) files that differ.
-func schemas(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("schemas", flag.ContinueOnError)
+func schemas(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("schemas", stdout, stderr)
 	dir := fs.String("dir", "schemas", "`directory` of the schema files")
 	check := fs.Bool("check", false, "fail if the files differ from the tools' schemas")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "schemas: unexpected argument %q\n", fs.Arg(0))
 		return errUsage
 	}
 	s, err := allTools()
@@ -63,16 +75,41 @@ func schemas(args []string, stdout io.Writer) error {
 		return err
 	}
 	if *check {
+		if err := checkSchemaDir(*dir, want); err != nil {
+			return err
+		}
 		stale := staleSchemas(*dir, want)
+		slices.Sort(stale)
 		for _, name := range stale {
 			fmt.Fprintf(stdout, "stale: %s\n", filepath.Join(*dir, name))
 		}
 		if len(stale) > 0 {
-			return fmt.Errorf("%d schema files are stale; run go generate ./... (or repo-mcp schemas)", len(stale))
+			return fmt.Errorf("%s stale; run go generate ./... (or repo-mcp schemas)", toolkit.Count(len(stale), "schema file is", "schema files are"))
 		}
 		return nil
 	}
 	return writeSchemas(*dir, want)
+}
+
+// checkSchemaDir makes sure dir is a schemas/ folder to check: outside a
+// repo-mcp checkout there is none, and every file would otherwise be
+// called stale.
+func checkSchemaDir(dir string, want map[string][]byte) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("schemas --check: there is no directory %s here; run it at the root of a repo-mcp checkout, or name the directory with --dir", dir)
+	case err != nil:
+		return fmt.Errorf("schemas --check: %w", err)
+	case !fi.IsDir():
+		return fmt.Errorf("schemas --check: %s is not a directory", dir)
+	}
+	for name := range want {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("schemas --check: %s holds none of the tools' schema files: not a repo-mcp checkout's schemas/ (repo-mcp schemas --dir %s writes them)", dir, dir)
 }
 
 // schemaFiles returns the schema files for the tools of s, by file name.

@@ -3,7 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -29,6 +29,7 @@ type serveConfig struct {
 	allowRemote bool
 	hosts       []string
 	maxCalls    int
+	bodyTimeout time.Duration
 	stateKey    string
 	auditLog    string
 	identity    string
@@ -36,10 +37,9 @@ type serveConfig struct {
 	tools       toolConfig
 }
 
-func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
+func parseServe(args []string, stdout, stderr io.Writer) (*serveConfig, error) {
 	var c serveConfig
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("serve", stdout, stderr)
 	fs.Func("workspace", "a workspace as ID=PATH (repeatable)", func(v string) error {
 		if id, path, ok := strings.Cut(v, "="); !ok || id == "" || path == "" {
 			return fmt.Errorf("want ID=PATH, got %q", v)
@@ -55,13 +55,14 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 		return nil
 	})
 	fs.IntVar(&c.maxCalls, "max-calls-per-caller", 16, "over HTTP, the calls one caller may have in progress (0: no limit)")
+	fs.DurationVar(&c.bodyTimeout, "http-body-timeout", server.DefaultBodyTimeout, "over HTTP, how long a request's body may take to arrive once its headers have")
 	fs.StringVar(&c.stateKey, "state-key-file", "", "a `file` holding the secret (32 bytes or more) that seals the questions tools put to a person; replicas behind one load balancer must share it (default: a random key per process)")
 	fs.StringVar(&c.auditLog, "audit-log", "", "append the audit trail to `file` (default: stderr)")
 	fs.StringVar(&c.identity, "identity", server.DefaultCaller, "caller identity of calls over stdio, and over HTTP without tokens")
 	c.tools.flags(fs)
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to `file` (for diagnosis)")
-	if err := fs.Parse(args); err != nil {
-		return nil, errUsage
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return nil, err
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "serve: unexpected argument %q\n", fs.Arg(0))
@@ -71,7 +72,7 @@ func parseServe(args []string, stderr io.Writer) (*serveConfig, error) {
 }
 
 func serve(ctx context.Context, args []string, stderr io.Writer) error {
-	c, err := parseServe(args, stderr)
+	c, err := parseServe(args, os.Stdout, stderr)
 	if err != nil {
 		return err
 	}
@@ -121,6 +122,11 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 			return err
 		}
 	}
+	if len(cfg.Workspaces) == 0 {
+		// Every call would answer not_found: refuse, so that a host
+		// launched with a bad configuration shows why in its log.
+		return errNoWorkspace
+	}
 	if c.auditLog != "" {
 		f, err := os.OpenFile(c.auditLog, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
@@ -158,6 +164,9 @@ func readStateKey(name string, logger *slog.Logger) ([]byte, error) {
 	}
 	return key, nil
 }
+
+// errNoWorkspace is serve's refusal to serve nothing.
+var errNoWorkspace = errors.New("serve: no workspace to serve: give --workspace ID=PATH (repeatable) or a --config file that lists workspaces (repo-mcp serve -h says more)")
 
 // loadConfig reads --config and adds the --workspace flags to it.
 func loadConfig(c *serveConfig) (fileConfig, error) {
@@ -244,7 +253,7 @@ func serveHTTP(ctx context.Context, s *server.Server, c *serveConfig, bearer *se
 		return err
 	}
 	mux := http.NewServeMux()
-	hopts := server.HTTPOptions{Auth: bearer, AllowedHosts: c.hosts}
+	hopts := server.HTTPOptions{Auth: bearer, AllowedHosts: c.hosts, BodyTimeout: c.bodyTimeout}
 	if host, _, _ := net.SplitHostPort(c.httpAddr); c.allowRemote && host != "" && !net.ParseIP(host).IsUnspecified() {
 		hopts.AllowedHosts = append(hopts.AllowedHosts, host)
 	}
@@ -260,7 +269,16 @@ func serveHTTP(ctx context.Context, s *server.Server, c *serveConfig, bearer *se
 	// For load balancers: the process is up and serving. It needs no
 	// token and says nothing else.
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok\n") })
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{
+		Handler: boundBodies(mux, c.bodyTimeout),
+		// A client that sends its headers slowly, or keeps an idle
+		// connection, does not hold it. There is no ReadTimeout: net/http
+		// would cancel a long call's context when it passed; bodies are
+		// bounded per request instead (boundBodies, and /mcp's handler).
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+	}
 	logger.Info("serving MCP over HTTP", "url", "http://"+ln.Addr().String()+"/mcp", "version", version(), "bearer_tokens", bearer != nil, "oauth", resource != nil)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
@@ -272,4 +290,19 @@ func serveHTTP(ctx context.Context, s *server.Server, c *serveConfig, bearer *se
 		defer cancel()
 		return hs.Shutdown(shutdown)
 	}
+}
+
+// boundBodies gives every request with a body the time d for it to
+// arrive, whichever handler reads it, or none does (net/http reads what
+// is left of a small body after the handler, to reuse the connection).
+// /mcp's handler takes the deadline over and ends it once the body is in,
+// so a long call is not cut. Requests without a body are left alone: a
+// deadline would cancel a stream's context when it passed.
+func boundBodies(h http.Handler, d time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil && r.Body != http.NoBody {
+			http.NewResponseController(w).SetReadDeadline(time.Now().Add(d))
+		}
+		h.ServeHTTP(w, r)
+	})
 }

@@ -38,6 +38,11 @@ func tokenVerifier(tokens []tokenConfig) auth.TokenVerifier {
 // newToken writes a fresh token for identity and the configuration entry
 // that lets it call: the token is shown this once and kept nowhere.
 func newToken(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("token", stdout, stderr)
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return err // -h, or an identity that looks like a flag
+	}
+	args = fs.Args()
 	if len(args) != 1 || args[0] == "" || args[0] == "*" {
 		fmt.Fprint(stderr, "usage: repo-mcp token IDENTITY\n")
 		return errUsage

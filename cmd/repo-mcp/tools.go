@@ -30,6 +30,8 @@ type toolConfig struct {
 	verifyChecks   string
 	verifyTimeout  time.Duration
 	verifyFreshGoc bool
+	maxProposals   int
+	maxFailures    int
 	hideEmails     bool
 
 	verifyUnconfined []verify.Property
@@ -45,6 +47,8 @@ func (c *toolConfig) flags(fs *flag.FlagSet) {
 		c.protected = append(c.protected, v)
 		return nil
 	})
+	fs.IntVar(&c.maxProposals, "max-open-proposals", patch.DefaultMaxOpenProposals, "the proposals not applied one caller may have in a workspace (-1: no limit)")
+	fs.IntVar(&c.maxFailures, "max-failed-applies", patch.DefaultMaxFailedApplies, "the failed applies of one caller kept on record in a workspace; over it, apply_patch is refused until repo-mcp prune clears them (-1: no limit)")
 	fs.StringVar(&c.verifyChecks, "verify-checks", strings.Join(verify.DefaultChecks, ","), "the checks verify_patch may run, comma-separated")
 	fs.DurationVar(&c.verifyTimeout, "verify-timeout", 5*time.Minute, "bound on each verify_patch check")
 	fs.BoolVar(&c.hideEmails, "hide-emails", false, "leave authors' and committers' emails out of history and diff results")
@@ -102,8 +106,10 @@ func registerTools(ctx context.Context, s *server.Server, reg *workspace.Registr
 		checks = strings.Split(c.verifyChecks, ",")
 	}
 	err = patch.Register(s, reg, patch.Options{
-		Protected: c.protected,
-		Logger:    logger,
+		Protected:        c.protected,
+		Logger:           logger,
+		MaxOpenProposals: c.maxProposals,
+		MaxFailedApplies: c.maxFailures,
 		Verify: verify.Options{
 			Checks: checks, Timeout: c.verifyTimeout, FreshBuildCache: c.verifyFreshGoc,
 			Unconfined: c.verifyUnconfined, DiskBytes: c.verifyDisk, MaxProcs: c.verifyProcs,

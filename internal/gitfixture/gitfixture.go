@@ -20,7 +20,9 @@ import (
 	"bytes"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -272,4 +274,13 @@ func Git(t T, dir string, args ...string) string {
 		t.Fatalf("gitfixture: git %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
 	}
 	return string(out)
+}
+
+// ShallowClone clones r with git clone --depth, as a CI checkout does, into
+// a new temporary directory, and returns its path.
+func (r *Repo) ShallowClone(t T, depth int) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "shallow")
+	Git(t, r.Dir, "clone", "-q", "--depth", strconv.Itoa(depth), "file://"+r.Dir, dir)
+	return dir
 }

@@ -72,3 +72,14 @@ func Gopls(t testing.TB) string {
 	}
 	return gopls
 }
+
+// Package returns the folder of an installed npm package (for a script
+// that loads it from there).
+func Package(t testing.TB, name string) string {
+	t.Helper()
+	dir := filepath.Join(Dir(t), "node_modules", filepath.FromSlash(name))
+	if _, err := os.Stat(filepath.Join(dir, "package.json")); err != nil {
+		missing(t, "npm package "+name+" is not installed among the peers: "+err.Error())
+	}
+	return dir
+}

@@ -84,6 +84,8 @@ type echoIn struct {
 
 type sleepIn struct {
 	Millis int `json:"millis" jsonschema:"minimum=0,maximum=600000"`
+	// ProgressMillis, when positive, is how often to report progress while sleeping.
+	ProgressMillis int `json:"progress_ms,omitempty" jsonschema:"minimum=0,maximum=600000"`
 }
 
 type bigIn struct {
@@ -110,6 +112,23 @@ func register(s *server.Server) error {
 			func(context.Context, *server.Request, none) (none, error) {
 				return none{}, server.Errorf(server.PreconditionFailed, "This tool intentionally returns an error for testing")
 			}),
+		server.Register(s, ro("test_tool_with_progress", "Reports progress 0, 50 and 100 of 100 (conformance fixture)."),
+			func(ctx context.Context, req *server.Request, _ none) (textOut, error) {
+				// The suite asks for pauses of about 50 ms; the framework
+				// lets out one notification per 250 ms (the newest), so
+				// the pauses are longer for all three to travel.
+				for i, p := range []float64{0, 50, 100} {
+					if i > 0 {
+						select {
+						case <-time.After(300 * time.Millisecond):
+						case <-ctx.Done():
+							return textOut{}, ctx.Err()
+						}
+					}
+					req.Progress(p, 100, fmt.Sprintf("%g of 100", p))
+				}
+				return textOut{Text: "progress reported"}, nil
+			}),
 		server.Register(s, ro("echo", "Echoes the message."),
 			func(_ context.Context, _ *server.Request, in echoIn) (textOut, error) {
 				return textOut{Text: in.Message}, nil
@@ -128,20 +147,37 @@ func register(s *server.Server) error {
 				}
 				return textOut{Text: "printed"}, nil
 			}),
-		server.Register(s, ro("sleep", "Sleeps for the given time, or until cancelled."),
-			func(ctx context.Context, _ *server.Request, in sleepIn) (textOut, error) {
-				select {
-				case <-time.After(time.Duration(in.Millis) * time.Millisecond):
-					return textOut{Text: "slept"}, nil
-				case <-ctx.Done():
-					return textOut{}, ctx.Err()
-				}
-			}),
+		server.Register(s, ro("sleep", "Sleeps for the given time, or until cancelled, reporting progress every progress_ms if asked."),
+			sleep),
 		server.Register(s, server.Tool{Name: "big", Description: "Returns a text result of the given size.", Effect: server.ReadOnly, MaxResultBytes: 100 << 20},
 			func(_ context.Context, _ *server.Request, in bigIn) (bigOut, error) {
 				return bigOut{Size: in.Bytes, text: strings.Repeat("x", in.Bytes)}, nil
 			}),
 	)
+}
+
+// sleep sleeps, and reports the milliseconds slept so far as progress
+// every in.ProgressMillis.
+func sleep(ctx context.Context, req *server.Request, in sleepIn) (textOut, error) {
+	start := time.Now()
+	end := time.After(time.Duration(in.Millis) * time.Millisecond)
+	var beat <-chan time.Time
+	if in.ProgressMillis > 0 {
+		t := time.NewTicker(time.Duration(in.ProgressMillis) * time.Millisecond)
+		defer t.Stop()
+		beat = t.C
+	}
+	for {
+		select {
+		case <-end:
+			return textOut{Text: "slept"}, nil
+		case <-beat:
+			slept := time.Since(start).Milliseconds()
+			req.Progress(float64(slept), float64(in.Millis), fmt.Sprintf("slept %d of %d ms", slept, in.Millis))
+		case <-ctx.Done():
+			return textOut{}, ctx.Err()
+		}
+	}
 }
 
 func firstErr(errs ...error) error {

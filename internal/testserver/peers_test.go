@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -84,6 +85,69 @@ func TestInspector(t *testing.T) {
 				"--tool-name", "echo", "--tool-arg", "message=from the inspector")
 			if !strings.Contains(string(out), "from the inspector") {
 				t.Errorf("tools/call: %s", out)
+			}
+		})
+	}
+}
+
+// TestTypeScriptSDKProgress shows what progress notifications are for: the
+// TypeScript SDK's client gives up on a request after its timeout (60 s by
+// default) unless progress arrives and it was told to reset the timeout on
+// progress. A call that sleeps longer than the client's timeout completes
+// when the client asks for progress, and fails without it; over stdio, and
+// over Streamable HTTP, where the progress travels on the call's SSE
+// response.
+func TestTypeScriptSDKProgress(t *testing.T) {
+	node := peers.Node(t)
+	peers.Package(t, "@modelcontextprotocol/sdk")
+	const sleepMs, timeoutMs = 8000, 3000
+	for _, mode := range []string{"stdio", "http"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			target := testserver(t)
+			if mode == "http" {
+				target = peers.StartHTTP(t, target, "-http", "127.0.0.1:0")
+			}
+			cmd := exec.Command(node, "testdata/progress-client.cjs", peers.Dir(t), mode, target,
+				strconv.Itoa(sleepMs), strconv.Itoa(timeoutMs))
+			cmd.Env = peers.Env(t)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("progress-client: %v\n%s", err, stderr.String())
+			}
+			type call struct {
+				Progress      bool   `json:"progress"`
+				Notifications int    `json:"notifications"`
+				IsError       bool   `json:"isError"`
+				Text          string `json:"text"`
+				Error         string `json:"error"`
+				Code          int    `json:"code"`
+				MS            int    `json:"ms"`
+			}
+			var calls []call
+			for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+				var c call
+				if err := json.Unmarshal([]byte(line), &c); err != nil {
+					t.Fatalf("%s: %v", line, err)
+				}
+				calls = append(calls, c)
+			}
+			if len(calls) != 2 {
+				t.Fatalf("want 2 calls, got %s", out)
+			}
+			with, without := calls[0], calls[1]
+			t.Logf("with progress: %+v; without: %+v", with, without)
+			if with.IsError || with.Error != "" || !strings.Contains(with.Text, `"text":"slept"`) {
+				t.Errorf("with progress, the %d ms call did not complete under a %d ms timeout: %+v", sleepMs, timeoutMs, with)
+			}
+			if with.MS < sleepMs || with.Notifications < sleepMs/1000-2 {
+				t.Errorf("with progress: %d notifications in %d ms; want about one a second for %d ms", with.Notifications, with.MS, sleepMs)
+			}
+			// -32001 is the SDK's RequestTimeout.
+			if without.Code != -32001 || without.Notifications != 0 || without.MS >= sleepMs {
+				t.Errorf("without progress the call should time out after %d ms: %+v", timeoutMs, without)
 			}
 		})
 	}

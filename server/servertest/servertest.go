@@ -11,9 +11,12 @@
 package servertest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -22,8 +25,85 @@ import (
 
 // Client is a connected MCP client.
 type Client struct {
-	t       testing.TB
-	session *mcp.ClientSession
+	t        testing.TB
+	session  *mcp.ClientSession
+	progress *progressLog
+}
+
+// Progress is one notifications/progress a call received.
+type Progress struct {
+	Progress, Total float64
+	Message         string
+}
+
+// progressLog keeps the notifications of calls made with CallProgress,
+// by progress token.
+type progressLog struct {
+	mu    sync.Mutex
+	next  int
+	calls map[string][]Progress
+}
+
+func (l *progressLog) token() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.next++
+	return fmt.Sprintf("servertest-%d", l.next)
+}
+
+// tap returns a reader of r that records the progress notifications it
+// reads. The client's own handler runs after the response may have been
+// delivered; a notification read here was read before the response that
+// follows it, so a call finds all of its own when it returns.
+func (l *progressLog) tap(r io.ReadCloser) io.ReadCloser {
+	return &progressTap{r: r, log: l}
+}
+
+type progressTap struct {
+	r       io.ReadCloser
+	log     *progressLog
+	partial []byte
+}
+
+func (t *progressTap) Close() error { return t.r.Close() }
+
+func (t *progressTap) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	t.partial = append(t.partial, p[:n]...)
+	for {
+		line, rest, ok := bytes.Cut(t.partial, []byte("\n"))
+		if !ok {
+			break
+		}
+		t.log.record(line)
+		t.partial = rest
+	}
+	return n, err
+}
+
+func (l *progressLog) record(line []byte) {
+	if !bytes.Contains(line, []byte(`"notifications/progress"`)) {
+		return
+	}
+	var m struct {
+		Method string                         `json:"method"`
+		Params mcp.ProgressNotificationParams `json:"params"`
+	}
+	if json.Unmarshal(line, &m) != nil || m.Method != "notifications/progress" {
+		return
+	}
+	token, _ := m.Params.ProgressToken.(string)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.calls[token] = append(l.calls[token], Progress{m.Params.Progress, m.Params.Total, m.Params.Message})
+}
+
+func (l *progressLog) take(token string) []Progress {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	p := l.calls[token]
+	delete(l.calls, token)
+	return p
 }
 
 // Options adjust [Start].
@@ -51,15 +131,16 @@ func Start(t testing.TB, s *server.Server, opts ...Options) *Client {
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ctx, serverIn, serverOut) }()
 
-	var copts *mcp.ClientOptions
+	progress := &progressLog{calls: make(map[string][]Progress)}
+	copts := &mcp.ClientOptions{}
 	if o.Answer != nil {
-		copts = &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		copts.ElicitationHandler = func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			action, content := o.Answer(req.Params.Message)
 			return &mcp.ElicitResult{Action: action, Content: content}, nil
-		}}
+		}
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "servertest", Version: "0"}, copts)
-	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: clientIn, Writer: clientOut},
+	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: progress.tap(clientIn), Writer: clientOut},
 		&mcp.ClientSessionOptions{ProtocolVersion: o.ProtocolVersion})
 	if err != nil {
 		cancel()
@@ -73,7 +154,7 @@ func Start(t testing.TB, s *server.Server, opts ...Options) *Client {
 			t.Errorf("servertest: Serve: %v", err)
 		}
 	})
-	return &Client{t: t, session: cs}
+	return &Client{t: t, session: cs, progress: progress}
 }
 
 // ProtocolVersion is the version the session negotiated.
@@ -108,9 +189,27 @@ func (c *Client) Call(name string, args any) *Result {
 	return res
 }
 
+// CallProgress calls a tool with a progress token, like Call, and returns
+// the progress notifications that arrived before its result too.
+func (c *Client) CallProgress(name string, args any) (*Result, []Progress) {
+	c.t.Helper()
+	params := &mcp.CallToolParams{Name: name, Arguments: args}
+	token := c.progress.token()
+	params.SetProgressToken(token)
+	res, err := c.call(params)
+	if err != nil {
+		c.t.Fatalf("servertest: call %s: %v", name, err)
+	}
+	return res, c.progress.take(token)
+}
+
 // CallErr calls a tool and returns protocol errors.
 func (c *Client) CallErr(name string, args any) (*Result, error) {
-	res, err := c.session.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	return c.call(&mcp.CallToolParams{Name: name, Arguments: args})
+}
+
+func (c *Client) call(params *mcp.CallToolParams) (*Result, error) {
+	res, err := c.session.CallTool(context.Background(), params)
 	if err != nil {
 		return nil, err
 	}

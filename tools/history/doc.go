@@ -22,4 +22,4 @@
 // from the same commits and the same question, or is refused.
 package history
 
-//go:generate go run github.com/repo-mcp/repo-mcp/internal/gencomments
+//go:generate go run github.com/repo-mcp/repo-mcp/server/cmd/gencomments

@@ -77,6 +77,10 @@ func (t *tools) apply(ctx context.Context, req *server.Request, in ApplyPatchIn)
 	if err != nil {
 		return out, err
 	}
+	// Over the quota, the call is refused before it is recorded: p stays nil.
+	if err := t.checkFailureQuota(ws, req.Caller); err != nil {
+		return out, err
+	}
 	p = loaded
 	if subtle.ConstantTimeCompare([]byte(in.DiffSHA256), []byte(p.digest)) != 1 {
 		return out, server.Errorf(server.PermissionDenied, "diff_sha256 does not match patch %s: the diff approved is not this patch's", p.id).
@@ -123,7 +127,7 @@ func (t *tools) apply(ctx context.Context, req *server.Request, in ApplyPatchIn)
 	}
 	c := Confirmation{Workspace: in.WorkspaceID, PatchID: p.id, Base: p.base, DiffSHA256: p.digest,
 		Target: in.Target, Branch: st.branch, Files: p.stats}
-	if err := askPerson(req, c); err != nil {
+	if err := t.askPerson(ws, req, c); err != nil {
 		return out, err
 	}
 	if t.opts.Confirm != nil {
@@ -193,9 +197,10 @@ const confirmKey = "apply"
 // askPerson asks the person behind the client, when the client can be
 // asked, to confirm exactly this apply. The question and the saved state
 // name the digest; the framework binds the answer to this call's
-// arguments and lets it expire. When the client cannot be asked, the
-// digest in the arguments is the confirmation.
-func askPerson(req *server.Request, c Confirmation) error {
+// arguments and lets it expire, and askPerson takes each answer once
+// (answers.go): decline, then accept, applies nothing. When the client
+// cannot be asked, the digest in the arguments is the confirmation.
+func (t *tools) askPerson(ws *workspace.Workspace, req *server.Request, c Confirmation) error {
 	if !req.CanAsk() {
 		return nil
 	}
@@ -203,10 +208,18 @@ func askPerson(req *server.Request, c Confirmation) error {
 	if !ok {
 		return server.Ask(c.DiffSHA256, map[string]server.Question{confirmKey: {Message: c.message()}})
 	}
-	switch {
-	case req.State() != c.DiffSHA256:
+	if req.State() != c.DiffSHA256 {
 		return server.Errorf(server.PermissionDenied, "the confirmation was given for another diff; nothing was applied")
-	case !a.Accepted():
+	}
+	err := claimAnswer(ws, c.PatchID, req.AnswerID(), a.Action, t.opts.Now())
+	if answered, ok := errors.AsType[*errAnswered](err); ok {
+		return server.Errorf(server.PermissionDenied, "this question about patch %s was answered already (%s); an answer counts once, and nothing was applied", c.PatchID, answered.action).
+			WithHint("call apply_patch again without requestState: the person is asked anew")
+	}
+	if err != nil {
+		return err
+	}
+	if !a.Accepted() {
 		return server.Errorf(server.PermissionDenied, "the person did not confirm applying patch %s (%s); nothing was applied", c.PatchID, a.Action)
 	}
 	return nil

@@ -74,4 +74,4 @@
 // Options.Confirm adds an operator's check of its own after the person's.
 package patch
 
-//go:generate go run github.com/repo-mcp/repo-mcp/internal/gencomments
+//go:generate go run github.com/repo-mcp/repo-mcp/server/cmd/gencomments

@@ -104,7 +104,7 @@ func (o GeneratePatchOut) Text() string {
 
 func (v PatchView) text(title string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s on base %s: %d files, +%d -%d, diff_sha256 %s\n", title, v.Base, len(v.Files), v.Additions, v.Deletions, v.DiffSHA256)
+	fmt.Fprintf(&b, "%s on base %s: %s, +%d -%d, diff_sha256 %s\n", title, v.Base, toolkit.Count(len(v.Files), "file", "files"), v.Additions, v.Deletions, v.DiffSHA256)
 	for _, f := range v.Files {
 		name := f.Path
 		if f.OldPath != "" {
@@ -163,6 +163,9 @@ func (t *tools) generate(ctx context.Context, req *server.Request, in GeneratePa
 		return GeneratePatchOut{}, err
 	}
 	if err := t.checkProtected(req, in.WorkspaceID, changes); err != nil {
+		return GeneratePatchOut{}, err
+	}
+	if err := t.checkProposalQuota(snap.Workspace(), req.Caller); err != nil {
 		return GeneratePatchOut{}, err
 	}
 	id, err := t.store(snap, changes, in.Summary, req)

@@ -154,10 +154,13 @@ func fails(t *testing.T, f *fixture, tool string, args map[string]any, class ser
 func (f *fixture) state(t *testing.T) string {
 	t.Helper()
 	var b strings.Builder
-	// Every apply attempt is recorded in the patch's history: that is the
-	// one thing a refused apply writes (see TestPatchHistory).
+	// Every apply attempt is recorded in the patch's history, a failed one
+	// in its caller's log of failures too, and an answer the person gave
+	// in the patch's ledger of answers: those are the things a refused
+	// apply writes (see TestPatchHistory, TestQuotas, TestAnswerOnce).
 	for ref := range strings.Lines(gitfixture.Git(t, f.dir, "for-each-ref", "--format=%(refname) %(objectname)")) {
-		if !strings.HasPrefix(ref, "refs/repo-mcp/history/") {
+		if !strings.HasPrefix(ref, "refs/repo-mcp/history/") && !strings.HasPrefix(ref, "refs/repo-mcp/answers/") &&
+			!strings.HasPrefix(ref, "refs/repo-mcp/failed/") {
 			b.WriteString(ref)
 		}
 	}

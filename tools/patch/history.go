@@ -89,7 +89,13 @@ var errHistoryFull = errors.New("the patch's history is full")
 
 // appendEvent adds e, at time now, to the history of patch id in ws.
 func appendEvent(ws *workspace.Workspace, id string, e event, now time.Time) error {
-	ref := historyRefPrefix + id
+	return appendEventTo(ws, historyRefPrefix+id, id, e, now)
+}
+
+// appendEventTo adds e, an event of patch id at time now, to the chain of
+// events at ref: a patch's history, or a caller's log of failures
+// (quota.go).
+func appendEventTo(ws *workspace.Workspace, ref, id string, e event, now time.Time) error {
 	tree, err := ws.WriteEmptyTree()
 	if err != nil {
 		return err
@@ -175,8 +181,17 @@ func (t *tools) recordAttempt(ws *workspace.Workspace, p *proposal, req *server.
 	if se, ok := errors.AsType[*server.Error](err); ok && se.Class != server.Internal {
 		e.Error = se.Message
 	}
-	if err := appendEvent(ws, p.id, e, t.opts.Now().UTC()); err != nil {
-		t.opts.Logger.Error("recording an apply attempt", "patch_id", p.id, "request_id", req.ID, "error", err)
+	now := t.opts.Now().UTC()
+	if werr := appendEvent(ws, p.id, e, now); werr != nil {
+		t.opts.Logger.Error("recording an apply attempt", "patch_id", p.id, "request_id", req.ID, "error", werr)
+	}
+	if err == nil {
+		return
+	}
+	// A failure counts toward the caller's quota of failed applies too.
+	e.PatchID = p.id
+	if werr := recordFailure(ws, e, now); werr != nil {
+		t.opts.Logger.Error("recording a failed apply", "patch_id", p.id, "request_id", req.ID, "error", werr)
 	}
 }
 

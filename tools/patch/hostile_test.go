@@ -111,6 +111,9 @@ func TestApplyRefuses(t *testing.T) {
 		{"checked-out branch", map[string]any{"patch_id": g.PatchID, "diff_sha256": g.DiffSHA256, "branch": "main"}, server.PreconditionFailed, "checked out"},
 		{"bad branch name", map[string]any{"patch_id": g.PatchID, "diff_sha256": g.DiffSHA256, "branch": "a..b"}, server.InvalidInput, "not allowed"},
 		{"branch -x", map[string]any{"patch_id": g.PatchID, "diff_sha256": g.DiffSHA256, "branch": "-x"}, server.InvalidInput, "not allowed"},
+		{"branch HEAD", map[string]any{"patch_id": g.PatchID, "diff_sha256": g.DiffSHA256, "branch": "HEAD"}, server.InvalidInput, "not allowed"},
+		{"branch refs/heads/HEAD", map[string]any{"patch_id": g.PatchID, "diff_sha256": g.DiffSHA256, "branch": "refs/heads/HEAD"}, server.InvalidInput, "not allowed"},
+		{"branch FETCH_HEAD", map[string]any{"patch_id": g.PatchID, "diff_sha256": g.DiffSHA256, "branch": "FETCH_HEAD"}, server.InvalidInput, "not allowed"},
 		{"expect_base", map[string]any{"patch_id": g.PatchID, "diff_sha256": g.DiffSHA256, "expect_base": moved}, server.PreconditionFailed, "expect_base"},
 	}
 	for _, tt := range tests {

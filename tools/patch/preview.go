@@ -171,8 +171,10 @@ func (t *tools) state(ctx context.Context, snap *workspace.Snapshot, p *proposal
 		if branch == "" {
 			branch = "repo-mcp/" + p.id[:12]
 		}
-		st.branch = "refs/heads/" + strings.TrimPrefix(branch, "refs/heads/")
 		var err error
+		if st.branch, err = workspace.BranchRef(branch); err != nil {
+			return nil, err
+		}
 		if st.current, err = snap.ReadBranch(st.branch); err != nil {
 			return nil, err
 		}

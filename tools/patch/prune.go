@@ -51,6 +51,9 @@ type PruneResult struct {
 // history's newest event is older than opts.OlderThan. A patch without a
 // history is kept: its age is unknown. Apply records are never deleted;
 // nor are the objects, which git gc collects once nothing reaches them.
+// Ledgers of answers (answers.go) whose answers have all expired are
+// deleted too, whatever their patch's verdict, and callers' logs of
+// failed applies (quota.go) whose newest failure is older than OlderThan.
 //
 // Each ref is deleted with a compare on the value Prune read, the proposal
 // first: a history that got a new event meanwhile (a proposal of the same
@@ -85,6 +88,12 @@ func Prune(ctx context.Context, ws *workspace.Workspace, opts PruneOptions) ([]P
 			r.Verdict = PruneFailed
 		}
 		results = append(results, r)
+	}
+	if _, err := pruneAnswers(ws, opts.Now, opts.DryRun); err != nil {
+		return results, fmt.Errorf("pruning the ledgers of answers: %w", err)
+	}
+	if err := pruneFailures(ws, opts); err != nil {
+		return results, fmt.Errorf("pruning the logs of failed applies: %w", err)
 	}
 	return results, nil
 }

@@ -45,6 +45,14 @@ type Options struct {
 	// exists for tests of what reads the histories' times (repo-mcp
 	// prune); leave it nil.
 	Now func() time.Time
+	// MaxOpenProposals bounds the proposals one caller has in a workspace
+	// that are not applied (quota.go). Default [DefaultMaxOpenProposals];
+	// negative: no bound.
+	MaxOpenProposals int
+	// MaxFailedApplies bounds the failed applies of one caller on record
+	// in a workspace (quota.go). Default [DefaultMaxFailedApplies];
+	// negative: no bound.
+	MaxFailedApplies int
 	// AfterWorktreeFile is called after each file a worktree apply puts in
 	// place. It exists for crash tests; leave it nil.
 	AfterWorktreeFile func(i int)
@@ -82,6 +90,12 @@ func (o Options) withDefaults() Options {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.MaxOpenProposals == 0 {
+		o.MaxOpenProposals = DefaultMaxOpenProposals
+	}
+	if o.MaxFailedApplies == 0 {
+		o.MaxFailedApplies = DefaultMaxFailedApplies
+	}
 	return o
 }
 
@@ -95,6 +109,7 @@ type tools struct {
 	mu       sync.Mutex
 	applying map[string]bool      // workspace ids with an apply in flight
 	cache    map[string]*proposal // rendered proposals by workspace id/patch id
+	authors  map[string]string    // proposals' callers by workspace id/patch id
 }
 
 // Register adds generate_patch, preview_diff, apply_patch and verify_patch
@@ -102,7 +117,7 @@ type tools struct {
 // crash interrupted, and logs each one it finds.
 func Register(s *server.Server, reg *workspace.Registry, opts Options) error {
 	opts = opts.withDefaults()
-	t := &tools{reg: reg, opts: opts, applying: map[string]bool{}, cache: map[string]*proposal{}}
+	t := &tools{reg: reg, opts: opts, applying: map[string]bool{}, cache: map[string]*proposal{}, authors: map[string]string{}}
 	for _, p := range opts.Protected {
 		g, err := workspace.ParseGlob(p)
 		if err != nil {

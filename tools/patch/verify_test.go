@@ -494,3 +494,47 @@ func TestFixtures(t *testing.T) {
 		t.Errorf("the result does not say what it redacted:\n%s", res.Text)
 	}
 }
+
+// TestVerifyProgress checks what a client waiting for verify_patch hears:
+// each check as it starts, with the tail of its output as it prints, a
+// beat while it prints nothing (a silent go test), and the end, all in
+// increasing progress; so a client whose timeout resets on progress keeps
+// waiting.
+func TestVerifyProgress(t *testing.T) {
+	f := verifyFixture(t, 5*time.Minute)
+	// go test prints a package's result when it ends: the fixture's own
+	// package ends at once, and its line is the output while slow runs.
+	slow := "package slow\n\nimport (\n\t\"testing\"\n\t\"time\"\n)\n\nfunc TestSlow(t *testing.T) { time.Sleep(3 * time.Second) }\n"
+	if err := os.MkdirAll(filepath.Join(f.dir, "slow"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(f.dir, "slow", "slow_test.go"), []byte(slow), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitfixture.Git(t, f.dir, "add", "slow")
+	gitfixture.Git(t, f.dir, "commit", "-q", "-m", "a slow test")
+	res, progress := f.client.CallProgress("verify_patch", map[string]any{"workspace_id": "repo",
+		"checks": []map[string]any{{"name": "gofmt"}, {"name": "go_test", "packages": []string{"./..."}}}})
+	if res.IsError || !strings.Contains(res.Text, "passed") {
+		t.Fatalf("verify: %s", res.Text)
+	}
+	var sawGofmt, sawTest, sawTail bool
+	for i, p := range progress {
+		if p.Total != 2 || (i > 0 && p.Progress <= progress[i-1].Progress) {
+			t.Errorf("notification %d: %+v; want increasing progress of 2 checks", i, p)
+		}
+		sawGofmt = sawGofmt || strings.HasPrefix(p.Message, "gofmt ") // running or done: it is quick
+		sawTest = sawTest || strings.HasPrefix(p.Message, "go_test (check 2 of 2)")
+		sawTail = sawTail || (strings.HasPrefix(p.Message, "go_test (check 2 of 2)") && strings.Contains(p.Message, "ok  \texample.com/fx\t"))
+	}
+	if !sawGofmt || !sawTest || !sawTail {
+		t.Errorf("gofmt named %t, go_test named %t, go_test's output shown %t; want all:\n%+v", sawGofmt, sawTest, sawTail, progress)
+	}
+	// The slow test prints nothing for 3 s: the beat fills the silence.
+	if len(progress) < 5 {
+		t.Errorf("%d notifications over a run of more than three seconds; want one a second at least: %+v", len(progress), progress)
+	}
+	if last := progress[len(progress)-1]; last.Progress != 2 || last.Message != "go_test done (2 of 2)" {
+		t.Errorf("last notification %+v; want the run's end", last)
+	}
+}

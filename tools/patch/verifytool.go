@@ -206,6 +206,8 @@ func (t *tools) verify(ctx context.Context, req *server.Request, in VerifyPatchI
 	if err != nil {
 		return VerifyPatchOut{}, err
 	}
+	progress, stop := reportVerify(req, specs)
+	defer stop()
 	dir, err := os.MkdirTemp(t.checker.TempDir(), "repo-mcp-verify-")
 	if err != nil {
 		return VerifyPatchOut{}, server.Errorf(server.Internal, "making the export directory failed").Wrap(err)
@@ -229,8 +231,9 @@ func (t *tools) verify(ctx context.Context, req *server.Request, in VerifyPatchI
 	if err != nil {
 		return VerifyPatchOut{}, server.Errorf(server.Internal, "reading the exported fixtures failed").Wrap(err)
 	}
-	opts := []verify.RunOption{verify.WithSecrets(secrets...), verify.WithAbsent(snap.HostPaths()...)}
+	opts := []verify.RunOption{verify.WithSecrets(secrets...), verify.WithAbsent(snap.HostPaths()...), verify.WithProgress(progress)}
 	rep := t.checker.Run(ctx, dir, specs, opts...)
+	stop()
 	out.Passed = rep.Passed
 	iso := rep.Isolation
 	out.Isolation = Isolation{UID: iso.UID, Filesystem: iso.Filesystem, PID: iso.PID, Network: iso.Network, Limits: iso.Limits, Notes: iso.Notes}

@@ -13,4 +13,4 @@
 // returned and where to continue), not the content a second time.
 package readfile
 
-//go:generate go run github.com/repo-mcp/repo-mcp/internal/gencomments
+//go:generate go run github.com/repo-mcp/repo-mcp/server/cmd/gencomments

@@ -81,6 +81,9 @@ type ReadFileOut struct {
 	LinkPath string `json:"link_path,omitempty"`
 
 	content string
+	// limit is set when the content ends at the read limit: the number of
+	// bytes whose lines text reads number.
+	limit int
 }
 
 // Text renders the content once, fenced as repository data.
@@ -101,6 +104,9 @@ func (o ReadFileOut) Text() string {
 	switch {
 	case o.Truncated && o.Encoding == "base64":
 		text += fmt.Sprintf("\n[truncated at the byte budget: continue with offset %d]", o.NextOffset)
+	case o.Truncated && o.limit > 0:
+		text += fmt.Sprintf("\n[truncated at the read limit: text reads number the lines of the first %d bytes of the %d; line %d and later are read with encoding base64 from offset %d]",
+			o.limit, o.Size, o.NextStartLine, o.limit)
 	case o.Truncated:
 		text += fmt.Sprintf("\n[truncated at the byte budget: continue with start_line %d]", o.NextStartLine)
 	}
@@ -145,24 +151,40 @@ func readFile(ctx context.Context, reg *workspace.Registry, req *server.Request,
 }
 
 // selectLines fills out with lines start..end of f within budget bytes.
+// When f stops at the read limit (f.Truncated), only its complete lines
+// are numbered: a read that reaches the last of them is truncated and
+// names the next line, and a line past them is refused as past the read
+// limit, with the byte offset at which base64 reads continue.
 func selectLines(out ReadFileOut, f workspace.File, start, end int, budget int64) (ReadFileOut, error) {
 	data := f.Data
+	if f.Truncated {
+		out.TotalLines = -1 // more lines follow what was scanned
+		if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
+			data = data[:i+1] // the last line read may go on past the limit
+		}
+	}
 	total := bytes.Count(data, []byte("\n"))
 	if len(data) > 0 && data[len(data)-1] != '\n' {
 		total++
 	}
-	out.TotalLines = total
-	if f.Truncated {
-		out.TotalLines = -1 // more lines follow what was scanned
+	if !f.Truncated {
+		out.TotalLines = total
 	}
 	start = max(start, 1)
-	if total == 0 && start == 1 {
+	if total == 0 && start == 1 && !f.Truncated {
 		out.StartLine, out.EndLine = 1, 0
 		return out, nil
+	}
+	if start > total && f.Truncated {
+		return ReadFileOut{}, server.Errorf(server.InvalidInput,
+			"start_line %d is past the read limit: text reads number the lines of the first %d bytes of %s (%d bytes), which hold %d whole lines",
+			start, len(data), f.Path, f.Size, total).
+			WithHint(fmt.Sprintf("read on with encoding base64 from offset %d", len(data)))
 	}
 	if start > total {
 		return ReadFileOut{}, server.Errorf(server.InvalidInput, "start_line %d is past the end of %s (%d lines)", start, f.Path, total)
 	}
+	wanted := end // what the caller asked for; 0: to the end of the file
 	if end == 0 || end > total {
 		end = total
 	}
@@ -195,9 +217,15 @@ func selectLines(out ReadFileOut, f workspace.File, start, end int, budget int64
 	}
 	out.content = string(data[from:pos])
 	out.Bytes = pos - from
-	if out.EndLine < end || out.LineCut {
+	// A read that ends at the read limit is cut too, unless the caller
+	// asked for no line beyond it.
+	atLimit := f.Truncated && out.EndLine == total && (wanted == 0 || wanted > total)
+	if out.EndLine < end || out.LineCut || atLimit {
 		out.Truncated = true
 		out.NextStartLine = out.EndLine + 1
+	}
+	if atLimit {
+		out.limit = len(data)
 	}
 	return out, nil
 }

@@ -5,7 +5,7 @@
 //	err := repoinfo.Register(s, reg)
 package repoinfo
 
-//go:generate go run github.com/repo-mcp/repo-mcp/internal/gencomments
+//go:generate go run github.com/repo-mcp/repo-mcp/server/cmd/gencomments
 
 import (
 	"cmp"
@@ -54,6 +54,8 @@ type RepoInfoOut struct {
 	RefsTruncated bool `json:"refs_truncated"`
 	// RecentCommits are the last 20 commits reachable from the revision, newest first.
 	RecentCommits []Commit `json:"recent_commits"`
+	// Shallow says the repository is a shallow clone: its history stops where parents were not fetched, so recent_commits may hold fewer than 20 and older revisions are not_found.
+	Shallow bool `json:"shallow"`
 	// Worktree says whether the working tree can be read (revision "worktree") and whether tracked files differ from HEAD.
 	Worktree Worktree `json:"worktree"`
 	// GoModule is the module path declared by go.mod at the root, if any.
@@ -110,7 +112,7 @@ func (o RepoInfoOut) Text() string {
 	if o.Head.Ref != "" {
 		fmt.Fprintf(&b, " (%s)", o.Head.Ref)
 	}
-	fmt.Fprintf(&b, "; %d branches, %d tags; %d files", o.TotalBranches, o.TotalTags, o.FileCount)
+	fmt.Fprintf(&b, "; %s, %s; %s", toolkit.Count(o.TotalBranches, "branch", "branches"), toolkit.Count(o.TotalTags, "tag", "tags"), toolkit.Count(o.FileCount, "file", "files"))
 	if o.GoModule != "" {
 		fmt.Fprintf(&b, "; Go module %s", o.GoModule)
 	}
@@ -161,6 +163,9 @@ func repoInfo(ctx context.Context, reg *workspace.Registry, req *server.Request,
 	out.RecentCommits = make([]Commit, 0, len(commits))
 	for _, c := range commits {
 		out.RecentCommits = append(out.RecentCommits, Commit{SHA: c.SHA, Author: c.Author, Time: c.Time.UTC(), Subject: c.Subject})
+	}
+	if out.Shallow, err = snap.Workspace().Shallow(); err != nil {
+		return RepoInfoOut{}, err
 	}
 	out.Worktree.Readable = snap.Workspace().WorktreeReadable()
 	if dirty, checked, err := snap.WorktreeDirty(ctx); err == nil && checked {

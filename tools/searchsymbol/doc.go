@@ -11,4 +11,4 @@
 //	go svc.Warm(ctx, "app") // optional: index HEAD before the first query
 package searchsymbol
 
-//go:generate go run github.com/repo-mcp/repo-mcp/internal/gencomments
+//go:generate go run github.com/repo-mcp/repo-mcp/server/cmd/gencomments

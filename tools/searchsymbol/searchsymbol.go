@@ -97,6 +97,10 @@ func (sv *Service) search(ctx context.Context, req *server.Request, in SearchSym
 		_, err := snap.Authorize(path, false)
 		return err == nil
 	}
+	// A cold index takes seconds to build: say how far it has come.
+	q.Progress = func(done, total int) {
+		req.Progress(float64(done), float64(total), fmt.Sprintf("indexing Go files: %d of %d", done, total))
+	}
 	res, err := sv.ix.Search(ctx, src, goindex.Options{IncludeVendor: in.IncludeVendor, IncludeTestdata: in.IncludeTestdata}, q)
 	if err != nil {
 		return SearchSymbolOut{}, classify(err)

@@ -124,7 +124,7 @@ func output(revision string, res *goindex.Result) SearchSymbolOut {
 // signature.
 func (o SearchSymbolOut) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d of %d matches at %s (%d files indexed", len(o.Symbols), o.Total, o.Revision, o.Index.Files)
+	fmt.Fprintf(&b, "%d of %s at %s (%s indexed", len(o.Symbols), toolkit.Count(o.Total, "match", "matches"), o.Revision, toolkit.Count(o.Index.Files, "file", "files"))
 	if o.Index.ParseFailures > 0 {
 		fmt.Fprintf(&b, ", %d with syntax errors", o.Index.ParseFailures)
 	}

@@ -19,4 +19,4 @@
 // its first 8000 bytes is binary (git's rule) and never searched.
 package searchtext
 
-//go:generate go run github.com/repo-mcp/repo-mcp/internal/gencomments
+//go:generate go run github.com/repo-mcp/repo-mcp/server/cmd/gencomments

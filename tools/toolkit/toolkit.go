@@ -4,12 +4,13 @@
 // and the rendering of repository content as untrusted data.
 package toolkit
 
-//go:generate go run github.com/repo-mcp/repo-mcp/internal/gencomments
+//go:generate go run github.com/repo-mcp/repo-mcp/server/cmd/gencomments
 
 import (
 	"context"
 	"log/slog"
 	"maps"
+	"strconv"
 	"strings"
 
 	"github.com/repo-mcp/repo-mcp/server"
@@ -109,4 +110,12 @@ func longestRun(s string, c byte) int {
 		}
 	}
 	return best
+}
+
+// Count returns n with the noun that goes with it: "1 file", "2 files".
+func Count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }

@@ -14,13 +14,14 @@ import (
 )
 
 // build indexes every .go file of src, parsing only those whose blob is not
-// in the blob cache.
-func (ix *Indexer) build(ctx context.Context, src Source, opts Options) (*Index, error) {
+// in the blob cache, and keeps its counts in counts.
+func (ix *Indexer) build(ctx context.Context, src Source, opts Options, counts *buildCounts) (*Index, error) {
 	start := time.Now().UnixNano()
 	goFiles, mods, err := ix.list(ctx, src, opts)
 	if err != nil {
 		return nil, err
 	}
+	counts.total.Store(int64(len(goFiles)))
 	memoKey := ""
 	if m, ok := src.(memoKeyer); ok {
 		memoKey = m.memoKey()
@@ -34,7 +35,7 @@ func (ix *Indexer) build(ctx context.Context, src Source, opts Options) (*Index,
 		}
 		files[i] = indexedFile{path: f.Path, id: goFiles[i].ID, importPath: mods.importPath(parentDir(f.Path))}
 	}
-	reparsed, err := ix.parseAll(ctx, src, goFiles, files)
+	reparsed, err := ix.parseAll(ctx, src, goFiles, files, counts)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +57,7 @@ func (ix *Indexer) build(ctx context.Context, src Source, opts Options) (*Index,
 // goroutines hash and parse them. The channel between them is short, so at
 // most a few files' contents are in memory at once. It returns the number
 // of files parsed.
-func (ix *Indexer) parseAll(ctx context.Context, src Source, goFiles []File, files []indexedFile) (int, error) {
+func (ix *Indexer) parseAll(ctx context.Context, src Source, goFiles []File, files []indexedFile, counts *buildCounts) (int, error) {
 	type job struct {
 		i   int
 		src []byte
@@ -82,7 +83,7 @@ func (ix *Indexer) parseAll(ctx context.Context, src Source, goFiles []File, fil
 			}
 		})
 	}
-	err := ix.readAll(ctx, src, goFiles, files, func(i int, b []byte) { jobs <- job{i, b} })
+	err := ix.readAll(ctx, src, goFiles, files, counts, func(i int, b []byte) { jobs <- job{i, b} })
 	close(jobs)
 	workers.Wait()
 	return int(reparsed.Load()), err
@@ -103,9 +104,11 @@ func statEntries(goFiles []File, files []indexedFile, reused map[string]statEntr
 	return memo
 }
 
-// readAll hands the contents of every file not in the blob cache to parse.
-func (ix *Indexer) readAll(ctx context.Context, src Source, goFiles []File, files []indexedFile, parse func(int, []byte)) error {
+// readAll hands the contents of every file not in the blob cache to parse,
+// counting the files as it goes.
+func (ix *Indexer) readAll(ctx context.Context, src Source, goFiles []File, files []indexedFile, counts *buildCounts, parse func(int, []byte)) error {
 	for i, f := range goFiles {
+		counts.done.Store(int64(i + 1))
 		if f.ID != "" {
 			if pf, ok := ix.blobs.get(f.ID); ok {
 				files[i].pf = pf

@@ -16,15 +16,17 @@ type flightGroup struct {
 }
 
 type flight struct {
-	done chan struct{}
-	idx  *Index
-	from From
-	err  error
+	done   chan struct{}
+	counts buildCounts
+	idx    *Index
+	from   From
+	err    error
 }
 
 // do returns the result of build for key, starting build only if no build
-// of key is in flight.
-func (g *flightGroup) do(ctx context.Context, key string, build func(context.Context) (*Index, From, error)) (*Index, From, error) {
+// of key is in flight. build keeps its counts in the flight's; progress,
+// when set, is told them while this caller waits.
+func (g *flightGroup) do(ctx context.Context, key string, progress Progress, build func(context.Context, *buildCounts) (*Index, From, error)) (*Index, From, error) {
 	g.mu.Lock()
 	if g.calls == nil {
 		g.calls = make(map[string]*flight)
@@ -35,7 +37,7 @@ func (g *flightGroup) do(ctx context.Context, key string, build func(context.Con
 		g.calls[key] = f
 		buildCtx := context.WithoutCancel(ctx)
 		go func() {
-			f.idx, f.from, f.err = build(buildCtx)
+			f.idx, f.from, f.err = build(buildCtx, &f.counts)
 			g.mu.Lock()
 			delete(g.calls, key)
 			g.mu.Unlock()
@@ -43,6 +45,7 @@ func (g *flightGroup) do(ctx context.Context, key string, build func(context.Con
 		}()
 	}
 	g.mu.Unlock()
+	defer f.counts.watch(progress)()
 	select {
 	case <-f.done:
 		return f.idx, f.from, f.err

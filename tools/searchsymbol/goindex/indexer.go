@@ -105,14 +105,14 @@ func NewIndexer(opts IndexerOptions) *Indexer {
 // without a revision (working trees) are indexed afresh on every call, but
 // only files whose contents changed are parsed again.
 func (ix *Indexer) Index(ctx context.Context, src Source, opts Options) (*Index, error) {
-	idx, _, err := ix.index(ctx, src, opts)
+	idx, _, err := ix.index(ctx, src, opts, nil)
 	return idx, err
 }
 
 // Warm builds (or loads) the index of src so that later queries find it
 // ready.
 func (ix *Indexer) Warm(ctx context.Context, src Source, opts Options) error {
-	_, _, err := ix.index(ctx, src, opts)
+	_, _, err := ix.index(ctx, src, opts, nil)
 	return err
 }
 
@@ -124,7 +124,7 @@ func (ix *Indexer) Search(ctx context.Context, src Source, opts Options, q Query
 	if _, err := compileQuery(q); err != nil {
 		return nil, err
 	}
-	idx, from, err := ix.index(ctx, src, opts)
+	idx, from, err := ix.index(ctx, src, opts, q.Progress)
 	if err != nil {
 		return nil, err
 	}
@@ -136,18 +136,22 @@ func (ix *Indexer) Search(ctx context.Context, src Source, opts Options, q Query
 	return res, nil
 }
 
-// index returns the index and where it came from.
-func (ix *Indexer) index(ctx context.Context, src Source, opts Options) (*Index, From, error) {
+// index returns the index and where it came from. progress, when set, is
+// told how a build it waits for goes.
+func (ix *Indexer) index(ctx context.Context, src Source, opts Options, progress Progress) (*Index, From, error) {
 	rev := src.Revision()
 	if rev == "" {
-		idx, err := ix.build(ctx, src, opts)
+		var counts buildCounts
+		stop := counts.watch(progress)
+		idx, err := ix.build(ctx, src, opts, &counts)
+		stop()
 		return idx, FromBuild, err
 	}
 	key := rev + "\x00" + opts.key()
 	if idx := ix.cached(key); idx != nil {
 		return idx, FromMemory, nil
 	}
-	return ix.flights.do(ctx, key, func(ctx context.Context) (*Index, From, error) {
+	return ix.flights.do(ctx, key, progress, func(ctx context.Context, counts *buildCounts) (*Index, From, error) {
 		if idx := ix.cached(key); idx != nil {
 			return idx, FromMemory, nil
 		}
@@ -155,7 +159,7 @@ func (ix *Indexer) index(ctx context.Context, src Source, opts Options) (*Index,
 		idx := ix.loadDisk(rev, opts)
 		if idx == nil {
 			var err error
-			if idx, err = ix.build(ctx, src, opts); err != nil {
+			if idx, err = ix.build(ctx, src, opts, counts); err != nil {
 				return nil, "", err
 			}
 			from = FromBuild

@@ -58,6 +58,9 @@ type Query struct {
 	// every caller. It is called at most once per file per search, and only
 	// for files holding candidate entries.
 	Allow func(path string) bool
+	// Progress, when set, is told how the build of the index goes, when
+	// the search has to wait for one.
+	Progress Progress
 }
 
 // compiledQuery is a validated Query, ready to run.

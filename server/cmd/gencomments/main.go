@@ -3,7 +3,7 @@
 // carry them as descriptions in a binary that has no source code beside it.
 // Run it with go generate from a tool package:
 //
-//	//go:generate go run github.com/repo-mcp/repo-mcp/internal/gencomments
+//	//go:generate go run github.com/repo-mcp/repo-mcp/server/cmd/gencomments
 //
 // It writes comments_gen.go, holding
 //
@@ -12,8 +12,11 @@
 // keyed as server.Tool.Comments expects ("import/path.Type" and
 // "import/path.Type.Field"); pass its result as Tool.Comments. Test files
 // are left out. A type's description is the first sentence of its doc
-// comment; a field's is its whole doc comment (or line comment), without a
-// leading "Field is" (the model knows the field by its JSON name).
+// comment; a field's is its whole doc comment (or line comment). A model
+// knows a field by its JSON name and never sees Go names, so a leading
+// "Field is" is dropped and a comment that begins with the Go name
+// otherwise gets the JSON name there ("IncludeTests includes ..." becomes
+// "include_tests includes ...").
 package main
 
 import (
@@ -31,8 +34,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 func main() {
@@ -70,6 +77,11 @@ func generate(dir, importPath, outName string) ([]byte, error) {
 		}
 		files = append(files, f)
 	}
+	if bp.Name == "main" {
+		// reflect names a command's types "main.T", whatever its import
+		// path, and the keys must be what reflect says.
+		importPath = "main"
+	}
 	d, err := doc.NewFromFiles(fset, files, importPath, doc.AllDecls|doc.PreserveAST)
 	if err != nil {
 		return nil, err
@@ -90,16 +102,49 @@ func generate(dir, importPath, outName string) ([]byte, error) {
 	return format.Source(b.Bytes())
 }
 
-// describe turns a field's Go comment into a description for a model,
-// which knows the field by its JSON name: "Path is the file to read." becomes
-// "The file to read."
-func describe(field, text string) string {
+// describe turns a Go comment into a description for a model, which knows
+// a field by its JSON name (wire, "" for a type) and never sees Go names:
+// "Path is the file to read." becomes "The file to read.", and a comment
+// that begins with the Go name otherwise gets the JSON name there:
+// "ExpectBase, when set, ..." becomes "expect_base, when set, ...". A type's
+// "GreetIn is what greet takes." becomes "What greet takes."
+func describe(goName, wire, text string) string {
 	for _, verb := range []string{" is ", " are "} {
-		if rest, ok := strings.CutPrefix(text, field+verb); ok && rest != "" {
+		if rest, ok := strings.CutPrefix(text, goName+verb); ok && rest != "" {
 			return strings.ToUpper(rest[:1]) + rest[1:]
 		}
 	}
+	if rest, ok := strings.CutPrefix(text, goName); ok && wire != "" && !startsWithIdent(rest) {
+		return wire + rest
+	}
 	return text
+}
+
+// startsWithIdent reports whether s begins with a letter, digit or
+// underscore: then the Go name was only the start of a longer word.
+func startsWithIdent(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// jsonName is the name a struct field has in JSON: its json tag's name, or
+// its Go name; "" when the tag leaves it out.
+func jsonName(field *ast.Field, goName string) string {
+	if field.Tag == nil {
+		return goName
+	}
+	tag, err := strconv.Unquote(field.Tag.Value)
+	if err != nil {
+		return goName
+	}
+	name, _, _ := strings.Cut(reflect.StructTag(tag).Get("json"), ",")
+	switch name {
+	case "-":
+		return ""
+	case "":
+		return goName
+	}
+	return name
 }
 
 // collect adds the comments of f's exported types and their fields.
@@ -119,7 +164,7 @@ func collect(d *doc.Package, f *ast.File, importPath string, out map[string]stri
 				text = gen.Doc.Text()
 			}
 			if text != "" {
-				out[importPath+"."+ts.Name.Name] = d.Synopsis(text)
+				out[importPath+"."+ts.Name.Name] = describe(ts.Name.Name, "", d.Synopsis(text))
 			}
 			st, ok := ts.Type.(*ast.StructType)
 			if !ok {
@@ -133,7 +178,7 @@ func collect(d *doc.Package, f *ast.File, importPath string, out map[string]stri
 				text = strings.Join(strings.Fields(text), " ")
 				for _, n := range field.Names {
 					if n.IsExported() && text != "" {
-						out[importPath+"."+ts.Name.Name+"."+n.Name] = describe(n.Name, text)
+						out[importPath+"."+ts.Name.Name+"."+n.Name] = describe(n.Name, jsonName(field, n.Name), text)
 					}
 				}
 			}
