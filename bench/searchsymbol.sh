@@ -141,7 +141,7 @@ if [ "$use_gopls" = 1 ] && [ -n "$gopls" ]; then
 	echo "index / gopls wall:   $(stats <"$work/g_ratio")   (target <= 0.4)"
 	echo "index / gopls memory: $(stats <"$work/g_mem")   (target <= 0.3)"
 else
-	echo "## gopls was not run in this run. REFERENCE ONLY, from a different run (PERF.md, same machine class):"
+	echo "## gopls was not run in this run. REFERENCE ONLY, from a different run (docs/perf.md, same machine class):"
 	echo "  GOROOT corpus: gopls v0.23.0 workspace_symbol cold 4.4 s, peak 0.80-0.94 GB; warm file cache 1.4-1.7 s, 0.21 GB."
 	echo "  k8s v1.34.0 + staging + vendor: cold 14.3-14.5 s, peak 2.6 GB; warm file cache 7.0-8.2 s (bimodal, up to 50 s)."
 	echo "  Not paired with the figures above: read them as an indication, not a ratio."

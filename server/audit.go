@@ -35,8 +35,8 @@ func (s *Server) audit(next Handler) Handler {
 			slog.String("outcome", outcome),
 			slog.Bool("truncated", res.Truncated),
 		}
-		if req.WorkspaceID != "" {
-			attrs = append(attrs, slog.String("workspace_id", req.WorkspaceID))
+		if a, ok := req.input.(Audited); ok {
+			attrs = append(attrs, a.AuditAttrs()...)
 		}
 		if res.Err != nil && res.Err.TraceID != "" {
 			attrs = append(attrs, slog.String("trace_id", res.Err.TraceID))

@@ -221,8 +221,11 @@ func TestAuthorizeHook(t *testing.T) {
 			mu.Lock()
 			seen = append(seen, req.Tool+":"+req.Action())
 			mu.Unlock()
-			if req.WorkspaceID == "forbidden" {
-				return server.Errorf(server.PermissionDenied, "alice may not read workspace %q (rule: policy alice)", req.WorkspaceID)
+			// The hook reads the typed input, never the arguments by name.
+			if in, ok := req.Input().(whoIn); !ok {
+				t.Errorf("the hook got input %T, want whoIn", req.Input())
+			} else if in.WorkspaceID == "forbidden" {
+				return server.Errorf(server.PermissionDenied, "alice may not read workspace %q (rule: policy alice)", in.WorkspaceID)
 			}
 			return nil
 		},

@@ -9,7 +9,7 @@ import (
 )
 
 // Handler runs one call. Middleware wraps handlers; the innermost one
-// decodes the arguments and calls the tool's typed function.
+// calls the tool's typed function with the decoded arguments.
 type Handler func(ctx context.Context, req *Request) *Result
 
 // Middleware wraps a Handler with behaviour shared by every tool.
@@ -21,13 +21,14 @@ type Middleware func(next Handler) Handler
 //	audit      one line per call, whatever happens inside
 //	recover    a panic becomes an internal error with a trace id
 //	validate   arguments against the input schema, all problems at once,
-//	           and the state of a previous round (see Ask)
+//	           and the state of a previous round (see Ask); then decode
+//	           them into the tool's input type, once
 //	authorize  the caller may do this action on this workspace and path
 //	limit      the caller's calls in progress (Options.MaxCallsPerCaller)
 //	[extra]    the server's own middleware (Options.Middleware)
 //	timeout    the tool's deadline
 //	bound      the result's byte bound, with explicit truncation
-//	decode     arguments into the tool's input type, then the tool itself
+//	call       the tool itself, with the decoded input
 func (s *Server) chain(t *registered) Handler {
 	h := t.invoke
 	h = s.bound(h)
@@ -66,6 +67,13 @@ func validate(next Handler) Handler {
 		if req.roundErr != nil {
 			return errorResult(&Error{Class: InvalidInput, Message: req.roundErr.Error(), Hint: "call again without requestState and inputResponses"})
 		}
+		in, err := req.tool.decode(req.Arguments)
+		if err != nil {
+			// The schema accepted what the type cannot hold (a number out of
+			// range for its Go type, say): still the caller's to fix.
+			return errorResult(&Error{Class: InvalidInput, Message: "arguments do not fit the tool's types: " + err.Error()})
+		}
+		req.input = in
 		return next(ctx, req)
 	}
 }

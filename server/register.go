@@ -23,11 +23,11 @@ type registered struct {
 	input     map[string]any // JSON Schema of the arguments
 	output    map[string]any // JSON Schema of the structured result
 	validator *validator
-	// stripRequestID reports that request_id is the framework's, not a
-	// field of the input type, so it is removed before decoding.
-	stripRequestID bool
-	invoke         Handler
-	handle         Handler // invoke wrapped in the middleware chain
+	// decode turns validated arguments into the tool's input type: once
+	// per call, before the Authorize hook, which reads the typed input.
+	decode func(args json.RawMessage) (any, error)
+	invoke Handler
+	handle Handler // invoke wrapped in the middleware chain
 }
 
 // Register adds a tool whose arguments are an In and whose structured
@@ -52,13 +52,13 @@ func Register[In, Out any](s *Server, t Tool, fn Func[In, Out]) error {
 	if props, _ := out["properties"].(map[string]any); props[requestIDField] != nil {
 		return fmt.Errorf("tool %s: output: %s is added by the server; remove the field", t.Name, requestIDField)
 	}
-	strip := withRequestID(in)
+	withRequestID(in)
 	withResultRequestID(out)
 	v, err := newValidator(t.Name, in)
 	if err != nil {
 		return fmt.Errorf("tool %s: input schema: %w", t.Name, err)
 	}
-	r := &registered{def: t, input: in, output: out, validator: v, stripRequestID: strip}
+	r := &registered{def: t, input: in, output: out, validator: v, decode: decodeArguments[In]}
 	r.invoke = func(ctx context.Context, req *Request) *Result {
 		return invoke(ctx, s, req, fn)
 	}
@@ -73,13 +73,13 @@ func MustRegister[In, Out any](s *Server, t Tool, fn Func[In, Out]) {
 	}
 }
 
-// invoke decodes the validated arguments, calls fn and renders its output.
+// invoke calls fn with the decoded arguments and renders its output.
 func invoke[In, Out any](ctx context.Context, s *Server, req *Request, fn Func[In, Out]) *Result {
-	var in In
-	if err := decodeArguments(req.Arguments, req.tool.stripRequestID, &in); err != nil {
-		// The schema accepted what the type cannot hold (a number out of
-		// range for its Go type, say): still the caller's to fix.
-		return errorResult(&Error{Class: InvalidInput, Message: "arguments do not fit the tool's types: " + err.Error()})
+	in, ok := req.input.(In)
+	if !ok {
+		// The chain decodes before it authorizes; a call that reaches the
+		// tool without its input is a fault of the chain.
+		return s.failure(req, fmt.Errorf("tool %s called without decoded arguments", req.Tool))
 	}
 	out, err := fn(ctx, req, in)
 	if err != nil {
@@ -98,23 +98,16 @@ func invoke[In, Out any](ctx context.Context, s *Server, req *Request, fn Func[I
 	return res
 }
 
-func decodeArguments(args json.RawMessage, stripRequestID bool, dst any) error {
-	if stripRequestID && bytes.Contains(args, []byte(`"`+requestIDField+`"`)) {
-		var m map[string]json.RawMessage
-		if err := json.Unmarshal(args, &m); err != nil {
-			return err
-		}
-		if _, ok := m[requestIDField]; ok {
-			delete(m, requestIDField)
-			var err error
-			if args, err = json.Marshal(m); err != nil {
-				return err
-			}
-		}
+// decodeArguments decodes arguments that passed the input schema into an
+// In. The schema has refused unknown members and case variants of known
+// ones already; request_id, when In does not declare it, is the
+// framework's and is ignored here.
+func decodeArguments[In any](args json.RawMessage) (any, error) {
+	var in In
+	if err := json.Unmarshal(args, &in); err != nil {
+		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(args))
-	dec.DisallowUnknownFields()
-	return dec.Decode(dst)
+	return in, nil
 }
 
 // begin prepares the Request of a call from what the transport delivered.
@@ -129,9 +122,6 @@ func (s *Server) begin(r *registered, args json.RawMessage) *Request {
 		req.ID = id
 	} else {
 		req.ID = newID("r-")
-	}
-	if ws, ok := top["workspace_id"].(string); ok && validRequestID(ws) {
-		req.WorkspaceID = ws
 	}
 	return req
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"time"
 )
@@ -25,8 +26,6 @@ type Request struct {
 	Caller string
 	// ProtocolVersion is the MCP version the request was made in.
 	ProtocolVersion string
-	// WorkspaceID is the workspace_id argument, when the call has one.
-	WorkspaceID string
 	// Arguments are the raw JSON arguments, validated against the tool's
 	// input schema before the handler or the Authorize hook sees them.
 	Arguments json.RawMessage
@@ -42,6 +41,9 @@ type Request struct {
 	// parseErr says why it could not be.
 	parsed   any
 	parseErr error
+	// input is Arguments decoded into the tool's input type, once they
+	// have passed the schema (see Input).
+	input any
 
 	// What the client can do, and what a previous round of this call left
 	// (see Ask).
@@ -54,6 +56,19 @@ type Request struct {
 	// progress sends the call's progress notifications; nil when the
 	// request carried no progress token.
 	progress *progressReporter
+}
+
+// Input returns the call's arguments decoded into the tool's input type
+// (the In of [Register]), or nil before they have passed validation. The
+// Authorize hook reads what the call names from it, by type (an interface
+// the input implements), never by argument name.
+func (r *Request) Input() any { return r.input }
+
+// Audited is implemented by tool inputs that name what a call acts on
+// (a workspace, say) for the audit line. The attributes must not carry
+// argument values a log should not hold.
+type Audited interface {
+	AuditAttrs() []slog.Attr
 }
 
 // Effect returns the effect class of the called tool.

@@ -47,12 +47,12 @@ func (r *Result) size() int { return len(r.Structured) + len(r.Text) }
 
 // errorResult returns the result for a failed call.
 func errorResult(e *Error) *Result {
-	return &Result{Err: e, Text: e.text()}
+	return &Result{Err: e, Text: errorText(e)}
 }
 
-// text renders e for the text content of a result: "<class>: message",
-// then the hint and the trace id when present.
-func (e *Error) text() string {
+// errorText renders e for the text content of a result: "<class>:
+// message", then the hint and the trace id when present.
+func errorText(e *Error) string {
 	var b strings.Builder
 	b.WriteString(string(e.Class))
 	b.WriteString(": ")
@@ -71,8 +71,8 @@ func (e *Error) text() string {
 	return b.String()
 }
 
-// meta is the structured form of e under [MetaError].
-func (e *Error) meta() map[string]any {
+// errorMeta is the structured form of e under [MetaError].
+func errorMeta(e *Error) map[string]any {
 	m := map[string]any{
 		"class":     e.Class,
 		"message":   e.Message,

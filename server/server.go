@@ -277,7 +277,7 @@ func (res *Result) wire(requestID string) *mcp.CallToolResult {
 	}
 	if res.Err != nil {
 		out.IsError = true
-		out.Meta[MetaError] = res.Err.meta()
+		out.Meta[MetaError] = errorMeta(res.Err)
 		return out
 	}
 	if res.Structured != nil {

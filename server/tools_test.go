@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -95,8 +96,14 @@ type whoIn struct {
 	WorkspaceID string `json:"workspace_id"`
 }
 
-func who(_ context.Context, req *server.Request, _ whoIn) (whoOut, error) {
-	return whoOut{Caller: req.Caller, Workspace: req.WorkspaceID, Protocol: req.ProtocolVersion}, nil
+// AuditAttrs names the workspace in the audit line, as a repository
+// tool's input does.
+func (in whoIn) AuditAttrs() []slog.Attr {
+	return []slog.Attr{slog.String("workspace_id", in.WorkspaceID)}
+}
+
+func who(_ context.Context, req *server.Request, in whoIn) (whoOut, error) {
+	return whoOut{Caller: req.Caller, Workspace: in.WorkspaceID, Protocol: req.ProtocolVersion}, nil
 }
 
 // newTestServer returns a server with the test tools registered.

@@ -2,8 +2,8 @@
 
 package workspace
 
-import "github.com/repo-mcp/repo-mcp/server"
+import "github.com/repo-mcp/repo-mcp/errclass"
 
 func (w *Workspace) lockApply() (func(), error) {
-	return nil, server.Errorf(server.PermissionDenied, "applying to the working tree is not supported on this platform")
+	return nil, errclass.Errorf(errclass.PermissionDenied, "applying to the working tree is not supported on this platform")
 }

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/errclass"
 )
 
 // lockApply takes the working tree's apply lock: an flock on a file in the
@@ -22,7 +22,7 @@ func (w *Workspace) lockApply() (func(), error) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, server.Errorf(server.PreconditionFailed,
+			return nil, errclass.Errorf(errclass.PreconditionFailed,
 				"another apply to the working tree of workspace %q is in progress", w.id)
 		}
 		return nil, w.internalError("taking the apply lock", err)

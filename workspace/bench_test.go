@@ -19,7 +19,7 @@ import (
 )
 
 // The benchmarks read a repository made of $(go env GOROOT)/src committed
-// once and packed, as PERF.md describes. Set REPO_MCP_BENCH_REPO to an
+// once and packed, as docs/perf.md describes. Set REPO_MCP_BENCH_REPO to an
 // existing repository to skip building it. The git-cat-file and
 // git-ls-tree benchmarks are the baselines, measured in the same run:
 //
@@ -266,7 +266,7 @@ func BenchmarkCold(b *testing.B) {
 }
 
 // BenchmarkReadFileFirst reads each of the 1000 files once from a fresh
-// registry (blobs not cached; trees not cached either): T1 of PERF.md, the
+// registry (blobs not cached; trees not cached either): T1 of docs/perf.md, the
 // first read of a blob at a revision. One op is 1000 reads.
 func BenchmarkReadFileFirst(b *testing.B) {
 	dir, paths := benchCorpus(b)

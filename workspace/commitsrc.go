@@ -9,7 +9,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
-	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/errclass"
 )
 
 // commitSource reads a commit's tree from the object store.
@@ -159,11 +159,11 @@ func (c *commitSource) list(ctx context.Context, dir Entry, sizes bool) ([]Entry
 
 func (c *commitSource) objectError(p string, err error) error {
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
-		return server.Errorf(server.NotFound, "an object under %s is missing from the repository", quoteInput(p)).Wrap(err)
+		return errclass.Errorf(errclass.NotFound, "an object under %s is missing from the repository", quoteInput(p)).Wrap(err)
 	}
 	return c.ws.internalError("reading the repository", err)
 }
 
 func notExist(p string) error {
-	return server.Errorf(server.NotFound, "path %s does not exist at this revision", quoteInput(p))
+	return errclass.Errorf(errclass.NotFound, "path %s does not exist at this revision", quoteInput(p))
 }

@@ -14,29 +14,77 @@
 //     path text; the secret patterns ([DefaultDenyPatterns]) and the
 //     caller's policy globs then decide.
 //
-// A tool is then a thin function over a [Snapshot]:
+// A tool is then a thin function over a [Snapshot]. Its input embeds a
+// [Target] (or a [Selector] when it acts on a workspace but not on one of
+// its revisions), so the input names its scope in its type:
+//
+//	type ReadIn struct {
+//		workspace.Target        // workspace_id, revision
+//		Path string `json:"path"`
+//	}
+//
+//	// Scope tells the authorization hook which paths the call reads, and
+//	// in which role, without looking at the arguments by name.
+//	func (in ReadIn) Scope() workspace.Scope { return in.Target.Scope().File(in.Path) }
+//
+// [Registry.AuthorizeScope] checks such a [Scope] before the tool runs; the
+// Snapshot checks every path again:
 //
 //	reg, err := workspace.Open(cfg, workspace.Options{})      // at start
 //	...
 //	acc := workspace.Access{Identity: identity, Action: workspace.ActionRead}
-//	snap, err := reg.Snapshot(ctx, acc, args.WorkspaceID, args.Revision)
+//	snap, err := reg.Snapshot(ctx, acc, in.WorkspaceID, in.Revision)
 //	if err != nil {
-//		return err // a *server.Error: invalid_input, not_found or permission_denied
+//		return err // an *errclass.Error: invalid_input, not_found or permission_denied
 //	}
-//	f, err := snap.ReadFile(ctx, args.Path, workspace.ReadOptions{Limit: args.MaxBytes})
+//	f, err := snap.ReadFile(ctx, in.Path, workspace.ReadOptions{Limit: in.MaxBytes})
 //	// f.Data, f.Truncated, f.SHA (blob), snap.Revision().SHA (commit) ...
 //
-// Listings use [Snapshot.Walk], which visits entries in git tree order
-// (paths sorted bytewise, a directory as if it ended in "/"), leaves out and
-// counts what the caller may not see, and resumes after any entry's
-// [Entry.Cursor]; [Snapshot.List] turns it into pages with totals, the
-// shape of a list_files result. Repository facts come from
-// [Snapshot.Head], [Snapshot.Refs], [Snapshot.DefaultBranch],
-// [Snapshot.Log] and [Snapshot.WorktreeDirty].
+// # Reading
+//
+// Every read of repository content goes through a Snapshot, which applies
+// the entry-name rules, the secret patterns and the caller's policies to
+// everything it returns; no other package opens the repository (go-git
+// stays inside this package, and a test holds that):
+//
+//   - [Snapshot.Stat] describes one path.
+//   - [Snapshot.Walk] visits a tree in git order (paths sorted bytewise, a
+//     directory as if it ended in "/"), leaves out and counts what the
+//     caller may not see or what no path may be named, and resumes after
+//     any entry's [Entry.Cursor]; [Snapshot.List] turns it into pages with
+//     totals, and [Snapshot.ReadDir] reads one directory.
+//   - [Snapshot.ReadFile] reads a blob by path; [Snapshot.ReadBlob] reads
+//     one by id, the id a Walk, Stat or Diff of the same snapshot gave for
+//     that path, without resolving the path again (what a search that reads
+//     every file wants). Both bound what they hold in memory.
+//   - [Snapshot.Diff] lists the paths that differ between the snapshot and
+//     a base snapshot of the same workspace, leaving out denied paths.
+//   - [Snapshot.Commits] visits the history reachable from the snapshot,
+//     newest first; [Snapshot.At] is another commit of the same workspace
+//     for the same caller (a parent, a commit the history named), so a
+//     history tool reads old trees and blobs under the same rules.
+//   - Repository facts: [Snapshot.Head], [Snapshot.Refs],
+//     [Snapshot.DefaultBranch], [Snapshot.Log] and [Snapshot.WorktreeDirty].
+//   - [Snapshot.Shared] is the same revision seen with the workspace's own
+//     rules only (entry names, secret patterns), for indexes keyed by
+//     content that many callers share; whatever such an index answers must
+//     pass the caller's [Snapshot.Authorize] before it is shown.
+//
+// # Writing
+//
+// Writes check policy themselves, whoever calls them. Objects are written
+// with [Workspace.WriteBlob], [Snapshot.WriteTree] and
+// [Workspace.WriteCommit]; they change what no revision means. Branches
+// move only through [Snapshot.MoveBranch], which checks the ref name and
+// the caller's ref policy. The records a tool keeps in the repository
+// (refs under refs/repo-mcp/) are reached only through [Workspace.Records],
+// whose names are relative to one prefix and can never leave it. The
+// working tree changes only through [Snapshot.ApplyWorktree], journaled and
+// rolled back after a crash ([Registry.RecoverWorktrees]).
 //
 // # Errors
 //
-// Every error a caller can cause is a *server.Error of class invalid_input,
+// Every error a caller can cause is an *errclass.Error of class invalid_input,
 // not_found or permission_denied whose message quotes only the caller's own
 // input and names the rule that refused it, never the workspace root or
 // anything outside it. A workspace the caller has no access to at all is

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/repo-mcp/repo-mcp/errclass"
 	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
-	"github.com/repo-mcp/repo-mcp/server"
 	"github.com/repo-mcp/repo-mcp/workspace"
 )
 
@@ -55,7 +55,7 @@ func Example() {
 	fmt.Println("omitted:", stats.Omitted)
 
 	_, err = snap.ReadFile(ctx, ".env", workspace.ReadOptions{})
-	fmt.Println(server.ClassOf(err))
+	fmt.Println(errclass.ClassOf(err))
 	_, err = snap.ReadFile(ctx, "../other/x", workspace.ReadOptions{})
 	fmt.Println(err)
 	_, err = reg.Snapshot(ctx, acc, "demo", "--output=x")

@@ -13,7 +13,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
-	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/errclass"
 )
 
 // ExportStats counts what an export wrote and left out.
@@ -64,7 +64,7 @@ func (s *Snapshot) HostPaths() []string { return slices.Clone(s.grant.ws.private
 func (s *Snapshot) Export(ctx context.Context, dest string) (ExportStats, error) {
 	cs, ok := s.src.(*commitSource)
 	if !ok {
-		return ExportStats{}, server.Errorf(server.InvalidInput, "only a commit can be exported, not the working tree")
+		return ExportStats{}, errclass.Errorf(errclass.InvalidInput, "only a commit can be exported, not the working tree")
 	}
 	root, err := os.OpenRoot(dest)
 	if err != nil {

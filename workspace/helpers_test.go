@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/repo-mcp/repo-mcp/errclass"
 	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
-	"github.com/repo-mcp/repo-mcp/server"
 )
 
 // reader is the access most tests read with.
@@ -39,17 +39,17 @@ func snapshot(t *testing.T, reg *Registry, rev string) *Snapshot {
 	return s
 }
 
-// wantClass fails unless err is a server.Error of the given class. It also
+// wantClass fails unless err is a errclass.Error of the given class. It also
 // checks that the message never mentions any of the forbidden strings
 // (absolute paths of the test's directories).
-func wantClass(t *testing.T, err error, class server.Class, forbidden ...string) {
+func wantClass(t *testing.T, err error, class errclass.Class, forbidden ...string) {
 	t.Helper()
 	if err == nil {
 		t.Fatalf("got no error, want %s", class)
 	}
-	var se *server.Error
+	var se *errclass.Error
 	if !errors.As(err, &se) {
-		t.Fatalf("got %T %v, want a *server.Error of class %s", err, err, class)
+		t.Fatalf("got %T %v, want a *errclass.Error of class %s", err, err, class)
 	}
 	if se.Class != class {
 		t.Fatalf("got class %s (%v), want %s", se.Class, err, class)

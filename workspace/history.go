@@ -10,7 +10,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
-	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/errclass"
 )
 
 // History reads of a snapshot: its commit's metadata, the files that
@@ -68,7 +68,7 @@ const maxDiffBlob = 16 << 20
 // CommitInfo returns the metadata of the snapshot's commit.
 func (s *Snapshot) CommitInfo(hideEmails bool) (CommitInfo, error) {
 	if s.rev.SHA == WorktreeRevision {
-		return CommitInfo{}, server.Errorf(server.InvalidInput, "the working tree is not a commit")
+		return CommitInfo{}, errclass.Errorf(errclass.InvalidInput, "the working tree is not a commit")
 	}
 	ws := s.grant.ws
 	ws.repo.mu.Lock()
@@ -116,7 +116,7 @@ func (s *Snapshot) MergeBase(ctx context.Context, other *Snapshot) (*Snapshot, e
 		return nil, err
 	}
 	if h.IsZero() {
-		return nil, server.Errorf(server.NotFound, "revisions %s and %s have no common ancestor", s.rev.Input, other.rev.Input)
+		return nil, errclass.Errorf(errclass.NotFound, "revisions %s and %s have no common ancestor", s.rev.Input, other.rev.Input)
 	}
 	return s.at(h)
 }
@@ -151,7 +151,7 @@ func (s *Snapshot) sameCommits(other *Snapshot) error {
 	case other.grant.ws != s.grant.ws || other.grant.access != s.grant.access:
 		return errors.New("workspace: snapshots of different workspaces or callers")
 	case s.rev.SHA == WorktreeRevision || other.rev.SHA == WorktreeRevision:
-		return server.Errorf(server.InvalidInput, "the working tree has no history; name a commit")
+		return errclass.Errorf(errclass.InvalidInput, "the working tree has no history; name a commit")
 	}
 	return nil
 }

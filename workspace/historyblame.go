@@ -12,7 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
-	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/errclass"
 )
 
 // BlameOptions choose the lines of a blame.
@@ -60,17 +60,17 @@ const maxBlameBlob = 16 << 20
 // and a merge passes lines to each parent in turn.
 func (s *Snapshot) Blame(ctx context.Context, p string, opts BlameOptions, hideEmails bool) (Blame, error) {
 	if s.rev.SHA == WorktreeRevision {
-		return Blame{}, server.Errorf(server.InvalidInput, "blame reads committed history; name a commit, not the working tree")
+		return Blame{}, errclass.Errorf(errclass.InvalidInput, "blame reads committed history; name a commit, not the working tree")
 	}
 	e, err := s.Stat(ctx, p)
 	if err != nil {
 		return Blame{}, err
 	}
 	if e.Type != TypeFile {
-		return Blame{}, server.Errorf(server.InvalidInput, "blame needs a file; %s is a %s", quoteInput(e.Path), e.Type)
+		return Blame{}, errclass.Errorf(errclass.InvalidInput, "blame needs a file; %s is a %s", quoteInput(e.Path), e.Type)
 	}
 	if e.Size > maxBlameBlob {
-		return Blame{}, server.Errorf(server.InvalidInput, "%s is %d bytes; blame reads files up to %d", quoteInput(e.Path), e.Size, maxBlameBlob)
+		return Blame{}, errclass.Errorf(errclass.InvalidInput, "%s is %d bytes; blame reads files up to %d", quoteInput(e.Path), e.Size, maxBlameBlob)
 	}
 	r := s.grant.ws.repo
 	r.mu.Lock()
@@ -80,7 +80,7 @@ func (s *Snapshot) Blame(ctx context.Context, p string, opts BlameOptions, hideE
 		return Blame{}, s.historyError(err)
 	}
 	if isBinary(data) {
-		return Blame{}, server.Errorf(server.InvalidInput, "%s is a binary file; blame attributes lines of text", quoteInput(e.Path))
+		return Blame{}, errclass.Errorf(errclass.InvalidInput, "%s is a binary file; blame attributes lines of text", quoteInput(e.Path))
 	}
 	total := len(splitLines(data))
 	start, end := max(opts.StartLine, 1), opts.EndLine
@@ -88,7 +88,7 @@ func (s *Snapshot) Blame(ctx context.Context, p string, opts BlameOptions, hideE
 		end = total
 	}
 	if start > total || start > end {
-		return Blame{}, server.Errorf(server.InvalidInput, "lines %d-%d are past the end of %s (%d lines)", start, opts.EndLine, quoteInput(e.Path), total)
+		return Blame{}, errclass.Errorf(errclass.InvalidInput, "lines %d-%d are past the end of %s (%d lines)", start, opts.EndLine, quoteInput(e.Path), total)
 	}
 	// A blame depends on the commit, the file's path, the lines, the
 	// whitespace rule and the caller (whose policy decides which renames

@@ -13,7 +13,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
-	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/errclass"
 )
 
 // LogOptions select the commits of a log, as git log's options do.
@@ -134,7 +134,7 @@ func (s *Snapshot) historyStart() (plumbing.Hash, error) {
 		return plumbing.ZeroHash, err
 	}
 	if head.SHA == "" {
-		return plumbing.ZeroHash, server.Errorf(server.NotFound, "the repository has no commits")
+		return plumbing.ZeroHash, errclass.Errorf(errclass.NotFound, "the repository has no commits")
 	}
 	return plumbing.NewHash(head.SHA), nil
 }
@@ -142,20 +142,20 @@ func (s *Snapshot) historyStart() (plumbing.Hash, error) {
 // checkFollow refuses to follow anything but one file at the start.
 func (s *Snapshot) checkFollow(ctx context.Context, p string) error {
 	if p == "" {
-		return server.Errorf(server.InvalidInput, "follow needs a path: the file whose renames to follow")
+		return errclass.Errorf(errclass.InvalidInput, "follow needs a path: the file whose renames to follow")
 	}
 	e, err := s.Stat(ctx, p)
 	if err != nil {
 		return err
 	}
 	if e.Type == TypeDir {
-		return server.Errorf(server.InvalidInput, "follow follows a single file; %s is a directory", quoteInput(p))
+		return errclass.Errorf(errclass.InvalidInput, "follow follows a single file; %s is a directory", quoteInput(p))
 	}
 	return nil
 }
 
 func (s *Snapshot) historyError(err error) error {
-	var se *server.Error
+	var se *errclass.Error
 	if errors.As(err, &se) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}

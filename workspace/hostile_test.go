@@ -10,8 +10,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
+	"github.com/repo-mcp/repo-mcp/errclass"
 	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
-	"github.com/repo-mcp/repo-mcp/server"
 )
 
 // hostileFixture is a repository next to a prefix sibling ("repo-evil")
@@ -94,12 +94,12 @@ func TestHostilePaths(t *testing.T) {
 		s := snapshot(t, fx.reg, rev)
 		for _, p := range hostilePaths {
 			_, err := s.ReadFile(ctx, p, ReadOptions{})
-			wantClass(t, err, server.InvalidInput, fx.forbidden...)
+			wantClass(t, err, errclass.InvalidInput, fx.forbidden...)
 			_, err = s.Stat(ctx, p)
-			wantClass(t, err, server.InvalidInput, fx.forbidden...)
+			wantClass(t, err, errclass.InvalidInput, fx.forbidden...)
 			_, err = s.Walk(ctx, p, WalkOptions{}, func(Entry) error { return nil })
-			wantClass(t, err, server.InvalidInput, fx.forbidden...)
-			wantClass(t, fx.reg.Authorize("local", "ws", ActionRead, p), server.InvalidInput, fx.forbidden...)
+			wantClass(t, err, errclass.InvalidInput, fx.forbidden...)
+			wantClass(t, fx.reg.Authorize("local", "ws", ActionRead, p), errclass.InvalidInput, fx.forbidden...)
 		}
 	}
 }
@@ -132,7 +132,7 @@ func TestHostileTreeEntries(t *testing.T) {
 		}
 		for _, through := range []string{link + "/x", link + "/secret", link + "/config"} {
 			_, err := s.ReadFile(ctx, through, ReadOptions{})
-			wantClass(t, err, server.NotFound, fx.forbidden...)
+			wantClass(t, err, errclass.NotFound, fx.forbidden...)
 		}
 	}
 }
@@ -163,61 +163,61 @@ func TestHostileWorktree(t *testing.T) {
 		}
 		for _, through := range []string{link + "/secret", link + "/config", link + "/HEAD", link + "/etc/passwd"} {
 			_, err := s.ReadFile(ctx, through, ReadOptions{})
-			wantClass(t, err, server.NotFound, fx.forbidden...)
+			wantClass(t, err, errclass.NotFound, fx.forbidden...)
 		}
 	}
 	_, err = s.ReadFile(ctx, "fifo", ReadOptions{})
-	wantClass(t, err, server.InvalidInput, fx.forbidden...)
+	wantClass(t, err, errclass.InvalidInput, fx.forbidden...)
 	_, err = s.ReadFile(ctx, ".env", ReadOptions{})
-	wantClass(t, err, server.PermissionDenied, fx.forbidden...)
+	wantClass(t, err, errclass.PermissionDenied, fx.forbidden...)
 }
 
 var hostileRevisions = []struct {
 	rev   string
-	class server.Class
+	class errclass.Class
 }{
-	{"--output=x", server.InvalidInput},
-	{"-n", server.InvalidInput},
-	{"-", server.InvalidInput},
-	{"HEAD@{1}", server.InvalidInput},
-	{"@{-1}", server.InvalidInput},
-	{"main@{yesterday}", server.InvalidInput},
-	{":/fix the bug", server.InvalidInput},
-	{":/x", server.InvalidInput},
-	{"HEAD:ok.txt", server.InvalidInput},
-	{":ok.txt", server.InvalidInput},
-	{"HEAD^{/regex}", server.InvalidInput},
-	{"HEAD^{tree}", server.InvalidInput},
-	{"main..dev", server.InvalidInput},
-	{"main...dev", server.InvalidInput},
-	{"HEAD~99999999", server.InvalidInput},
-	{"HEAD" + strings.Repeat("~5000", 3), server.InvalidInput},
-	{"HEAD^65", server.InvalidInput},
-	{"HEAD junk", server.InvalidInput},
-	{"HEAD\n", server.InvalidInput},
-	{"\tHEAD", server.InvalidInput},
-	{"HEAD\x00", server.InvalidInput},
-	{"ma\u2028in", server.InvalidInput},
-	{strings.Repeat("a", MaxRevisionBytes+1), server.InvalidInput},
-	{"refs/heads/../../config", server.InvalidInput},
-	{"../../../etc/passwd", server.InvalidInput},
-	{"heads/.hidden", server.InvalidInput},
-	{"main.lock", server.InvalidInput},
-	{"ma*n", server.InvalidInput},
-	{`ma\in`, server.InvalidInput},
-	{"~1", server.InvalidInput},
-	{"worktree~1", server.InvalidInput},
-	{"HEAD~1x", server.InvalidInput},
-	{"nonexistent", server.NotFound},
-	{"refs/heads/nonexistent", server.NotFound},
-	{"deadbeef00", server.NotFound},
-	{"0000000000000000000000000000000000000000", server.NotFound},
-	{"HEAD~5", server.NotFound},
-	{"HEAD^2", server.NotFound},
-	{"config", server.NotFound},     // a file in .git, not a ref
-	{"ORIG_HEAD", server.NotFound},  // only HEAD is read from .git directly
-	{"objects", server.NotFound},    // a directory in .git
-	{"refs/heads", server.NotFound}, // a directory of refs
+	{"--output=x", errclass.InvalidInput},
+	{"-n", errclass.InvalidInput},
+	{"-", errclass.InvalidInput},
+	{"HEAD@{1}", errclass.InvalidInput},
+	{"@{-1}", errclass.InvalidInput},
+	{"main@{yesterday}", errclass.InvalidInput},
+	{":/fix the bug", errclass.InvalidInput},
+	{":/x", errclass.InvalidInput},
+	{"HEAD:ok.txt", errclass.InvalidInput},
+	{":ok.txt", errclass.InvalidInput},
+	{"HEAD^{/regex}", errclass.InvalidInput},
+	{"HEAD^{tree}", errclass.InvalidInput},
+	{"main..dev", errclass.InvalidInput},
+	{"main...dev", errclass.InvalidInput},
+	{"HEAD~99999999", errclass.InvalidInput},
+	{"HEAD" + strings.Repeat("~5000", 3), errclass.InvalidInput},
+	{"HEAD^65", errclass.InvalidInput},
+	{"HEAD junk", errclass.InvalidInput},
+	{"HEAD\n", errclass.InvalidInput},
+	{"\tHEAD", errclass.InvalidInput},
+	{"HEAD\x00", errclass.InvalidInput},
+	{"ma\u2028in", errclass.InvalidInput},
+	{strings.Repeat("a", MaxRevisionBytes+1), errclass.InvalidInput},
+	{"refs/heads/../../config", errclass.InvalidInput},
+	{"../../../etc/passwd", errclass.InvalidInput},
+	{"heads/.hidden", errclass.InvalidInput},
+	{"main.lock", errclass.InvalidInput},
+	{"ma*n", errclass.InvalidInput},
+	{`ma\in`, errclass.InvalidInput},
+	{"~1", errclass.InvalidInput},
+	{"worktree~1", errclass.InvalidInput},
+	{"HEAD~1x", errclass.InvalidInput},
+	{"nonexistent", errclass.NotFound},
+	{"refs/heads/nonexistent", errclass.NotFound},
+	{"deadbeef00", errclass.NotFound},
+	{"0000000000000000000000000000000000000000", errclass.NotFound},
+	{"HEAD~5", errclass.NotFound},
+	{"HEAD^2", errclass.NotFound},
+	{"config", errclass.NotFound},     // a file in .git, not a ref
+	{"ORIG_HEAD", errclass.NotFound},  // only HEAD is read from .git directly
+	{"objects", errclass.NotFound},    // a directory in .git
+	{"refs/heads", errclass.NotFound}, // a directory of refs
 }
 
 func TestHostileRevisions(t *testing.T) {
@@ -234,22 +234,22 @@ func TestHostileWorkspaceIDs(t *testing.T) {
 	fx := newHostileFixture(t)
 	for _, tc := range []struct {
 		id    string
-		class server.Class
+		class errclass.Class
 	}{
-		{"", server.InvalidInput},
-		{"../ws", server.InvalidInput},
-		{"WS", server.InvalidInput},
-		{"ws ", server.InvalidInput},
-		{"ws/..", server.InvalidInput},
-		{"-ws", server.InvalidInput},
-		{".ws", server.InvalidInput},
-		{strings.Repeat("w", MaxIDLength+1), server.InvalidInput},
-		{"other", server.NotFound},
-		{"w", server.NotFound},
+		{"", errclass.InvalidInput},
+		{"../ws", errclass.InvalidInput},
+		{"WS", errclass.InvalidInput},
+		{"ws ", errclass.InvalidInput},
+		{"ws/..", errclass.InvalidInput},
+		{"-ws", errclass.InvalidInput},
+		{".ws", errclass.InvalidInput},
+		{strings.Repeat("w", MaxIDLength+1), errclass.InvalidInput},
+		{"other", errclass.NotFound},
+		{"w", errclass.NotFound},
 	} {
 		_, err := fx.reg.Snapshot(context.Background(), reader, tc.id, "HEAD")
 		wantClass(t, err, tc.class, fx.forbidden...)
-		if tc.class == server.NotFound && strings.Contains(err.Error(), `"ws"`) {
+		if tc.class == errclass.NotFound && strings.Contains(err.Error(), `"ws"`) {
 			t.Errorf("error for %q names another workspace: %v", tc.id, err)
 		}
 	}
@@ -279,11 +279,11 @@ func TestAlternatesNotFollowed(t *testing.T) {
 	ctx := context.Background()
 	s := snapshot(t, reg, "borrowed")
 	_, err := s.ReadFile(ctx, "secret.txt", ReadOptions{})
-	wantClass(t, err, server.NotFound, forbidden...)
+	wantClass(t, err, errclass.NotFound, forbidden...)
 	_, err = reg.Snapshot(ctx, reader, "ws", "foreign")
-	wantClass(t, err, server.NotFound, forbidden...)
+	wantClass(t, err, errclass.NotFound, forbidden...)
 	_, err = reg.Snapshot(ctx, reader, "ws", outsideCommit)
-	wantClass(t, err, server.NotFound, forbidden...)
+	wantClass(t, err, errclass.NotFound, forbidden...)
 	if f, err := snapshot(t, reg, "HEAD").ReadFile(ctx, "ok.txt", ReadOptions{}); err != nil || string(f.Data) != "fine\n" {
 		t.Fatalf("local read = %q, %v", f.Data, err)
 	}
@@ -308,11 +308,11 @@ func TestCorruptObjects(t *testing.T) {
 	ctx := context.Background()
 	s := snapshot(t, reg, "HEAD")
 	_, err := s.ReadFile(ctx, "broken", ReadOptions{})
-	wantClass(t, err, server.Internal, repo.Dir)
+	wantClass(t, err, errclass.Internal, repo.Dir)
 	_, err = s.ReadFile(ctx, "missing", ReadOptions{})
-	wantClass(t, err, server.NotFound, repo.Dir)
+	wantClass(t, err, errclass.NotFound, repo.Dir)
 	_, err = reg.Snapshot(ctx, reader, "ws", bogus)
-	wantClass(t, err, server.Internal, repo.Dir)
+	wantClass(t, err, errclass.Internal, repo.Dir)
 }
 
 // TestCursorCannotEnterDeniedDirectory: a crafted cursor pointing inside a

@@ -9,7 +9,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
-	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/errclass"
 )
 
 // This file is the object-store side of writing to a workspace: blobs,
@@ -17,7 +17,7 @@ import (
 // are immutable and named by their hash, so writing one never changes what
 // any revision means; only refs do (see refwrite.go).
 
-// CommitObject is a commit as the patch tools read and write it.
+// CommitObject is a commit as tools that propose changes read and write it.
 type CommitObject struct {
 	SHA     string // set when read; ignored when written
 	Tree    string
@@ -41,7 +41,7 @@ func (w *Workspace) WriteBlob(data []byte) (string, error) {
 }
 
 // ReadBlob reads a whole blob of at most max bytes. A larger blob is
-// invalid_input: the patch tools work on text files of bounded size.
+// invalid_input: a tool that rewrites files works on text of bounded size.
 func (w *Workspace) ReadBlob(sha string, max int64) ([]byte, error) {
 	r := w.repo
 	r.mu.Lock()
@@ -52,7 +52,7 @@ func (w *Workspace) ReadBlob(sha string, max int64) ([]byte, error) {
 		return nil, w.objectError(sha, err)
 	}
 	if size > max {
-		return nil, server.Errorf(server.InvalidInput, "blob %s is %d bytes, more than the %d allowed", sha, size, max)
+		return nil, errclass.Errorf(errclass.InvalidInput, "blob %s is %d bytes, more than the %d allowed", sha, size, max)
 	}
 	data, _, err := r.readBlobLocked(h, 0, max)
 	if err != nil {
@@ -152,7 +152,7 @@ func encodeTree(entries []treeEntry) []byte {
 
 func (w *Workspace) objectError(sha string, err error) error {
 	if err == plumbing.ErrObjectNotFound {
-		return server.Errorf(server.NotFound, "object %s does not exist in workspace %q", sha, w.id).Wrap(err)
+		return errclass.Errorf(errclass.NotFound, "object %s does not exist in workspace %q", sha, w.id).Wrap(err)
 	}
 	return w.internalError("reading an object", err)
 }

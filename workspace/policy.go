@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/errclass"
 )
 
 // Action is something a caller does in a workspace. Policies grant actions.
@@ -171,7 +171,7 @@ type grant struct {
 // directory being listed (it may then merely contain allowed paths).
 func (g *grant) checkPath(clean string, asDir bool) error {
 	if pat, denied := g.ws.deny.match(clean); denied {
-		return server.Errorf(server.PermissionDenied,
+		return errclass.Errorf(errclass.PermissionDenied,
 			"path %s is denied by the workspace secret pattern %q", quoteInput(clean), pat)
 	}
 	why := ""
@@ -184,7 +184,7 @@ func (g *grant) checkPath(clean string, asDir bool) error {
 			why = reason
 		}
 	}
-	return server.Errorf(server.PermissionDenied, "path %s is not allowed for identity %q: %s",
+	return errclass.Errorf(errclass.PermissionDenied, "path %s is not allowed for identity %q: %s",
 		quoteInput(clean), g.access.Identity, why)
 }
 
@@ -229,7 +229,7 @@ func (g *grant) checkRef(ref, asGiven string) error {
 			return nil
 		}
 	}
-	return server.Errorf(server.PermissionDenied,
+	return errclass.Errorf(errclass.PermissionDenied,
 		"revision %s (%s) is not among the refs the policies of identity %q allow",
 		quoteInput(asGiven), ref, g.access.Identity)
 }

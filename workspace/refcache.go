@@ -24,7 +24,7 @@ import (
 // were last changed well before the stamps were taken (git's "racy git"
 // rule): a file rewritten in place within one tick of the file-system
 // clock keeps its size, inode and timestamps, and only its age tells it
-// apart. And refs this process writes itself (UpdateRef) clear the cache.
+// apart. And refs this process writes itself (updateRef) clear the cache.
 // The age rule trusts file timestamps to come from the clock time.Now
 // reads, give or take the margin; a network file system whose server clock
 // lags further behind could defeat it.

@@ -12,8 +12,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/repo-mcp/repo-mcp/errclass"
 	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
-	"github.com/repo-mcp/repo-mcp/server"
 )
 
 // TestRefCacheFollowsGit changes refs with the git binary while a
@@ -157,7 +157,7 @@ func compareResolutions(t *testing.T, when, rev, dir string, cached, uncached *R
 	case (gotErr == nil) != (wantErr == nil):
 		t.Errorf("%s: %s: cached %v, uncached %v", when, rev, gotErr, wantErr)
 	case gotErr != nil:
-		if gotErr.Error() != wantErr.Error() || server.ClassOf(gotErr) != server.ClassOf(wantErr) {
+		if gotErr.Error() != wantErr.Error() || errclass.ClassOf(gotErr) != errclass.ClassOf(wantErr) {
 			t.Errorf("%s: %s: cached error %v, uncached %v", when, rev, gotErr, wantErr)
 		}
 	case got.Revision() != want.Revision():
@@ -317,14 +317,14 @@ func TestRefCacheUpdateRef(t *testing.T) {
 	ws := openOne(t, repo.Dir, nil).workspaces["ws"]
 	revs := []string{"HEAD", "dev", "refs/heads/dev"}
 	settleRefs(t, ws, revs)
-	if err := ws.UpdateRef("refs/heads/dev", commits[1], commits[0]); err != nil {
+	if err := ws.updateRef("refs/heads/dev", commits[1], commits[0]); err != nil {
 		t.Fatal(err)
 	}
 	ws.repo.mu.Lock()
 	n := len(ws.repo.refs.entries)
 	ws.repo.mu.Unlock()
 	if n != 0 {
-		t.Errorf("%d entries cached after UpdateRef, want none", n)
+		t.Errorf("%d entries cached after updateRef, want none", n)
 	}
 	for _, rev := range revs[1:] {
 		spec, _ := parseRevision(rev)
@@ -359,7 +359,7 @@ func TestRefCacheConcurrentWrites(t *testing.T) {
 				}
 				// go-git truncates the file before writing it again, so a
 				// read in between finds no ref, cache or not.
-				if _, err := reg.Snapshot(ctx, reader, "ws", rev); err != nil && server.ClassOf(err) != server.NotFound {
+				if _, err := reg.Snapshot(ctx, reader, "ws", rev); err != nil && errclass.ClassOf(err) != errclass.NotFound {
 					t.Error(err)
 					return
 				}

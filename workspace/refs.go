@@ -1,15 +1,14 @@
 package workspace
 
 import (
-	"container/heap"
+	"context"
+	"io/fs"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
-
-	"github.com/repo-mcp/repo-mcp/server"
 )
 
 // Head describes what HEAD points at.
@@ -129,6 +128,7 @@ type Commit struct {
 	AuthorEmail string
 	Time        time.Time // author time
 	Subject     string    // first line of the message
+	Parents     []string  // SHAs of the parent commits, first parent first
 }
 
 // MaxLog bounds Log.
@@ -139,52 +139,19 @@ const MaxLog = 1000
 // orders them by default.
 func (s *Snapshot) Log(n int) ([]Commit, error) {
 	n = min(max(n, 0), MaxLog)
-	ws := s.grant.ws
-	r := ws.repo
-	start := s.rev.SHA
-	if start == WorktreeRevision {
-		head, err := s.Head()
-		if err != nil || head.SHA == "" {
-			return nil, err
-		}
-		start = head.SHA
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	queue := &commitQueue{}
-	seen := map[plumbing.Hash]bool{}
-	push := func(h plumbing.Hash) error {
-		if seen[h] {
-			return nil
-		}
-		seen[h] = true
-		c, err := object.GetCommit(r.storage, h)
-		if err != nil {
-			return server.Errorf(server.Internal, "reading history failed").Wrap(ws.scrub(err))
-		}
-		heap.Push(queue, c)
-		return nil
-	}
-	if err := push(plumbing.NewHash(start)); err != nil {
-		return nil, err
-	}
 	var out []Commit
-	for queue.Len() > 0 && len(out) < n {
-		c := heap.Pop(queue).(*object.Commit)
-		subject, _, _ := strings.Cut(c.Message, "\n")
-		out = append(out, Commit{
-			SHA: c.Hash.String(), Author: c.Author.Name, AuthorEmail: c.Author.Email,
-			Time: c.Author.When, Subject: subject,
-		})
-		for _, p := range c.ParentHashes {
-			err := push(p)
-			if err != nil && ws.atBoundaryLocked(c.Hash) {
-				break // a shallow clone: its history ends here, as git log's does
-			}
-			if err != nil {
-				return nil, err
-			}
+	if n == 0 {
+		return out, nil
+	}
+	err := s.Commits(context.Background(), func(c Commit) error {
+		out = append(out, c)
+		if len(out) == n {
+			return fs.SkipAll
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

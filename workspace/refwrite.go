@@ -10,10 +10,10 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/errclass"
 )
 
-// RefConflict is the error of an UpdateRef whose compare failed: the ref
+// RefConflict is the error of a ref write whose compare failed: the ref
 // no longer holds the value the caller expected.
 type RefConflict struct {
 	Name    string
@@ -27,11 +27,11 @@ func (e *RefConflict) Error() string {
 	return fmt.Sprintf("ref %s is at %s", e.Name, e.Current)
 }
 
-// ErrRefLocked is returned by UpdateRef when another writer (a git
+// ErrRefLocked is returned by a ref write when another writer (a git
 // command, another replica) holds the ref's lock file.
 var ErrRefLocked = errors.New("ref is locked by another writer")
 
-// CheckRefName reports whether name is a full ref name the patch tools may
+// CheckRefName reports whether name is a full ref name a tool may
 // write: under refs/, in git's check-ref-format rules, with no character
 // git or a shell would read specially.
 func CheckRefName(name string) error {
@@ -40,7 +40,7 @@ func CheckRefName(name string) error {
 		strings.Contains(name, "..") || strings.Contains(name, "@{") || strings.Contains(name, "//") ||
 		strings.ContainsAny(name, " ~^:?*[\\\x7f") || hasControl(name) || strings.HasPrefix(rest, "-") ||
 		strings.Contains(name, "/-") {
-		return server.Errorf(server.InvalidInput, "ref name %s is not allowed", quoteInput(name))
+		return errclass.Errorf(errclass.InvalidInput, "ref name %s is not allowed", quoteInput(name))
 	}
 	return nil
 }
@@ -71,7 +71,7 @@ func BranchRef(name string) (string, error) {
 			"component starting with '.' or ending with '.lock', name ending with '.' or '/')"
 	}
 	if why != "" {
-		return "", server.Errorf(server.InvalidInput, "branch name %s is not allowed: it %s", quoteInput(name), why)
+		return "", errclass.Errorf(errclass.InvalidInput, "branch name %s is not allowed: it %s", quoteInput(name), why)
 	}
 	return "refs/heads/" + short, nil
 }
@@ -94,9 +94,9 @@ func isObjectID(s string) bool {
 	return (len(s) == 40 || len(s) == 64) && isHex(s)
 }
 
-// ReadRef returns the commit SHA a ref names directly, or "" when the ref
+// readRef returns the commit SHA a ref names directly, or "" when the ref
 // does not exist.
-func (w *Workspace) ReadRef(name string) (string, error) {
+func (w *Workspace) readRef(name string) (string, error) {
 	if err := CheckRefName(name); err != nil {
 		return "", err
 	}
@@ -114,18 +114,18 @@ func (w *Workspace) readRefLocked(name string) (string, error) {
 	case err != nil:
 		return "", w.internalError("reading a ref", err)
 	case ref.Type() != plumbing.HashReference:
-		return "", server.Errorf(server.PreconditionFailed, "ref %s is symbolic", quoteInput(name))
+		return "", errclass.Errorf(errclass.PreconditionFailed, "ref %s is symbolic", quoteInput(name))
 	}
 	return ref.Hash().String(), nil
 }
 
-// UpdateRef points ref name at newSHA if, and only if, it is now at oldSHA
+// updateRef points ref name at newSHA if, and only if, it is now at oldSHA
 // ("" meaning: it must not exist). It follows git's own protocol, a
 // name.lock file created exclusively then renamed over the ref, so it is
 // atomic against git commands and against other processes serving the same
 // repository. A failed compare is a *RefConflict; a held lock is
 // ErrRefLocked.
-func (w *Workspace) UpdateRef(name, newSHA, oldSHA string) error {
+func (w *Workspace) updateRef(name, newSHA, oldSHA string) error {
 	if err := CheckRefName(name); err != nil {
 		return err
 	}

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/errclass"
 )
 
 // Options tune a Registry. The zero value is usable.
@@ -240,33 +240,22 @@ func (r *Registry) IDs(identity string) []string {
 // merely contain allowed paths (the middleware does not know what the path
 // names; reads apply the exact rule).
 //
-// The error is a [server.Error]: invalid_input for a malformed id, action or
+// The error is a [errclass.Error]: invalid_input for a malformed id, action or
 // path; not_found for a workspace that does not exist or that identity has
 // no access to at all (the two are indistinguishable); permission_denied,
 // naming the refusing rule, otherwise.
 func (r *Registry) Authorize(identity, workspaceID string, action Action, path string) error {
-	g, err := r.grant(Access{Identity: identity, Action: action}, workspaceID)
-	if err != nil {
-		return err
-	}
-	if path == "" {
-		return nil
-	}
-	clean, err := CleanPath(path)
-	if err != nil {
-		return err
-	}
-	return g.checkPath(clean, true)
+	return r.AuthorizeScope(identity, action, Scope{WorkspaceID: workspaceID}.WithPaths(path))
 }
 
 // grant finds the policies that let acc.Identity do acc.Action in a
 // workspace.
 func (r *Registry) grant(acc Access, workspaceID string) (*grant, error) {
 	if err := CheckID(workspaceID); err != nil {
-		return nil, server.Errorf(server.InvalidInput, "workspace_id: %v", err)
+		return nil, errclass.Errorf(errclass.InvalidInput, "workspace_id: %v", err)
 	}
 	if !acc.Action.Valid() {
-		return nil, server.Errorf(server.InvalidInput, "unknown action %s", quoteInput(string(acc.Action)))
+		return nil, errclass.Errorf(errclass.InvalidInput, "unknown action %s", quoteInput(string(acc.Action)))
 	}
 	ws := r.workspaces[workspaceID]
 	g := &grant{access: acc, ws: ws}
@@ -283,14 +272,14 @@ func (r *Registry) grant(acc Access, workspaceID string) (*grant, error) {
 		}
 	}
 	if !visible {
-		return nil, server.Errorf(server.NotFound, "no workspace %q is available to identity %q",
+		return nil, errclass.Errorf(errclass.NotFound, "no workspace %q is available to identity %q",
 			workspaceID, acc.Identity).WithHint("use a workspace id the operator configured for you")
 	}
 	if acc.Action == ActionApply && ws.readOnly {
-		return nil, server.Errorf(server.PermissionDenied, "workspace %q is read-only", workspaceID)
+		return nil, errclass.Errorf(errclass.PermissionDenied, "workspace %q is read-only", workspaceID)
 	}
 	if len(g.policies) == 0 {
-		return nil, server.Errorf(server.PermissionDenied,
+		return nil, errclass.Errorf(errclass.PermissionDenied,
 			"no policy grants identity %q the action %q in workspace %q", acc.Identity, acc.Action, workspaceID)
 	}
 	return g, nil
@@ -324,7 +313,7 @@ func (w *Workspace) scrub(err error) error {
 }
 
 // internalError wraps an unexpected failure (a corrupt object, an I/O
-// error) as an internal server.Error whose cause has the root scrubbed.
+// error) as an internal errclass.Error whose cause has the root scrubbed.
 func (w *Workspace) internalError(what string, err error) error {
-	return server.Errorf(server.Internal, "%s failed", what).Wrap(w.scrub(err))
+	return errclass.Errorf(errclass.Internal, "%s failed", what).Wrap(w.scrub(err))
 }

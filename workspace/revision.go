@@ -12,7 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
-	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/errclass"
 )
 
 // Revision grammar limits.
@@ -90,7 +90,7 @@ func parseRevision(s string) (revSpec, error) {
 func checkRevisionSyntax(s string) error {
 	switch {
 	case len(s) > MaxRevisionBytes:
-		return server.Errorf(server.InvalidInput, "revision is longer than %d bytes", MaxRevisionBytes)
+		return errclass.Errorf(errclass.InvalidInput, "revision is longer than %d bytes", MaxRevisionBytes)
 	case !utf8.ValidString(s):
 		return revError(s, "is not valid UTF-8")
 	case strings.IndexFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0:
@@ -182,7 +182,7 @@ func validRefName(name string) bool {
 }
 
 func revError(rev, why string) error {
-	return server.Errorf(server.InvalidInput, "revision %s %s", quoteInput(rev), why)
+	return errclass.Errorf(errclass.InvalidInput, "revision %s %s", quoteInput(rev), why)
 }
 
 // resolve turns a parsed revision into a commit.
@@ -226,7 +226,7 @@ func (w *Workspace) resolveBaseLocked(spec revSpec) (plumbing.Hash, string, erro
 	}
 	switch {
 	case len(refs)+len(commits) == 0:
-		return plumbing.ZeroHash, "", server.Errorf(server.NotFound,
+		return plumbing.ZeroHash, "", errclass.Errorf(errclass.NotFound,
 			"revision %s does not exist in workspace %q", quoteInput(spec.input), w.id)
 	case len(refs)+len(commits) > 1:
 		return plumbing.ZeroHash, "", ambiguous(spec.input, refs, commits)
@@ -260,7 +260,7 @@ func (w *Workspace) matchingRefsLocked(name string) []*plumbing.Reference {
 func (w *Workspace) commitsWithPrefixLocked(prefix string) ([]plumbing.Hash, error) {
 	raw, err := hex.DecodeString(prefix[:len(prefix)&^1])
 	if err != nil {
-		return nil, server.Errorf(server.InvalidInput, "revision %s is not hexadecimal", quoteInput(prefix))
+		return nil, errclass.Errorf(errclass.InvalidInput, "revision %s is not hexadecimal", quoteInput(prefix))
 	}
 	hashes, err := w.repo.storage.HashesWithPrefix(raw)
 	if err != nil {
@@ -296,7 +296,7 @@ func ambiguous(input string, refs []*plumbing.Reference, commits []plumbing.Hash
 		more = fmt.Sprintf(" and %d more", len(names)-show)
 		names = names[:show]
 	}
-	e := server.Errorf(server.InvalidInput, "revision %s is ambiguous: it could be %s%s",
+	e := errclass.Errorf(errclass.InvalidInput, "revision %s is ambiguous: it could be %s%s",
 		quoteInput(input), strings.Join(names, ", "), more)
 	e.Details = map[string]any{"candidates": names}
 	return e.WithHint("give a full ref name or a longer SHA")
@@ -325,7 +325,7 @@ func (w *Workspace) peelUncachedLocked(h plumbing.Hash, input string) (plumbing.
 	for range maxTagDepth {
 		obj, err := w.repo.storage.EncodedObject(plumbing.AnyObject, h)
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
-			return plumbing.ZeroHash, server.Errorf(server.NotFound,
+			return plumbing.ZeroHash, errclass.Errorf(errclass.NotFound,
 				"revision %s does not exist in workspace %q%s", quoteInput(input), w.id, w.shallowNoteLocked())
 		}
 		if err != nil {
@@ -341,11 +341,11 @@ func (w *Workspace) peelUncachedLocked(h plumbing.Hash, input string) (plumbing.
 			}
 			h = tag.Target
 		default:
-			return plumbing.ZeroHash, server.Errorf(server.InvalidInput,
+			return plumbing.ZeroHash, errclass.Errorf(errclass.InvalidInput,
 				"revision %s names a %s, not a commit", quoteInput(input), obj.Type())
 		}
 	}
-	return plumbing.ZeroHash, server.Errorf(server.InvalidInput,
+	return plumbing.ZeroHash, errclass.Errorf(errclass.InvalidInput,
 		"revision %s is a chain of more than %d tags", quoteInput(input), maxTagDepth)
 }
 
@@ -364,7 +364,7 @@ func (w *Workspace) stepLocked(h plumbing.Hash, st revStep, input string) (plumb
 			return plumbing.ZeroHash, w.internalError("reading a commit", err)
 		}
 		if index >= len(ci.parents) {
-			return plumbing.ZeroHash, server.Errorf(server.NotFound,
+			return plumbing.ZeroHash, errclass.Errorf(errclass.NotFound,
 				"revision %s goes past the commits that exist", quoteInput(input))
 		}
 		if slices.Contains(boundary, h) {
@@ -377,7 +377,7 @@ func (w *Workspace) stepLocked(h plumbing.Hash, st revStep, input string) (plumb
 
 func (w *Workspace) refError(input string, err error) error {
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
-		return server.Errorf(server.NotFound, "revision %s does not exist in workspace %q (no commits yet?)",
+		return errclass.Errorf(errclass.NotFound, "revision %s does not exist in workspace %q (no commits yet?)",
 			quoteInput(input), w.id)
 	}
 	return w.internalError("reading refs", err)

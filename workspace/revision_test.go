@@ -9,8 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/repo-mcp/repo-mcp/errclass"
 	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
-	"github.com/repo-mcp/repo-mcp/server"
 )
 
 func TestAmbiguousRevisions(t *testing.T) {
@@ -25,7 +25,7 @@ func TestAmbiguousRevisions(t *testing.T) {
 		{"dup", "refs/tags/dup"},
 	} {
 		_, err := reg.Snapshot(context.Background(), reader, "ws", tc.rev)
-		wantClass(t, err, server.InvalidInput)
+		wantClass(t, err, errclass.InvalidInput)
 		if !strings.Contains(err.Error(), "ambiguous") || !strings.Contains(err.Error(), tc.candidate) {
 			t.Errorf("rev %s: %v", tc.rev, err)
 		}
@@ -39,7 +39,7 @@ func TestAmbiguousRevisions(t *testing.T) {
 	}
 	// Shorter than MinShortSHA is only ever a ref name.
 	_, err := reg.Snapshot(context.Background(), reader, "ws", commits[0][:6])
-	wantClass(t, err, server.NotFound)
+	wantClass(t, err, errclass.NotFound)
 }
 
 func TestRootForms(t *testing.T) {
@@ -67,17 +67,17 @@ func TestRootForms(t *testing.T) {
 			t.Errorf("read = %q, %v", f.Data, err)
 		}
 		_, err := reg.Snapshot(ctx, reader, "ws", "worktree")
-		wantClass(t, err, server.NotFound)
+		wantClass(t, err, errclass.NotFound)
 	})
 	t.Run("worktree not allowed", func(t *testing.T) {
 		repo, _ := basicRepo(t)
 		_, err := openOne(t, repo.Dir, nil).Snapshot(ctx, reader, "ws", "worktree")
-		wantClass(t, err, server.PermissionDenied)
+		wantClass(t, err, errclass.PermissionDenied)
 	})
 	t.Run("no commits", func(t *testing.T) {
 		repo := gitfixture.New(t)
 		_, err := openOne(t, repo.Dir, nil).Snapshot(ctx, reader, "ws", "")
-		wantClass(t, err, server.NotFound)
+		wantClass(t, err, errclass.NotFound)
 	})
 	t.Run("linked worktree", func(t *testing.T) {
 		repo, _ := basicRepo(t)
@@ -208,7 +208,7 @@ func TestCommitPrefixCandidates(t *testing.T) {
 		if len(want) > 1 {
 			tested++
 			err := ambiguous(prefix, nil, got)
-			wantClass(t, err, server.InvalidInput)
+			wantClass(t, err, errclass.InvalidInput)
 			for _, sha := range want {
 				if !strings.Contains(err.Error(), sha[:12]) {
 					t.Errorf("prefix %s: %v does not list %s", prefix, err, sha[:12])
@@ -233,8 +233,8 @@ func FuzzParseRevision(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in string) {
 		spec, err := parseRevision(in)
 		if err != nil {
-			if server.ClassOf(err) != server.InvalidInput {
-				t.Fatalf("parseRevision(%q): class %s", in, server.ClassOf(err))
+			if errclass.ClassOf(err) != errclass.InvalidInput {
+				t.Fatalf("parseRevision(%q): class %s", in, errclass.ClassOf(err))
 			}
 			return
 		}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/errclass"
 )
 
 // A shallow clone (git clone --depth) has commits whose parents were never
@@ -45,7 +45,7 @@ func (w *Workspace) atBoundaryLocked(h plumbing.Hash) bool {
 // beyondBoundary is the error of a revision that steps from commit
 // boundary, on the shallow boundary, to one of its parents.
 func (w *Workspace) beyondBoundary(input string, boundary plumbing.Hash) error {
-	return server.Errorf(server.NotFound,
+	return errclass.Errorf(errclass.NotFound,
 		"revision %s reaches past the shallow boundary of workspace %q: the repository is a shallow clone, and the parents of commit %s were not fetched",
 		quoteInput(input), w.id, boundary).
 		WithHint("name a commit within the clone's history (repo_info lists the recent ones); an operator can deepen the clone with git fetch --deepen or --unshallow")

@@ -5,7 +5,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/errclass"
 )
 
 // EntryType says what a path names.
@@ -68,13 +68,13 @@ func (e Entry) LinkPath() (string, bool) {
 	if e.Type != TypeSymlink {
 		return "", false
 	}
-	return ResolveLink(e.Path, e.Target)
+	return resolveLink(e.Path, e.Target)
 }
 
-// ResolveLink joins a symlink's target to the directory holding the link
+// resolveLink joins a symlink's target to the directory holding the link
 // and reports the clean in-tree result, or false when the target is
 // absolute, leaves the root, or is refused by [CleanPath].
-func ResolveLink(linkPath, target string) (string, bool) {
+func resolveLink(linkPath, target string) (string, bool) {
 	if target == "" || strings.HasPrefix(target, "/") || strings.ContainsAny(target, "\\\x00") {
 		return "", false
 	}
@@ -146,9 +146,9 @@ func (r *Registry) worktreeSnapshot(g *grant, spec revSpec) (*Snapshot, error) {
 	ws := g.ws
 	switch {
 	case ws.bare:
-		return nil, server.Errorf(server.NotFound, "workspace %q is a bare repository: it has no working tree", ws.id)
+		return nil, errclass.Errorf(errclass.NotFound, "workspace %q is a bare repository: it has no working tree", ws.id)
 	case !ws.worktree:
-		return nil, server.Errorf(server.PermissionDenied,
+		return nil, errclass.Errorf(errclass.PermissionDenied,
 			"workspace %q does not allow reading the working tree", ws.id).
 			WithHint("read a committed revision such as HEAD")
 	}
@@ -222,7 +222,7 @@ type File struct {
 // path if the caller wants its content.
 func (s *Snapshot) ReadFile(ctx context.Context, p string, opts ReadOptions) (File, error) {
 	if opts.Offset < 0 || opts.Limit < 0 {
-		return File{}, server.Errorf(server.InvalidInput, "offset and byte budget must not be negative")
+		return File{}, errclass.Errorf(errclass.InvalidInput, "offset and byte budget must not be negative")
 	}
 	limit := opts.Limit
 	if limit == 0 {
@@ -235,9 +235,9 @@ func (s *Snapshot) ReadFile(ctx context.Context, p string, opts ReadOptions) (Fi
 	}
 	switch e.Type {
 	case TypeDir:
-		return File{}, server.Errorf(server.InvalidInput, "path %s is a directory; list it instead", quoteInput(e.Path))
+		return File{}, errclass.Errorf(errclass.InvalidInput, "path %s is a directory; list it instead", quoteInput(e.Path))
 	case TypeSubmodule:
-		return File{}, server.Errorf(server.InvalidInput,
+		return File{}, errclass.Errorf(errclass.InvalidInput,
 			"path %s is a submodule (commit %s); its files are not part of this repository", quoteInput(e.Path), e.SHA)
 	case TypeSymlink:
 		return File{Entry: e}, nil

@@ -8,7 +8,7 @@ import (
 
 	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
 
-	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/errclass"
 )
 
 func TestReadFileAtRevisions(t *testing.T) {
@@ -109,11 +109,11 @@ func TestStatKinds(t *testing.T) {
 		t.Fatalf("ReadFile of a symlink = %+v, %v", f, err)
 	}
 	_, err = s.ReadFile(ctx, "vendor/mod", ReadOptions{})
-	wantClass(t, err, server.InvalidInput)
+	wantClass(t, err, errclass.InvalidInput)
 	_, err = s.ReadFile(ctx, "a", ReadOptions{})
-	wantClass(t, err, server.InvalidInput)
+	wantClass(t, err, errclass.InvalidInput)
 	_, err = s.ReadFile(ctx, "docs/link/x", ReadOptions{})
-	wantClass(t, err, server.NotFound)
+	wantClass(t, err, errclass.NotFound)
 }
 
 func walkPaths(t *testing.T, s *Snapshot, dir string, opts WalkOptions) ([]string, WalkStats) {
@@ -222,9 +222,9 @@ func TestReadDir(t *testing.T) {
 		t.Errorf("entry = %+v", e)
 	}
 	_, _, err = s.ReadDir(context.Background(), "a/x.go")
-	wantClass(t, err, server.InvalidInput)
+	wantClass(t, err, errclass.InvalidInput)
 	_, _, err = s.ReadDir(context.Background(), "nope")
-	wantClass(t, err, server.NotFound)
+	wantClass(t, err, errclass.NotFound)
 }
 
 func TestListPages(t *testing.T) {
@@ -256,5 +256,5 @@ func TestListPages(t *testing.T) {
 		t.Errorf("pages: %s", diff)
 	}
 	_, err := s.List(context.Background(), "", ListOptions{Limit: -1})
-	wantClass(t, err, server.InvalidInput)
+	wantClass(t, err, errclass.InvalidInput)
 }

@@ -9,15 +9,14 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/errclass"
 )
 
-// This file serves tools that keep records of their own under refs (the
-// patch tools' refs/repo-mcp/...) and the operator commands that clean
-// them up: listing such refs and deleting them. Neither checks a policy:
-// the refs are the tools' own, not the caller's branches.
+// This file lists and deletes refs, for the records under RecordPrefix
+// (see records.go), which are the only callers: a branch is moved through
+// Snapshot.MoveBranch, which checks the caller's ref policy.
 
-// ListRefs returns the refs whose names start with prefix, which must
+// listRefs returns the refs whose names start with prefix, which must
 // start with "refs/", sorted by name. Each SHA is the object the ref names
 // directly (a blob, for some records; nothing is peeled). Symbolic refs
 // are left out.
@@ -26,9 +25,9 @@ import (
 // only, as git for-each-ref does, not every ref of the repository: the
 // patch tools list their own refs on every proposal, in repositories
 // with many thousands of tags.
-func (w *Workspace) ListRefs(prefix string) ([]Ref, error) {
+func (w *Workspace) listRefs(prefix string) ([]Ref, error) {
 	if !strings.HasPrefix(prefix, "refs/") {
-		return nil, server.Errorf(server.InvalidInput, "ref prefix %s does not start with refs/", quoteInput(prefix))
+		return nil, errclass.Errorf(errclass.InvalidInput, "ref prefix %s does not start with refs/", quoteInput(prefix))
 	}
 	found := map[string]string{}
 	if err := w.packedRefs(prefix, found); err != nil {
@@ -112,20 +111,20 @@ func isHexSHA(s string) bool {
 	return len(s) == 40 && isHex(s) && strings.ToLower(s) == s
 }
 
-// DeleteRef removes ref name if, and only if, it is now at oldSHA. It
-// follows git's protocol, as UpdateRef does: holding the ref's lock and
+// deleteRef removes ref name if, and only if, it is now at oldSHA. It
+// follows git's protocol, as updateRef does: holding the ref's lock and
 // packed-refs' lock, it rewrites packed-refs without the ref when the ref
 // is packed there, then removes the loose file; so neither a git command
 // nor another process serving the repository can change the ref or pack
 // it meanwhile. A failed compare (the ref moved, or is gone) is a
 // *RefConflict; a held lock is ErrRefLocked. The objects the ref named
 // stay in the repository until git gc collects them.
-func (w *Workspace) DeleteRef(name, oldSHA string) error {
+func (w *Workspace) deleteRef(name, oldSHA string) error {
 	if err := CheckRefName(name); err != nil {
 		return err
 	}
 	if oldSHA == "" {
-		return server.Errorf(server.InvalidInput, "deleting ref %s needs the value it holds", quoteInput(name))
+		return errclass.Errorf(errclass.InvalidInput, "deleting ref %s needs the value it holds", quoteInput(name))
 	}
 	file := filepath.Join(w.refsDir(), filepath.FromSlash(name))
 	// The ref may be packed only, its directory gone; its lock needs one.

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/repo-mcp/repo-mcp/errclass"
 	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
-	"github.com/repo-mcp/repo-mcp/server"
 )
 
 func TestListRefs(t *testing.T) {
@@ -33,7 +33,7 @@ func TestListRefs(t *testing.T) {
 		{"refs/tags/v", []string{"refs/tags/v1 " + strings.TrimSpace(gitfixture.Git(t, repo.Dir, "rev-parse", "refs/tags/v1"))}}, // not peeled
 	}
 	for _, tt := range tests {
-		refs, err := ws.ListRefs(tt.prefix)
+		refs, err := ws.listRefs(tt.prefix)
 		if err != nil {
 			t.Fatalf("%s: %v", tt.prefix, err)
 		}
@@ -45,8 +45,8 @@ func TestListRefs(t *testing.T) {
 			t.Errorf("%s: %s", tt.prefix, d)
 		}
 	}
-	_, err := ws.ListRefs("heads/")
-	wantClass(t, err, server.InvalidInput)
+	_, err := ws.listRefs("heads/")
+	wantClass(t, err, errclass.InvalidInput)
 }
 
 func TestDeleteRef(t *testing.T) {
@@ -74,13 +74,13 @@ func TestDeleteRef(t *testing.T) {
 			before := gitfixture.Git(t, repo.Dir, "show-ref", "-d")
 
 			var conflict *RefConflict
-			if err := ws.DeleteRef(ref, c[0]); !errors.As(err, &conflict) || conflict.Current != c[1] {
+			if err := ws.deleteRef(ref, c[0]); !errors.As(err, &conflict) || conflict.Current != c[1] {
 				t.Fatalf("delete at the wrong value: %v", err)
 			}
-			if err := ws.DeleteRef(ref, c[1]); err != nil {
+			if err := ws.deleteRef(ref, c[1]); err != nil {
 				t.Fatal(err)
 			}
-			if got, err := ws.ReadRef(ref); got != "" || err != nil {
+			if got, err := ws.readRef(ref); got != "" || err != nil {
 				t.Errorf("the ref reads %q, %v after its deletion", got, err)
 			}
 			// git agrees, and every other ref (the peeled tag too) is as it was.
@@ -88,7 +88,7 @@ func TestDeleteRef(t *testing.T) {
 			if got := gitfixture.Git(t, repo.Dir, "show-ref", "-d"); got != want {
 				t.Errorf("git show-ref -d:\n%s\nwant\n%s", got, want)
 			}
-			if err := ws.DeleteRef(ref, c[1]); !errors.As(err, &conflict) || conflict.Current != "" {
+			if err := ws.deleteRef(ref, c[1]); !errors.As(err, &conflict) || conflict.Current != "" {
 				t.Errorf("delete of a deleted ref: %v", err)
 			}
 			gitfixture.Git(t, repo.Dir, "fsck", "--no-dangling")
@@ -105,10 +105,10 @@ func TestDeleteRefLocked(t *testing.T) {
 			ws := writable(t, repo.Dir)
 			path := filepath.Join(repo.Dir, ".git", filepath.FromSlash(lock))
 			os.WriteFile(path, nil, 0o644)
-			if err := ws.DeleteRef(ref, c[1]); !errors.Is(err, ErrRefLocked) {
+			if err := ws.deleteRef(ref, c[1]); !errors.Is(err, ErrRefLocked) {
 				t.Errorf("with git's lock held: %v", err)
 			}
-			if got, _ := ws.ReadRef(ref); got != c[1] {
+			if got, _ := ws.readRef(ref); got != c[1] {
 				t.Errorf("the ref is at %q", got)
 			}
 			if _, err := os.Stat(path); err != nil {
@@ -122,9 +122,9 @@ func TestDeleteRefInput(t *testing.T) {
 	repo, c := basicRepo(t)
 	ws := writable(t, repo.Dir)
 	for _, bad := range []string{"HEAD", "refs/heads/a..b", "refs/../config", "heads/x"} {
-		wantClass(t, ws.DeleteRef(bad, c[0]), server.InvalidInput)
+		wantClass(t, ws.deleteRef(bad, c[0]), errclass.InvalidInput)
 	}
-	wantClass(t, ws.DeleteRef("refs/heads/dev", ""), server.InvalidInput)
+	wantClass(t, ws.deleteRef("refs/heads/dev", ""), errclass.InvalidInput)
 }
 
 // writable opens dir as the one workspace "ws" for writing.

@@ -7,7 +7,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
-	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/errclass"
 )
 
 // Change is one file a proposed tree writes or removes.
@@ -28,7 +28,7 @@ type Change struct {
 func (s *Snapshot) WriteTree(changes []Change) (string, error) {
 	cs, ok := s.src.(*commitSource)
 	if !ok {
-		return "", server.Errorf(server.InvalidInput, "a tree can only be built on a commit, not the working tree")
+		return "", errclass.Errorf(errclass.InvalidInput, "a tree can only be built on a commit, not the working tree")
 	}
 	for _, c := range changes {
 		clean, err := s.Authorize(c.Path, false)
@@ -36,10 +36,10 @@ func (s *Snapshot) WriteTree(changes []Change) (string, error) {
 			return "", err
 		}
 		if clean != c.Path || clean == "" {
-			return "", server.Errorf(server.InvalidInput, "path %s is not clean", quoteInput(c.Path))
+			return "", errclass.Errorf(errclass.InvalidInput, "path %s is not clean", quoteInput(c.Path))
 		}
 		if !c.Delete && c.Mode != ModeFile && c.Mode != ModeExecutable {
-			return "", server.Errorf(server.InvalidInput, "path %s: mode %o is not a regular file mode", quoteInput(c.Path), c.Mode)
+			return "", errclass.Errorf(errclass.InvalidInput, "path %s: mode %o is not a regular file mode", quoteInput(c.Path), c.Mode)
 		}
 	}
 	changes = slices.Clone(changes)
@@ -53,7 +53,7 @@ func (s *Snapshot) WriteTree(changes []Change) (string, error) {
 		h, err = r.writeObjectLocked(plumbing.TreeObject, nil)
 	}
 	if err != nil {
-		if _, ok := err.(*server.Error); ok {
+		if _, ok := err.(*errclass.Error); ok {
 			return "", err
 		}
 		return "", ws.internalError("writing a tree", err)
@@ -81,7 +81,7 @@ func (r *repo) rewriteTreeLocked(h plumbing.Hash, dir string, changes []Change) 
 		i := slices.IndexFunc(entries, func(e treeEntry) bool { return e.name == name })
 		if nested {
 			if i >= 0 && entries[i].mode != filemode.Dir {
-				return plumbing.ZeroHash, false, server.Errorf(server.InvalidInput,
+				return plumbing.ZeroHash, false, errclass.Errorf(errclass.InvalidInput,
 					"path %s: %s is a %s, not a directory", quoteInput(joinPath(dir, c.Path)), quoteInput(full), modeName(entries[i].mode))
 			}
 			if _, seen := sub[name]; !seen {
@@ -128,16 +128,16 @@ func (r *repo) rewriteTreeLocked(h plumbing.Hash, dir string, changes []Change) 
 // changeEntry applies one change to a file named directly in a tree.
 func changeEntry(entries []treeEntry, i int, full, name string, c Change) ([]treeEntry, error) {
 	if !validEntryName(name) {
-		return nil, server.Errorf(server.InvalidInput, "path %s has a name that cannot be written", quoteInput(full))
+		return nil, errclass.Errorf(errclass.InvalidInput, "path %s has a name that cannot be written", quoteInput(full))
 	}
 	if i >= 0 && entries[i].mode != filemode.Regular && entries[i].mode != filemode.Executable &&
 		entries[i].mode != filemode.Deprecated {
-		return nil, server.Errorf(server.InvalidInput, "path %s is a %s; only regular files can be changed",
+		return nil, errclass.Errorf(errclass.InvalidInput, "path %s is a %s; only regular files can be changed",
 			quoteInput(full), modeName(entries[i].mode))
 	}
 	switch {
 	case c.Delete && i < 0:
-		return nil, server.Errorf(server.InvalidInput, "path %s does not exist at the base, so it cannot be deleted", quoteInput(full))
+		return nil, errclass.Errorf(errclass.InvalidInput, "path %s does not exist at the base, so it cannot be deleted", quoteInput(full))
 	case c.Delete:
 		return slices.Delete(entries, i, i+1), nil
 	case i >= 0:
@@ -153,7 +153,7 @@ func changeEntry(entries []treeEntry, i int, full, name string, c Change) ([]tre
 func checkCaseCollision(entries []treeEntry, full, name string) error {
 	for _, e := range entries {
 		if e.name != name && strings.EqualFold(e.name, name) {
-			return server.Errorf(server.InvalidInput,
+			return errclass.Errorf(errclass.InvalidInput,
 				"path %s differs from the existing %s only in case", quoteInput(full), quoteInput(e.name))
 		}
 	}

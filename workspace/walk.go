@@ -6,7 +6,7 @@ import (
 	"io/fs"
 	"strings"
 
-	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/errclass"
 )
 
 // WalkOptions choose what a walk visits.
@@ -53,13 +53,13 @@ func (s *Snapshot) Walk(ctx context.Context, dir string, opts WalkOptions, fn fu
 		return stats, err
 	}
 	if root.Type != TypeDir {
-		return stats, server.Errorf(server.InvalidInput, "path %s is a %s, not a directory", quoteInput(root.Path), root.Type)
+		return stats, errclass.Errorf(errclass.InvalidInput, "path %s is a %s, not a directory", quoteInput(root.Path), root.Type)
 	}
 	w := &walker{s: s, opts: opts, fn: fn, stats: &stats, base: root.Path, policed: s.grant.restrictsPaths()}
 	if opts.Pattern != "" {
 		g, err := ParseGlob(opts.Pattern)
 		if err != nil {
-			return stats, server.Errorf(server.InvalidInput, "pattern: %v", err)
+			return stats, errclass.Errorf(errclass.InvalidInput, "pattern: %v", err)
 		}
 		w.pattern = &g
 	}
@@ -250,7 +250,7 @@ func (s *Snapshot) List(ctx context.Context, dir string, opts ListOptions) (Page
 	limit := opts.Limit
 	switch {
 	case limit < 0:
-		return Page{}, server.Errorf(server.InvalidInput, "limit must not be negative")
+		return Page{}, errclass.Errorf(errclass.InvalidInput, "limit must not be negative")
 	case limit == 0:
 		limit = DefaultListLimit
 	}

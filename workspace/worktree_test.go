@@ -8,8 +8,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
+	"github.com/repo-mcp/repo-mcp/errclass"
 	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
-	"github.com/repo-mcp/repo-mcp/server"
 )
 
 func TestWorktreeReads(t *testing.T) {
@@ -56,7 +56,7 @@ func TestWorktreeReads(t *testing.T) {
 		t.Error(err)
 	}
 	_, err = s.ReadFile(ctx, "nope/x", ReadOptions{})
-	wantClass(t, err, server.NotFound, repo.Dir)
+	wantClass(t, err, errclass.NotFound, repo.Dir)
 	// A file that changes between commits is read from disk, not HEAD.
 	writeFile(t, filepath.Join(repo.Dir, "README.md"), "edited\n")
 	if f, _ := s.ReadFile(ctx, "README.md", ReadOptions{}); string(f.Data) != "edited\n" {
@@ -66,7 +66,7 @@ func TestWorktreeReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = s.ReadFile(ctx, "README.md", ReadOptions{})
-	wantClass(t, err, server.NotFound, repo.Dir)
+	wantClass(t, err, errclass.NotFound, repo.Dir)
 }
 
 // TestUnsortedTree: a tree written out of order (git would not) is still

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/errclass"
 )
 
 // A worktree apply writes a patch's files into the working tree, all or
@@ -52,7 +52,7 @@ type Conflict struct {
 }
 
 // StaleError is a precondition_failed apply: HEAD moved, or files differ
-// from their base blobs. It is wrapped in a *server.Error.
+// from their base blobs. It is wrapped in a *errclass.Error.
 type StaleError struct {
 	Head      string
 	Conflicts []Conflict
@@ -111,9 +111,9 @@ func (s *Snapshot) checkWorktree(ctx context.Context, base string, files []Workt
 func (w *Workspace) checkWorktreeWritable() error {
 	switch {
 	case w.bare:
-		return server.Errorf(server.InvalidInput, "workspace %q is a bare repository: it has no working tree", w.id)
+		return errclass.Errorf(errclass.InvalidInput, "workspace %q is a bare repository: it has no working tree", w.id)
 	case w.rootFS == nil:
-		return server.Errorf(server.PermissionDenied, "workspace %q does not allow working tree access", w.id).
+		return errclass.Errorf(errclass.PermissionDenied, "workspace %q does not allow working tree access", w.id).
 			WithHint("apply to a branch instead, or ask the operator to set worktree: true")
 	}
 	return nil
@@ -150,7 +150,7 @@ func (w *Workspace) worktreeBlob(p string) (string, error) {
 	src := &worktreeSource{ws: w}
 	dir, err := src.openDir(path.Dir(p))
 	if err != nil {
-		if server.ClassOf(err) == server.NotFound {
+		if errclass.ClassOf(err) == errclass.NotFound {
 			return "", nil
 		}
 		return "", err
@@ -195,7 +195,7 @@ func (s *Snapshot) ApplyWorktree(ctx context.Context, a WorktreeApply) error {
 		return err
 	}
 	if len(conflicts) > 0 {
-		e := server.Errorf(server.PreconditionFailed, "the working tree no longer matches the base: %s %s", conflicts[0].Path, conflicts[0].Reason)
+		e := errclass.Errorf(errclass.PreconditionFailed, "the working tree no longer matches the base: %s %s", conflicts[0].Path, conflicts[0].Reason)
 		e.Details = conflicts
 		return e.Wrap(&StaleError{Head: head, Conflicts: conflicts})
 	}
@@ -212,7 +212,7 @@ func (s *Snapshot) ApplyWorktree(ctx context.Context, a WorktreeApply) error {
 		}
 		ws.removeJournal()
 		if stale, ok := err.(*StaleError); ok {
-			e := server.Errorf(server.PreconditionFailed, "%s changed during the apply (%s); nothing was applied",
+			e := errclass.Errorf(errclass.PreconditionFailed, "%s changed during the apply (%s); nothing was applied",
 				stale.Conflicts[0].Path, stale.Conflicts[0].Reason)
 			e.Details = stale.Conflicts
 			return e.Wrap(stale)

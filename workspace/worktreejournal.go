@@ -74,9 +74,9 @@ func (w *Workspace) removeJournal() error {
 	return nil
 }
 
-// RecoverWorktree rolls back an apply that a crash interrupted, if the
+// recoverWorktree rolls back an apply that a crash interrupted, if the
 // git directory holds its journal. It returns nil when there was none.
-func (w *Workspace) RecoverWorktree() (*Recovery, error) {
+func (w *Workspace) recoverWorktree() (*Recovery, error) {
 	if w.bare || w.rootFS == nil {
 		return nil, nil
 	}
@@ -88,13 +88,13 @@ func (w *Workspace) RecoverWorktree() (*Recovery, error) {
 	return w.recoverLocked()
 }
 
-// RecoverWorktrees runs RecoverWorktree in every workspace. Call it once
+// RecoverWorktrees runs recoverWorktree in every workspace. Call it once
 // at start, before serving.
 func (r *Registry) RecoverWorktrees() ([]Recovery, error) {
 	var out []Recovery
 	var errs []error
 	for _, ws := range r.workspaces {
-		rec, err := ws.RecoverWorktree()
+		rec, err := ws.recoverWorktree()
 		if err != nil {
 			errs = append(errs, fmt.Errorf("workspace %q: %w", ws.id, err))
 		}

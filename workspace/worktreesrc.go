@@ -13,7 +13,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/errclass"
 )
 
 // worktreeSource reads the working tree through the workspace's os.Root.
@@ -58,7 +58,7 @@ func openSubdir(parent *os.Root, name, full string) (*os.Root, error) {
 	st, err := sub.Stat(".")
 	if err != nil || !os.SameFile(fi, st) {
 		sub.Close()
-		return nil, server.Errorf(server.Transient, "path %s changed while it was being opened", quoteInput(full))
+		return nil, errclass.Errorf(errclass.Transient, "path %s changed while it was being opened", quoteInput(full))
 	}
 	return sub, nil
 }
@@ -112,7 +112,7 @@ func worktreeEntry(dir *os.Root, p string, fi fs.FileInfo) (Entry, error) {
 		}
 		return e, nil
 	}
-	return Entry{}, server.Errorf(server.InvalidInput,
+	return Entry{}, errclass.Errorf(errclass.InvalidInput,
 		"path %s is not a regular file, directory or symlink (a FIFO, socket or device)", quoteInput(p))
 }
 
@@ -134,7 +134,7 @@ func (w *worktreeSource) read(e Entry, offset, limit int64) ([]byte, int64, erro
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil || !st.Mode().IsRegular() || !os.SameFile(before, st) {
-		return nil, 0, server.Errorf(server.Transient, "path %s changed while it was being read", quoteInput(e.Path))
+		return nil, 0, errclass.Errorf(errclass.Transient, "path %s changed while it was being read", quoteInput(e.Path))
 	}
 	size := st.Size()
 	if offset >= size {
@@ -196,7 +196,7 @@ func (w *worktreeSource) list(ctx context.Context, d Entry, sizes bool) ([]Entry
 }
 
 func notExistWorktree(p string) error {
-	return server.Errorf(server.NotFound, "path %s does not exist in the working tree", quoteInput(p))
+	return errclass.Errorf(errclass.NotFound, "path %s does not exist in the working tree", quoteInput(p))
 }
 
 // blobSHA returns the git object id of a blob with this content.

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/repo-mcp/repo-mcp/errclass"
 	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
-	"github.com/repo-mcp/repo-mcp/server"
 )
 
 func TestWriteTreeAndDiff(t *testing.T) {
@@ -56,17 +56,17 @@ func TestWriteTreeAndDiff(t *testing.T) {
 
 	for _, tc := range []struct {
 		c    Change
-		want server.Class
+		want errclass.Class
 	}{
-		{Change{Path: "docs/link", Mode: ModeFile, SHA: blob}, server.InvalidInput},   // a symlink
-		{Change{Path: "docs/link/x", Mode: ModeFile, SHA: blob}, server.InvalidInput}, // through a symlink
-		{Change{Path: "vendor/mod", Delete: true}, server.InvalidInput},               // a submodule
-		{Change{Path: "a", Mode: ModeFile, SHA: blob}, server.InvalidInput},           // a directory
-		{Change{Path: "readme.md", Mode: ModeFile, SHA: blob}, server.InvalidInput},   // case collision
-		{Change{Path: ".env", Mode: ModeFile, SHA: blob}, server.PermissionDenied},    // a secret
-		{Change{Path: ".git/config", Mode: ModeFile, SHA: blob}, server.InvalidInput}, // metadata
-		{Change{Path: "x", Mode: ModeSymlink, SHA: blob}, server.InvalidInput},        // a symlink mode
-		{Change{Path: "missing", Delete: true}, server.InvalidInput},                  // nothing to delete
+		{Change{Path: "docs/link", Mode: ModeFile, SHA: blob}, errclass.InvalidInput},   // a symlink
+		{Change{Path: "docs/link/x", Mode: ModeFile, SHA: blob}, errclass.InvalidInput}, // through a symlink
+		{Change{Path: "vendor/mod", Delete: true}, errclass.InvalidInput},               // a submodule
+		{Change{Path: "a", Mode: ModeFile, SHA: blob}, errclass.InvalidInput},           // a directory
+		{Change{Path: "readme.md", Mode: ModeFile, SHA: blob}, errclass.InvalidInput},   // case collision
+		{Change{Path: ".env", Mode: ModeFile, SHA: blob}, errclass.PermissionDenied},    // a secret
+		{Change{Path: ".git/config", Mode: ModeFile, SHA: blob}, errclass.InvalidInput}, // metadata
+		{Change{Path: "x", Mode: ModeSymlink, SHA: blob}, errclass.InvalidInput},        // a symlink mode
+		{Change{Path: "missing", Delete: true}, errclass.InvalidInput},                  // nothing to delete
 	} {
 		_, err := s.WriteTree([]Change{tc.c})
 		wantClass(t, err, tc.want, repo.Dir)
@@ -81,14 +81,14 @@ func TestUpdateRef(t *testing.T) {
 		t.Fatal(err)
 	}
 	const ref = "refs/heads/feature/x"
-	if err := ws.UpdateRef(ref, commits[0], ""); err != nil {
+	if err := ws.updateRef(ref, commits[0], ""); err != nil {
 		t.Fatal(err)
 	}
 	var conflict *RefConflict
-	if err := ws.UpdateRef(ref, commits[1], ""); !errors.As(err, &conflict) || conflict.Current != commits[0] {
+	if err := ws.updateRef(ref, commits[1], ""); !errors.As(err, &conflict) || conflict.Current != commits[0] {
 		t.Errorf("create over an existing ref: %v", err)
 	}
-	if err := ws.UpdateRef(ref, commits[1], commits[0]); err != nil {
+	if err := ws.updateRef(ref, commits[1], commits[0]); err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.TrimSpace(gitfixture.Git(t, repo.Dir, "rev-parse", ref)); got != commits[1] {
@@ -96,18 +96,18 @@ func TestUpdateRef(t *testing.T) {
 	}
 	// A packed ref is read and replaced like a loose one.
 	gitfixture.Git(t, repo.Dir, "pack-refs", "--all")
-	if err := ws.UpdateRef(ref, commits[0], commits[1]); err != nil {
+	if err := ws.updateRef(ref, commits[0], commits[1]); err != nil {
 		t.Fatal(err)
 	}
 	// git's own lock file holds us off.
 	lock := filepath.Join(repo.Dir, ".git", "refs", "heads", "dev.lock")
 	os.WriteFile(lock, nil, 0o644)
-	if err := ws.UpdateRef("refs/heads/dev", commits[1], commits[0]); !errors.Is(err, ErrRefLocked) {
+	if err := ws.updateRef("refs/heads/dev", commits[1], commits[0]); !errors.Is(err, ErrRefLocked) {
 		t.Errorf("with git's lock held: %v", err)
 	}
 	os.Remove(lock)
 	for _, bad := range []string{"HEAD", "refs/heads/a..b", "refs/heads/-x", "refs/heads/x.lock", "refs/heads/a b", "refs/../config", "refs/heads/x/", "heads/x"} {
-		wantClass(t, ws.UpdateRef(bad, commits[0], ""), server.InvalidInput)
+		wantClass(t, ws.updateRef(bad, commits[0], ""), errclass.InvalidInput)
 	}
 }
 
@@ -194,7 +194,7 @@ func testApplyWorktreeRollback(t *testing.T, crlf bool) {
 		}})
 	}()
 	os.WriteFile(filepath.Join(repo.Dir, "a.c"), []byte("changed by a person\n"), 0o644)
-	rec, err := ws.RecoverWorktree()
+	rec, err := ws.recoverWorktree()
 	if err != nil || rec == nil {
 		t.Fatalf("recover: %v %v", rec, err)
 	}
@@ -210,7 +210,7 @@ func testApplyWorktreeRollback(t *testing.T, crlf bool) {
 	if _, err := os.Stat(filepath.Join(repo.Dir, "n")); err == nil {
 		t.Errorf("the directory the apply created is still there")
 	}
-	if rec, err := ws.RecoverWorktree(); rec != nil || err != nil {
+	if rec, err := ws.recoverWorktree(); rec != nil || err != nil {
 		t.Errorf("a second recovery: %v %v", rec, err)
 	}
 }
@@ -237,7 +237,7 @@ func TestApplyWorktreeEditDuringApply(t *testing.T) {
 			os.WriteFile(filepath.Join(repo.Dir, "a.c"), []byte("a person's edit\n"), 0o644)
 		}
 	}})
-	wantClass(t, err, server.PreconditionFailed, repo.Dir)
+	wantClass(t, err, errclass.PreconditionFailed, repo.Dir)
 	if data, _ := os.ReadFile(filepath.Join(repo.Dir, "README.md")); string(data) != "hello again\n" {
 		t.Errorf("README.md not rolled back: %q", data)
 	}

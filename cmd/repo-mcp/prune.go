@@ -141,7 +141,7 @@ func prune(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	// The operator prunes every workspace, whoever the policies let in.
 	cfg.Policies = nil
-	reg, err := workspace.Open(cfg, workspace.Options{Logger: slog.New(slog.NewTextHandler(stderr, nil))})
+	reg, err := workspace.Open(cfg.Config, workspace.Options{Logger: slog.New(slog.NewTextHandler(stderr, nil))})
 	if err != nil {
 		fmt.Fprintln(stderr, "repo-mcp prune:", err)
 		return 1

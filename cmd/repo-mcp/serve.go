@@ -108,7 +108,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 			return err
 		}
 	}
-	reg, err := workspace.Open(cfg, workspace.Options{Operator: c.identity, Logger: logger})
+	reg, err := workspace.Open(cfg.Config, workspace.Options{Operator: c.identity, Logger: logger})
 	if err != nil {
 		return err
 	}
@@ -169,14 +169,14 @@ func readStateKey(name string, logger *slog.Logger) ([]byte, error) {
 var errNoWorkspace = errors.New("serve: no workspace to serve: give --workspace ID=PATH (repeatable) or a --config file that lists workspaces (repo-mcp serve -h says more)")
 
 // loadConfig reads --config and adds the --workspace flags to it.
-func loadConfig(c *serveConfig) (workspace.Config, error) {
-	var cfg workspace.Config
+func loadConfig(c *serveConfig) (fileConfig, error) {
+	var cfg fileConfig
 	if c.configFile != "" {
 		f, err := os.Open(c.configFile)
 		if err != nil {
 			return cfg, fmt.Errorf("--config: %w", err)
 		}
-		cfg, err = workspace.LoadConfig(f)
+		cfg, err = decodeConfig(f)
 		f.Close()
 		if err != nil {
 			return cfg, fmt.Errorf("--config %s: %w", c.configFile, err)
@@ -189,13 +189,13 @@ func loadConfig(c *serveConfig) (workspace.Config, error) {
 		}
 		cfg.Workspaces = append(cfg.Workspaces, w)
 	}
-	return cfg, cfg.Validate()
+	return cfg, cfg.validate()
 }
 
 // httpAuth decides how HTTP callers say who they are: with the configured
 // tokens or OAuth access tokens if there are any. Without either, every
 // call is the operator's, which only a loopback address may offer.
-func httpAuth(ctx context.Context, c *serveConfig, cfg workspace.Config) (*server.BearerAuth, *oauth.ResourceServer, error) {
+func httpAuth(ctx context.Context, c *serveConfig, cfg fileConfig) (*server.BearerAuth, *oauth.ResourceServer, error) {
 	host, _, err := net.SplitHostPort(c.httpAddr)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--http %q: %w", c.httpAddr, err)

@@ -11,7 +11,6 @@ import (
 	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
-	"github.com/repo-mcp/repo-mcp/workspace"
 )
 
 // tokenPrefix starts every token repo-mcp token makes, which tells them
@@ -20,11 +19,11 @@ const tokenPrefix = "rmcp_"
 
 // tokenVerifier accepts the bearer tokens the configuration lists by
 // digest, for the identities it names.
-func tokenVerifier(tokens []workspace.TokenConfig) auth.TokenVerifier {
-	byDigest := make(map[[sha256.Size]byte]workspace.TokenConfig, len(tokens))
+func tokenVerifier(tokens []tokenConfig) auth.TokenVerifier {
+	byDigest := make(map[[sha256.Size]byte]tokenConfig, len(tokens))
 	for _, t := range tokens {
 		var d [sha256.Size]byte
-		hex.Decode(d[:], []byte(t.SHA256)) // checked by workspace.Open
+		hex.Decode(d[:], []byte(t.SHA256)) // checked by validateTokens
 		byDigest[d] = t
 	}
 	return func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
@@ -52,8 +51,7 @@ func newToken(args []string, stdout, stderr io.Writer) error {
 	rand.Read(secret)
 	token := tokenPrefix + base64.RawURLEncoding.EncodeToString(secret)
 	digest := sha256.Sum256([]byte(token))
-	entry := workspace.Config{Tokens: []workspace.TokenConfig{{Identity: args[0], SHA256: hex.EncodeToString(digest[:])}}}
-	if err := entry.Validate(); err != nil {
+	if err := validateTokens([]tokenConfig{{Identity: args[0], SHA256: hex.EncodeToString(digest[:])}}); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(stdout, "%s\n# Give the token above to %s; it is not stored anywhere.\n"+

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/repo-mcp/repo-mcp/server"
-	"github.com/repo-mcp/repo-mcp/workspace"
+	"github.com/repo-mcp/repo-mcp/errclass"
+	"github.com/repo-mcp/repo-mcp/internal/pathrule"
 )
 
 // Options relax the check.
@@ -44,12 +44,12 @@ func quote(s string) string {
 // the root itself), or an *Error. p may be relative to root or absolute
 // inside it.
 //
-// A relative path must pass [workspace.CleanPath], the rules repo-mcp
-// applies to its own callers, and three more that matter because the path
-// goes to a server the harness does not control: no ".." at all (a server
-// may resolve it before or after a symbolic link), no leading "~" (a server
-// may expand it to a home directory), and no hidden component unless
-// Options.AllowHidden.
+// A relative path must pass the rules repo-mcp applies to its own callers
+// (internal/pathrule, behind workspace.CleanPath), and three more that
+// matter because the path goes to a server the harness does not control:
+// no ".." at all (a server may resolve it before or after a symbolic
+// link), no leading "~" (a server may expand it to a home directory), and
+// no hidden component unless Options.AllowHidden.
 func Check(root, p string, opts Options) (string, error) {
 	refuse := func(reason string) (string, error) { return "", &Error{Path: p, Reason: reason} }
 	if p == "" {
@@ -70,7 +70,7 @@ func Check(root, p string, opts Options) (string, error) {
 			return refuse("absolute, and outside the workspace")
 		}
 	}
-	clean, err := workspace.CleanPath(rel)
+	clean, err := pathrule.Clean(rel)
 	if err != nil {
 		return refuse(cleanPathReason(rel, err))
 	}
@@ -94,10 +94,10 @@ func Check(root, p string, opts Options) (string, error) {
 	return clean, nil
 }
 
-// cleanPathReason is the reason workspace.CleanPath gave, without the path
+// cleanPathReason is the reason the path grammar gave, without the path
 // it quotes again.
 func cleanPathReason(p string, err error) string {
-	var se *server.Error
+	var se *errclass.Error
 	if !errors.As(err, &se) {
 		return err.Error()
 	}
@@ -113,7 +113,7 @@ func cleanPathReason(p string, err error) string {
 func checkComponents(clean string, opts Options) error {
 	for _, part := range strings.Split(clean, "/") {
 		switch {
-		case workspace.IsGitDirName(part):
+		case pathrule.IsGitDirName(part):
 			return errors.New(".git is never readable")
 		case strings.HasPrefix(part, ".") && part != "." && !opts.AllowHidden:
 			return errors.New("hidden file or directory")

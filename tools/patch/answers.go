@@ -25,7 +25,7 @@ import (
 // store.go); it keeps an answer only until its question expires, so it
 // stays small, and `repo-mcp prune` deletes a ledger whose answers have
 // all expired.
-const answersRefPrefix = "refs/repo-mcp/answers/"
+const answersRefPrefix = "answers/" // under workspace.RecordPrefix
 
 // ledger is the content of a patch's ledger of answers.
 type ledger struct {
@@ -66,7 +66,7 @@ func claimAnswer(ws *workspace.Workspace, patchID, id, action string, now time.T
 		if err != nil {
 			return err
 		}
-		err = ws.UpdateRef(ref, sha, old)
+		err = ws.Records().Update(ref, sha, old)
 		if _, raced := errors.AsType[*workspace.RefConflict](err); raced || errors.Is(err, workspace.ErrRefLocked) {
 			continue
 		}
@@ -79,7 +79,7 @@ func claimAnswer(ws *workspace.Workspace, patchID, id, action string, now time.T
 // and its answers.
 func readLedger(ws *workspace.Workspace, ref string) (string, ledger, error) {
 	var l ledger
-	sha, err := ws.ReadRef(ref)
+	sha, err := ws.Records().Read(ref)
 	if err != nil || sha == "" {
 		return sha, l, err
 	}
@@ -97,7 +97,7 @@ func readLedger(ws *workspace.Workspace, ref string) (string, ledger, error) {
 // at now: their questions can no longer be answered. It returns how many
 // it deleted.
 func pruneAnswers(ws *workspace.Workspace, now time.Time, dryRun bool) (int, error) {
-	refs, err := ws.ListRefs(answersRefPrefix)
+	refs, err := ws.Records().List(answersRefPrefix)
 	if err != nil {
 		return 0, err
 	}
@@ -111,7 +111,7 @@ func pruneAnswers(ws *workspace.Workspace, now time.Time, dryRun bool) (int, err
 			continue
 		}
 		if !dryRun {
-			err := ws.DeleteRef(r.Name, sha)
+			err := ws.Records().Delete(r.Name, sha)
 			if _, moved := errors.AsType[*workspace.RefConflict](err); moved || errors.Is(err, workspace.ErrRefLocked) {
 				continue // a new answer meanwhile: the ledger is in use
 			}

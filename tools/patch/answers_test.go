@@ -53,7 +53,7 @@ func TestAnswerOnce(t *testing.T) {
 	if n, err := pruneAnswers(ws, later, false); err != nil || n != 1 {
 		t.Errorf("pruning expired answers: %d, %v", n, err)
 	}
-	if sha, _ := ws.ReadRef(answersRefPrefix + id); sha != "" {
+	if sha, _ := ws.Records().Read(answersRefPrefix + id); sha != "" {
 		t.Errorf("the expired ledger is still at %s", sha)
 	}
 	must(t, claimAnswer(ws, id, "q4", "accept", later))

@@ -14,8 +14,7 @@ import (
 
 // ApplyPatchIn is what apply_patch takes.
 type ApplyPatchIn struct {
-	// WorkspaceID is the id of a workspace the operator configured.
-	WorkspaceID string `json:"workspace_id" jsonschema:"minLength=1,maxLength=64,pattern=^[a-z0-9][a-z0-9._-]*$"`
+	toolkit.Selector
 	// PatchID is the id generate_patch returned.
 	PatchID string `json:"patch_id" jsonschema:"minLength=40,maxLength=40,pattern=^[0-9a-f]{40}$"`
 	// DiffSHA256 is the diff_sha256 of the approval preview_diff returned: it must equal the patch's digest.
@@ -139,7 +138,7 @@ func (t *tools) apply(ctx context.Context, req *server.Request, in ApplyPatchIn)
 	rec := &Record{PatchID: p.id, DiffSHA256: p.digest, Base: p.base, Target: in.Target, Caller: req.Caller, ApplyRequestID: req.ID, Outcome: "applied"}
 	switch in.Target {
 	case targetBranch:
-		err = t.applyBranch(ws, p, st, rec)
+		err = t.applyBranch(snap, p, st, rec)
 	case targetWorktree:
 		err = snap.ApplyWorktree(ctx, workspace.WorktreeApply{ID: p.id, Base: p.base, Files: st.files, AfterFile: t.opts.AfterWorktreeFile})
 	}
@@ -153,12 +152,12 @@ func (t *tools) apply(ctx context.Context, req *server.Request, in ApplyPatchIn)
 }
 
 // applyBranch moves the branch with a compare-and-swap from what state saw.
-func (t *tools) applyBranch(ws *workspace.Workspace, p *proposal, st *targetState, rec *Record) error {
+func (t *tools) applyBranch(snap *workspace.Snapshot, p *proposal, st *targetState, rec *Record) error {
 	rec.Branch, rec.Commit = st.branch, p.id
 	if st.current == p.id {
 		return nil // pointed there already (by hand, or by an apply whose record was lost)
 	}
-	err := ws.UpdateRef(st.branch, p.id, st.current)
+	err := snap.MoveBranch(st.branch, p.id, st.current)
 	var conflict *workspace.RefConflict
 	switch {
 	case errors.As(err, &conflict):

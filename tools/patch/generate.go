@@ -26,6 +26,16 @@ type GeneratePatchIn struct {
 	Summary string `json:"summary,omitempty" jsonschema:"maxLength=200"`
 }
 
+// Scope names the files the edits touch, for authorization before the
+// call; a diff's paths are checked by the workspace once it is parsed.
+func (in GeneratePatchIn) Scope() workspace.Scope {
+	sc := in.Target.Scope()
+	for _, e := range in.Edits {
+		sc = sc.WithPaths(e.Path, e.NewPath)
+	}
+	return sc
+}
+
 // FileStat is one file of a patch.
 type FileStat struct {
 	// Path is the file's path after the patch (before it, for a deletion).
@@ -209,7 +219,7 @@ func (t *tools) store(snap *workspace.Snapshot, changes []workspace.Change, summ
 	// history fails, and it puts the patch's ref back) or removed the
 	// history before it, and so the ref before this store writes it.
 	t.recordProposal(ws, id, base, req)
-	switch err := ws.UpdateRef(patchRefPrefix+id, id, ""); err.(type) {
+	switch err := ws.Records().Update(patchRefPrefix+id, id, ""); err.(type) {
 	case nil:
 	case *workspace.RefConflict: // proposed before: the same id, the same content
 	default:

@@ -37,7 +37,7 @@ import (
 // The message's body is the event as JSON, whose seq and attempts fields
 // carry the counts: the next event is numbered from the head's record
 // alone, whatever kind the head is.
-const historyRefPrefix = "refs/repo-mcp/history/"
+const historyRefPrefix = "history/" // under workspace.RecordPrefix
 
 // maxEvents bounds one patch's history; later events are only logged.
 const maxEvents = 1000
@@ -102,7 +102,7 @@ func appendEventTo(ws *workspace.Workspace, ref, id string, e event, now time.Ti
 	}
 	e.PatchID, e.Time = id, now.Format(time.RFC3339Nano)
 	for range 8 { // concurrent events race for the ref; each retries on the new head
-		prev, err := ws.ReadRef(ref)
+		prev, err := ws.Records().Read(ref)
 		if err != nil {
 			return err
 		}
@@ -130,7 +130,7 @@ func appendEventTo(ws *workspace.Workspace, ref, id string, e event, now time.Ti
 		if err != nil {
 			return err
 		}
-		err = ws.UpdateRef(ref, sha, prev)
+		err = ws.Records().Update(ref, sha, prev)
 		if _, raced := errors.AsType[*workspace.RefConflict](err); raced || errors.Is(err, workspace.ErrRefLocked) {
 			continue
 		}

@@ -18,8 +18,7 @@ const (
 
 // PreviewDiffIn is what preview_diff takes.
 type PreviewDiffIn struct {
-	// WorkspaceID is the id of a workspace the operator configured.
-	WorkspaceID string `json:"workspace_id" jsonschema:"minLength=1,maxLength=64,pattern=^[a-z0-9][a-z0-9._-]*$"`
+	toolkit.Selector
 	// PatchID is the id generate_patch returned.
 	PatchID string `json:"patch_id" jsonschema:"minLength=40,maxLength=40,pattern=^[0-9a-f]{40}$"`
 	// Paths limits the diff shown to these files (the digest always covers the whole patch).
@@ -176,7 +175,7 @@ func (t *tools) state(ctx context.Context, snap *workspace.Snapshot, p *proposal
 		if st.branch, err = workspace.BranchRef(branch); err != nil {
 			return nil, err
 		}
-		if st.current, err = ws.ReadRef(st.branch); err != nil {
+		if st.current, err = snap.ReadBranch(st.branch); err != nil {
 			return nil, err
 		}
 		if st.record, err = readRecord(ws, recordRef(p.id, target, st.branch)); err != nil || st.record != nil {

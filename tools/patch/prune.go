@@ -121,20 +121,20 @@ func listCandidates(ws *workspace.Workspace) ([]*candidate, error) {
 		}
 		return byID[id]
 	}
-	refs, err := ws.ListRefs(patchRefPrefix)
+	refs, err := ws.Records().List(patchRefPrefix)
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range refs {
 		get(strings.TrimPrefix(r.Name, patchRefPrefix)).patch = r.SHA
 	}
-	if refs, err = ws.ListRefs(historyRefPrefix); err != nil {
+	if refs, err = ws.Records().List(historyRefPrefix); err != nil {
 		return nil, err
 	}
 	for _, r := range refs {
 		get(strings.TrimPrefix(r.Name, historyRefPrefix)).history = r.SHA
 	}
-	if refs, err = ws.ListRefs(appliedRefPrefix); err != nil {
+	if refs, err = ws.Records().List(appliedRefPrefix); err != nil {
 		return nil, err
 	}
 	for _, r := range refs {
@@ -186,18 +186,18 @@ func (c *candidate) prune(ws *workspace.Workspace, opts PruneOptions) PruneResul
 func (c *candidate) delete(ws *workspace.Workspace) (Verdict, error) {
 	patchRef, historyRef := patchRefPrefix+c.id, historyRefPrefix+c.id
 	if c.patch != "" {
-		if err := ws.DeleteRef(patchRef, c.patch); err != nil {
+		if err := ws.Records().Delete(patchRef, c.patch); err != nil {
 			return changedOr(err, "deleting its proposal")
 		}
 	}
-	err := ws.DeleteRef(historyRef, c.history)
+	err := ws.Records().Delete(historyRef, c.history)
 	if err == nil {
 		return Pruned, nil
 	}
 	if c.patch != "" {
 		// Whatever kept the history, the proposal goes back as it was; a
 		// generate_patch may have put it back already.
-		restore := ws.UpdateRef(patchRef, c.patch, "")
+		restore := ws.Records().Update(patchRef, c.patch, "")
 		if _, ok := errors.AsType[*workspace.RefConflict](restore); restore != nil && !ok {
 			return PruneFailed, fmt.Errorf("deleting its history: %w; putting back its proposal (git update-ref %s %s): %w",
 				err, patchRef, c.patch, restore)

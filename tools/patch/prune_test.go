@@ -35,14 +35,14 @@ func TestPruneMeanwhile(t *testing.T) {
 			os.WriteFile(filepath.Join(dir, ".git", "refs", "repo-mcp", "history", id+".lock"), nil, 0o644)
 		}, 1, true},
 		{"proposal deleted", func(t *testing.T, _ string, ws *workspace.Workspace, id string) {
-			must(t, ws.DeleteRef(patchRefPrefix+id, id))
+			must(t, ws.Records().Delete(patchRefPrefix+id, id))
 		}, 1, false},
 		{"pruned and proposed again", func(t *testing.T, _ string, ws *workspace.Workspace, id string) {
-			h, _ := ws.ReadRef(historyRefPrefix + id)
-			must(t, ws.DeleteRef(patchRefPrefix+id, id))
-			must(t, ws.DeleteRef(historyRefPrefix+id, h))
+			h, _ := ws.Records().Read(historyRefPrefix + id)
+			must(t, ws.Records().Delete(patchRefPrefix+id, id))
+			must(t, ws.Records().Delete(historyRefPrefix+id, h))
 			must(t, appendEvent(ws, id, event{Event: eventProposed, Caller: "bob"}, time.Now()))
-			must(t, ws.UpdateRef(patchRefPrefix+id, id, ""))
+			must(t, ws.Records().Update(patchRefPrefix+id, id, ""))
 		}, 1, true},
 	}
 	for _, tt := range tests {
@@ -57,10 +57,10 @@ func TestPruneMeanwhile(t *testing.T) {
 			if r.Verdict != KeptChanged || r.Err != nil {
 				t.Errorf("verdict %s, %v; want %s", r.Verdict, r.Err, KeptChanged)
 			}
-			if got, _ := ws.ReadRef(patchRefPrefix + id); (got == id) != tt.proposal {
+			if got, _ := ws.Records().Read(patchRefPrefix + id); (got == id) != tt.proposal {
 				t.Errorf("the proposal's ref is %q", got)
 			}
-			if n := strings.Count(gitfixture.Git(t, dir, "log", "--format=%s", historyRefPrefix+id), "\n"); n != tt.events {
+			if n := strings.Count(gitfixture.Git(t, dir, "log", "--format=%s", workspace.RecordPrefix+historyRefPrefix+id), "\n"); n != tt.events {
 				t.Errorf("%d events in the history, want %d", n, tt.events)
 			}
 		})
@@ -77,7 +77,7 @@ func TestPruneRefuses(t *testing.T) {
 	if _, err := Prune(context.Background(), ro, PruneOptions{OlderThan: time.Hour}); err == nil || !strings.Contains(err.Error(), "read-only") {
 		t.Errorf("a read-only workspace: %v", err)
 	}
-	if got, _ := ws.ReadRef(patchRefPrefix + id); got != id {
+	if got, _ := ws.Records().Read(patchRefPrefix + id); got != id {
 		t.Errorf("the read-only workspace's patch is gone")
 	}
 	if _, err := Prune(context.Background(), ws, PruneOptions{}); err == nil || !strings.Contains(err.Error(), "must be positive") {
@@ -103,7 +103,7 @@ func proposed(t *testing.T, at time.Time) (string, *workspace.Workspace, string)
 	must(t, err)
 	id := strings.TrimSpace(gitfixture.Git(t, repo.Dir, "commit-tree", "-p", base, "-m", "repo-mcp patch: x", base+"^{tree}"))
 	must(t, appendEvent(ws, id, event{Event: eventProposed, Base: base, Caller: "alice"}, at))
-	must(t, ws.UpdateRef(patchRefPrefix+id, id, ""))
+	must(t, ws.Records().Update(patchRefPrefix+id, id, ""))
 	return repo.Dir, ws, id
 }
 

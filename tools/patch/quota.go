@@ -28,7 +28,7 @@ import (
 // before it writes anything (a proposal at the quota even when it would
 // only name one the caller has already: telling needs its objects
 // written), and is not recorded itself.
-const failedRefPrefix = "refs/repo-mcp/failed/"
+const failedRefPrefix = "failed/" // under workspace.RecordPrefix
 
 // The default quotas, per caller and workspace.
 const (
@@ -73,7 +73,7 @@ func (t *tools) checkProposalQuota(ws *workspace.Workspace, caller string) error
 // record. A proposal's author is in its commit, which never changes, so
 // it is read once per process.
 func (t *tools) openProposals(ws *workspace.Workspace, caller string) (int, error) {
-	refs, err := ws.ListRefs(toolRefPrefix) // one pass over the refs for both kinds
+	refs, err := ws.Records().List("") // one pass over the records for both kinds
 	if err != nil {
 		return 0, err
 	}
@@ -141,7 +141,7 @@ func (t *tools) checkFailureQuota(ws *workspace.Workspace, caller string) error 
 	if limit < 0 {
 		return nil
 	}
-	head, err := ws.ReadRef(failedRef(caller))
+	head, err := ws.Records().Read(failedRef(caller))
 	if err != nil || head == "" {
 		return err
 	}
@@ -165,7 +165,7 @@ func recordFailure(ws *workspace.Workspace, e event, now time.Time) error {
 // than olderThan at now, with a compare on the value read: a log that got
 // a failure meanwhile is kept.
 func pruneFailures(ws *workspace.Workspace, opts PruneOptions) error {
-	logs, err := ws.ListRefs(failedRefPrefix)
+	logs, err := ws.Records().List(failedRefPrefix)
 	if err != nil {
 		return err
 	}
@@ -177,7 +177,7 @@ func pruneFailures(ws *workspace.Workspace, opts PruneOptions) error {
 		if opts.Now.Sub(head.Time) < opts.OlderThan || opts.DryRun {
 			continue
 		}
-		err = ws.DeleteRef(r.Name, r.SHA)
+		err = ws.Records().Delete(r.Name, r.SHA)
 		if _, moved := errors.AsType[*workspace.RefConflict](err); moved || errors.Is(err, workspace.ErrRefLocked) {
 			continue
 		}

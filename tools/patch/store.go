@@ -27,9 +27,8 @@ import (
 // in the history. `repo-mcp prune` deletes the proposal and history refs
 // of patches never applied whose history is old; apply records stay.
 const (
-	toolRefPrefix    = "refs/repo-mcp/" // every ref of the patch tools
-	patchRefPrefix   = "refs/repo-mcp/patches/"
-	appliedRefPrefix = "refs/repo-mcp/applied/"
+	patchRefPrefix   = "patches/" // names relative to workspace.RecordPrefix
+	appliedRefPrefix = "applied/"
 )
 
 // proposal is a stored patch, loaded and rendered.
@@ -58,7 +57,7 @@ func (t *tools) proposal(ws *workspace.Workspace, id string) (*proposal, error) 
 	if !isSHA(id) {
 		return nil, server.Errorf(server.InvalidInput, "patch_id must be 40 lowercase hex digits")
 	}
-	ref, err := ws.ReadRef(patchRefPrefix + id)
+	ref, err := ws.Records().Read(patchRefPrefix + id)
 	if err != nil {
 		return nil, err
 	}
@@ -199,7 +198,7 @@ func recordRef(id, target, branch string) string {
 }
 
 func readRecord(ws *workspace.Workspace, ref string) (*Record, error) {
-	sha, err := ws.ReadRef(ref)
+	sha, err := ws.Records().Read(ref)
 	if err != nil || sha == "" {
 		return nil, err
 	}
@@ -224,7 +223,7 @@ func writeRecord(ws *workspace.Workspace, ref string, r *Record) error {
 	if err != nil {
 		return err
 	}
-	if err := ws.UpdateRef(ref, sha, ""); err != nil {
+	if err := ws.Records().Update(ref, sha, ""); err != nil {
 		return server.Errorf(server.Internal, "recording the apply failed").Wrap(err)
 	}
 	return nil

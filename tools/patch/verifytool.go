@@ -16,8 +16,7 @@ import (
 
 // VerifyPatchIn is what verify_patch takes.
 type VerifyPatchIn struct {
-	// WorkspaceID is the id of a workspace the operator configured.
-	WorkspaceID string `json:"workspace_id" jsonschema:"minLength=1,maxLength=64,pattern=^[a-z0-9][a-z0-9._-]*$"`
+	toolkit.Selector
 	// PatchID is the patch to check (its base plus its changes). Give patch_id or revision.
 	PatchID string `json:"patch_id,omitempty" jsonschema:"pattern=^[0-9a-f]{40}$"`
 	// Revision is a committed revision to check instead of a patch. Default HEAD when patch_id is absent.

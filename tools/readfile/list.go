@@ -28,6 +28,9 @@ type ListFilesIn struct {
 	Cursor string `json:"cursor,omitempty" jsonschema:"maxLength=8192"`
 }
 
+// Scope names the directory listed (the pattern is a filter, not a path).
+func (in ListFilesIn) Scope() workspace.Scope { return in.Target.Scope().WithPaths(in.Path) }
+
 // ListFilesOut is one page of a listing.
 type ListFilesOut struct {
 	// Revision is the full commit SHA listed, or "worktree".

@@ -116,7 +116,7 @@ func BenchmarkListFilesInProcess(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		in := ListFilesIn{Target: toolkit.Target{WorkspaceID: "go"}, Recursive: true, Limit: workspace.MaxListLimit}
+		in := ListFilesIn{Target: toolkit.Target{Selector: toolkit.Selector{WorkspaceID: "go"}}, Recursive: true, Limit: workspace.MaxListLimit}
 		var outs []ListFilesOut
 		for {
 			out, err := listPage(ctx, snap, in)

@@ -39,6 +39,9 @@ type ReadFileIn struct {
 	Offset int64 `json:"offset,omitempty" jsonschema:"minimum=0"`
 }
 
+// Scope names the file read.
+func (in ReadFileIn) Scope() workspace.Scope { return in.Target.Scope().WithPaths(in.Path) }
+
 // ReadFileOut is what read_file returns besides the content itself, which
 // is the text content of the result.
 type ReadFileOut struct {

@@ -33,7 +33,7 @@ func goComments() map[string]string {
 		"github.com/repo-mcp/repo-mcp/tools/searchsymbol.SearchSymbolOut.Symbols":        "The matches of this page, best first.",
 		"github.com/repo-mcp/repo-mcp/tools/searchsymbol.SearchSymbolOut.Total":          "The number of matches in all pages.",
 		"github.com/repo-mcp/repo-mcp/tools/searchsymbol.SearchSymbolOut.Truncated":      "truncated says more matches follow this page.",
-		"github.com/repo-mcp/repo-mcp/tools/searchsymbol.Service":                        "The state search_symbol keeps between calls: the indexer (with its caches) and a repository handle per workspace.",
+		"github.com/repo-mcp/repo-mcp/tools/searchsymbol.Service":                        "The state search_symbol keeps between calls: the indexer, with its caches.",
 		"github.com/repo-mcp/repo-mcp/tools/searchsymbol.Symbol":                         "One declaration.",
 		"github.com/repo-mcp/repo-mcp/tools/searchsymbol.Symbol.BuildConstraint":         "The file's build constraint: its //go:build expression and what its name implies (_linux.go).",
 		"github.com/repo-mcp/repo-mcp/tools/searchsymbol.Symbol.Column":                  "1-based, in bytes.",

@@ -5,10 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
-
-	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/repo-mcp/repo-mcp/server"
 	"github.com/repo-mcp/repo-mcp/tools/searchsymbol/goindex"
@@ -25,28 +21,13 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Service is the state search_symbol keeps between calls: the indexer (with
-// its caches) and a repository handle per workspace.
+// Service is the state search_symbol keeps between calls: the indexer,
+// with its caches.
 type Service struct {
 	reg *workspace.Registry
 	ix  *goindex.Indexer
 	log *slog.Logger
-
-	mu    sync.Mutex
-	repos map[string]*repoHandle // by workspace id
 }
-
-// repoHandle is a workspace's repository as the indexer reads it. Reads
-// through one handle are serialized: go-git's pack readers are not safe for
-// concurrent use.
-type repoHandle struct {
-	mu    sync.Mutex
-	repo  *git.Repository
-	close func() error
-}
-
-// objectCacheBytes sizes each workspace's object cache while indexing.
-const objectCacheBytes = 8 << 20
 
 // New returns a service reading through reg.
 func New(reg *workspace.Registry, opts Options) *Service {
@@ -54,24 +35,15 @@ func New(reg *workspace.Registry, opts Options) *Service {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Service{
-		reg:   reg,
-		ix:    goindex.NewIndexer(goindex.IndexerOptions{CacheDir: opts.CacheDir, Logger: opts.Logger}),
-		log:   opts.Logger,
-		repos: make(map[string]*repoHandle),
+		reg: reg,
+		ix:  goindex.NewIndexer(goindex.IndexerOptions{CacheDir: opts.CacheDir, Logger: opts.Logger}),
+		log: opts.Logger,
 	}
 }
 
-// Close releases the repository handles.
-func (sv *Service) Close() error {
-	sv.mu.Lock()
-	defer sv.mu.Unlock()
-	var errs []error
-	for id, h := range sv.repos {
-		errs = append(errs, h.close())
-		delete(sv.repos, id)
-	}
-	return errors.Join(errs...)
-}
+// Close releases what the service holds. The repositories are the
+// registry's; the indexer holds only memory.
+func (sv *Service) Close() error { return nil }
 
 // Register adds search_symbol to s.
 func (sv *Service) Register(s *server.Server) error {
@@ -147,59 +119,15 @@ func (sv *Service) source(snap *workspace.Snapshot) (goindex.Source, func(), err
 		}
 		return goindex.NewDirSource(root), func() { root.Close() }, nil
 	}
-	h, err := sv.handle(ws)
-	if err != nil {
-		return nil, nil, err
-	}
-	src, err := goindex.NewGitSource(h.repo, plumbing.NewHash(snap.Revision().SHA))
-	if err != nil {
-		return nil, nil, classify(err)
-	}
-	return &lockedSource{Source: src, mu: &h.mu}, func() {}, nil
-}
-
-// handle returns the workspace's repository handle, opening it once.
-func (sv *Service) handle(ws *workspace.Workspace) (*repoHandle, error) {
-	sv.mu.Lock()
-	defer sv.mu.Unlock()
-	if h, ok := sv.repos[ws.ID()]; ok {
-		return h, nil
-	}
-	repo, closeRepo, err := ws.OpenGit(objectCacheBytes)
-	if err != nil {
-		return nil, fmt.Errorf("opening workspace %s for indexing: %w", ws.ID(), err)
-	}
-	h := &repoHandle{repo: repo, close: closeRepo}
-	sv.repos[ws.ID()] = h
-	return h, nil
-}
-
-// lockedSource serializes a source's reads with the other sources of the
-// same repository handle.
-type lockedSource struct {
-	goindex.Source
-	mu *sync.Mutex
-}
-
-func (s *lockedSource) Walk(ctx context.Context, fn func(goindex.File) error) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.Source.Walk(ctx, fn)
-}
-
-func (s *lockedSource) ReadFile(ctx context.Context, f goindex.File) ([]byte, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.Source.ReadFile(ctx, f)
+	// The index of a commit is shared by every caller: it is built from
+	// the workspace's own view, and search filters it per caller.
+	return goindex.NewSnapshotSource(snap.Shared()), func() {}, nil
 }
 
 // classify gives repository faults the caller can act on their class.
 func classify(err error) error {
 	if _, ok := errors.AsType[*server.Error](err); ok {
 		return err
-	}
-	if errors.Is(err, plumbing.ErrObjectNotFound) {
-		return server.Errorf(server.NotFound, "an object of this revision is missing from the repository").Wrap(err)
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return err

@@ -6,8 +6,9 @@ package toolkit
 // comments, for server.Tool.Comments.
 func goComments() map[string]string {
 	return map[string]string{
-		"github.com/repo-mcp/repo-mcp/tools/toolkit.Target":             "Target names what a call reads: a workspace and a revision in it.",
-		"github.com/repo-mcp/repo-mcp/tools/toolkit.Target.Revision":    "A commit SHA (full, or at least 7 hex digits), a branch, a tag, HEAD with ~N or ^N, or \"worktree\" for the files on disk where the workspace allows it. Default HEAD. Every result names the full commit SHA it read.",
-		"github.com/repo-mcp/repo-mcp/tools/toolkit.Target.WorkspaceID": "The id of a workspace the operator configured.",
+		"github.com/repo-mcp/repo-mcp/tools/toolkit.Selector":             "Selector names the workspace a call acts in.",
+		"github.com/repo-mcp/repo-mcp/tools/toolkit.Selector.WorkspaceID": "The id of a workspace the operator configured.",
+		"github.com/repo-mcp/repo-mcp/tools/toolkit.Target":               "Target names what a call reads: a workspace and a revision in it.",
+		"github.com/repo-mcp/repo-mcp/tools/toolkit.Target.Revision":      "A commit SHA (full, or at least 7 hex digits), a branch, a tag, HEAD with ~N or ^N, or \"worktree\" for the files on disk where the workspace allows it. Default HEAD. Every result names the full commit SHA it read.",
 	}
 }

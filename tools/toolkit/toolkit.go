@@ -1,14 +1,14 @@
-// Package toolkit holds what the repository tools share: the arguments that
-// name a workspace and a revision, the authorization hook the server runs
-// before every call, and the rendering of repository content as untrusted
-// data.
+// Package toolkit holds what the repository tools share: the input structs
+// that name a workspace and a revision (and so declare a call's scope in
+// its type), the authorization hook the server runs before every call,
+// and the rendering of repository content as untrusted data.
 package toolkit
 
 //go:generate go run github.com/repo-mcp/repo-mcp/server/cmd/gencomments
 
 import (
 	"context"
-	"encoding/json"
+	"log/slog"
 	"maps"
 	"strconv"
 	"strings"
@@ -17,11 +17,28 @@ import (
 	"github.com/repo-mcp/repo-mcp/workspace"
 )
 
+// Selector names the workspace a call acts in. Inputs of tools that act on
+// a workspace but not on one revision of it embed it; others embed
+// [Target].
+type Selector struct {
+	// WorkspaceID is the id of a workspace the operator configured.
+	WorkspaceID string `json:"workspace_id" jsonschema:"minLength=1,maxLength=64,pattern=^[a-z0-9][a-z0-9._-]*$"`
+}
+
+// Scope is the workspace alone. An input with path fields overrides it:
+//
+//	func (in ReadFileIn) Scope() workspace.Scope { return in.Target.Scope().WithPaths(in.Path) }
+func (s Selector) Scope() workspace.Scope { return workspace.Scope{WorkspaceID: s.WorkspaceID} }
+
+// AuditAttrs names the workspace in the server's audit line.
+func (s Selector) AuditAttrs() []slog.Attr {
+	return []slog.Attr{slog.String("workspace_id", s.WorkspaceID)}
+}
+
 // Target names what a call reads: a workspace and a revision in it. Tool
 // inputs embed it.
 type Target struct {
-	// WorkspaceID is the id of a workspace the operator configured.
-	WorkspaceID string `json:"workspace_id" jsonschema:"minLength=1,maxLength=64,pattern=^[a-z0-9][a-z0-9._-]*$"`
+	Selector
 	// Revision is a commit SHA (full, or at least 7 hex digits), a branch, a tag, HEAD with ~N or ^N, or "worktree" for the files on disk where the workspace allows it. Default HEAD. Every result names the full commit SHA it read.
 	Revision string `json:"revision,omitempty" jsonschema:"maxLength=256"`
 }
@@ -39,22 +56,17 @@ func Access(req *server.Request) workspace.Access {
 
 // Authorizer returns the server's authorization hook: before any handler
 // runs, the caller must hold the tool's action on the workspace and on the
-// path the arguments name. Tools without a workspace_id pass through.
+// paths its input names ([workspace.Scoped], which [Selector] and [Target]
+// implement). The input is the one the server decoded for the call;
+// nothing is parsed again. Tools whose input names no workspace pass
+// through.
 func Authorizer(reg *workspace.Registry) func(context.Context, *server.Request) error {
 	return func(_ context.Context, req *server.Request) error {
-		// The arguments have passed their schema already, so they are an
-		// object; a path that is not a string is some other tool's shape
-		// and is checked by that tool, through the workspace layer.
-		var args map[string]any
-		if req.Action() == "" || json.Unmarshal(req.Arguments, &args) != nil {
+		sc, ok := req.Input().(workspace.Scoped)
+		if !ok || req.Action() == "" {
 			return nil
 		}
-		ws, _ := args["workspace_id"].(string)
-		if ws == "" {
-			return nil
-		}
-		path, _ := args["path"].(string)
-		return reg.Authorize(req.Caller, ws, workspace.Action(req.Action()), path)
+		return reg.AuthorizeScope(req.Caller, workspace.Action(req.Action()), sc.Scope())
 	}
 }
 

@@ -24,8 +24,8 @@ import (
 // The benchmarks run on a corpus: a git repository with two commits, HEAD
 // and HEAD~1. By default it is $(go env GOROOT)/src committed into a
 // repository under os.TempDir (built once per Go version, then reused), with
-// a second commit that appends a function to 20 files, as in the project's
-// PERF notes. GOINDEX_BENCH_CORPUS names another such repository (for
+// a second commit that appends a function to 20 files, as in
+// docs/perf.md. GOINDEX_BENCH_CORPUS names another such repository (for
 // example a Kubernetes checkout prepared the same way).
 
 // benchCorpus returns the corpus directory and its two commits.
@@ -101,13 +101,13 @@ func buildGorootCorpus(b testing.TB, dir string) {
 	}
 }
 
-func openBench(b *testing.B, dir string, commit plumbing.Hash) (*Repository, *GitSource) {
+func openBench(b *testing.B, dir string, commit plumbing.Hash) (*testRepo, *SnapshotSource) {
 	b.Helper()
-	repo, err := OpenRepository(dir)
+	repo, err := openTestRepo(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
-	src, err := NewGitSource(repo.Repository, commit)
+	src, err := testSource(repo, commit)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func BenchmarkSecondRevision(b *testing.B) {
 	dir, head, prev := benchCorpus(b)
 	repo, prevSrc := openBench(b, dir, prev)
 	defer repo.Close()
-	headSrc, err := NewGitSource(repo.Repository, head)
+	headSrc, err := testSource(repo, head)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -331,12 +331,12 @@ func TestFirstQueryProcess(t *testing.T) {
 		opts.CacheDir = mode
 	}
 	t0 := time.Now()
-	repo, err := OpenRepository(dir)
+	repo, err := openTestRepo(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer repo.Close()
-	src, err := NewGitSource(repo.Repository, head)
+	src, err := testSource(repo, head)
 	if err != nil {
 		t.Fatal(err)
 	}

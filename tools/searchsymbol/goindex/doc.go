@@ -8,10 +8,10 @@
 // An index takes its input through a [Source], which lists a snapshot's
 // files and reads them:
 //
-//   - [GitSource]: the tree of a commit, read with go-git from a
-//     repository opened with [OpenRepository] (pack files kept open, a small
-//     object cache). Files carry their blob ids, so the index reads only
-//     blobs it has not parsed before.
+//   - [SnapshotSource]: the tree of a commit, read through a
+//     [workspace.Snapshot] (its entry-name rules and secret patterns
+//     apply). Files carry their blob ids, so the index reads only blobs it
+//     has not parsed before.
 //   - [DirSource]: a directory (the "worktree" revision) read through an
 //     [os.Root]. Files are identified by the git blob id of their contents,
 //     so a working tree and a commit share parsed files; an unchanged file
@@ -32,16 +32,14 @@
 //     used first.
 //
 // Concurrent requests for the index of one revision share one build. One
-// goroutine reads files (go-git is not read concurrently) and GOMAXPROCS
+// goroutine reads files (the workspace serializes its object reads) and GOMAXPROCS
 // goroutines parse them with go/parser, through a short queue, so memory
 // stays bounded. Files with syntax errors are indexed as far as they parse
 // and counted in [Facts].
 //
-//	repo, err := goindex.OpenRepository(dir)
+//	snap, err := reg.Snapshot(ctx, acc, workspaceID, revision)
 //	...
-//	defer repo.Close()
-//	src, err := goindex.NewGitSource(repo.Repository, commit)
-//	...
+//	src := goindex.NewSnapshotSource(snap.Shared())
 //	ix := goindex.NewIndexer(goindex.IndexerOptions{})
 //	res, err := ix.Search(ctx, src, goindex.Options{}, goindex.Query{Query: "bufio.NewReader"})
 //
@@ -70,5 +68,5 @@
 // are checksummed and bound to the index and the query.
 //
 // Errors caused by the query (a bad mode, kind, regular expression, glob,
-// limit or cursor) are [server.Error]s of class invalid_input.
+// limit or cursor) are [errclass.Error]s of class invalid_input.
 package goindex

@@ -11,8 +11,8 @@ import (
 )
 
 // This example indexes a directory through an os.Root and searches it.
-// For a commit, use OpenRepository and NewGitSource instead of
-// NewDirSource.
+// For a commit, use NewSnapshotSource over a workspace snapshot instead
+// of NewDirSource.
 func Example() {
 	dir, err := os.MkdirTemp("", "goindex-example")
 	if err != nil {

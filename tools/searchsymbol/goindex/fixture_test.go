@@ -22,7 +22,7 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 type fixtureRepo struct {
 	dir  string
 	git  *git.Repository
-	repo *Repository // opened for indexing
+	repo *testRepo // opened for indexing
 }
 
 // newFixtureRepo commits the files of the txtar archive at archivePath into
@@ -44,7 +44,7 @@ func newFixtureRepo(t testing.TB, archivePath string) (*fixtureRepo, plumbing.Ha
 		files[f.Name] = string(f.Data)
 	}
 	commit := r.commit(t, files, "fixture")
-	if r.repo, err = OpenRepository(dir); err != nil {
+	if r.repo, err = openTestRepo(dir); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { r.repo.Close() })
@@ -84,9 +84,9 @@ func (r *fixtureRepo) commit(t testing.TB, files map[string]string, msg string) 
 	return h
 }
 
-func (r *fixtureRepo) source(t testing.TB, commit plumbing.Hash) *GitSource {
+func (r *fixtureRepo) source(t testing.TB, commit plumbing.Hash) *SnapshotSource {
 	t.Helper()
-	src, err := NewGitSource(r.repo.Repository, commit)
+	src, err := testSource(r.repo, commit)
 	if err != nil {
 		t.Fatal(err)
 	}

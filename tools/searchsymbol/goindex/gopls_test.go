@@ -31,12 +31,12 @@ func TestAgainstGopls(t *testing.T) {
 		gopls = peers.Gopls(t)
 	}
 	dir, head, _ := benchCorpus(t)
-	repo, err := OpenRepository(dir)
+	repo, err := openTestRepo(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer repo.Close()
-	src, err := NewGitSource(repo.Repository, head)
+	src, err := testSource(repo, head)
 	if err != nil {
 		t.Fatal(err)
 	}

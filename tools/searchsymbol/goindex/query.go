@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/errclass"
 )
 
 // Match selects how a query's name is compared with declared names.
@@ -85,10 +85,10 @@ type compiledQuery struct {
 }
 
 func invalidInput(format string, args ...any) error {
-	return server.Errorf(server.InvalidInput, format, args...)
+	return errclass.Errorf(errclass.InvalidInput, format, args...)
 }
 
-// compileQuery validates q. Its errors are [server.Error]s of class
+// compileQuery validates q. Its errors are [errclass.Error]s of class
 // invalid_input.
 func compileQuery(q Query) (*compiledQuery, error) {
 	text := strings.TrimSpace(q.Query)

@@ -37,7 +37,7 @@ type Result struct {
 	Facts      Facts
 }
 
-// Search runs q over the index. Its errors are [server.Error]s of class
+// Search runs q over the index. Its errors are [errclass.Error]s of class
 // invalid_input: a malformed query or a cursor that this index and query
 // did not make.
 func (x *Index) Search(q Query) (*Result, error) {

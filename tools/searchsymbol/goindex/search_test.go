@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/errclass"
 )
 
 // fixtureIndex returns the index of the fixture repository's commit.
@@ -171,7 +171,7 @@ func TestSearchInvalidInput(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := idx.Search(tc.q)
-			if server.ClassOf(err) != server.InvalidInput {
+			if errclass.ClassOf(err) != errclass.InvalidInput {
 				t.Errorf("err = %v, want class invalid_input", err)
 			}
 		})
@@ -189,7 +189,7 @@ func TestCursorOfAnotherRevision(t *testing.T) {
 		t.Fatal(err)
 	}
 	q.Cursor = first.NextCursor
-	if _, err := ix.Search(ctx, r.source(t, c2), Options{}, q); server.ClassOf(err) != server.InvalidInput {
+	if _, err := ix.Search(ctx, r.source(t, c2), Options{}, q); errclass.ClassOf(err) != errclass.InvalidInput {
 		t.Errorf("cursor of %s used at %s: err = %v, want invalid_input", c1, c2, err)
 	}
 	if _, err := ix.Search(ctx, r.source(t, c1), Options{}, q); err != nil {
@@ -274,7 +274,7 @@ func TestMillionMatches(t *testing.T) {
 		t.Errorf("last page: %d entries, truncated %v, cursor %q", len(res.Entries), res.Truncated, res.NextCursor)
 	}
 	q.Cursor = idx.encodeCursor(c.print, files*perFile+1)
-	if _, err := idx.Search(q); server.ClassOf(err) != server.InvalidInput {
+	if _, err := idx.Search(q); errclass.ClassOf(err) != errclass.InvalidInput {
 		t.Errorf("cursor past the end: err = %v", err)
 	}
 }
@@ -300,7 +300,7 @@ func TestConcurrentSearches(t *testing.T) {
 
 func TestUnknownKindMessage(t *testing.T) {
 	_, err := compileQuery(Query{Kinds: []string{"klass"}})
-	var se *server.Error
+	var se *errclass.Error
 	if !errors.As(err, &se) || !strings.Contains(se.Message, "interface_method") {
 		t.Errorf("err = %v; want a message listing the known kinds", err)
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 // A Source is a snapshot of a file tree that the indexer reads: a commit's
-// tree (see [GitSource]) or a directory on disk (see [DirSource]). The index
+// tree (see [SnapshotSource]) or a directory on disk (see [DirSource]). The index
 // takes all of its input through this interface, so it never sees how a
 // workspace or revision was resolved or authorized.
 type Source interface {

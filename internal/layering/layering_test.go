@@ -1,0 +1,119 @@
+package layering
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/repo-mcp/repo-mcp"
+
+// pkg is what go list says about one package of the module.
+type pkg struct {
+	ImportPath string
+	Imports    []string // direct imports
+	Deps       []string // every package it depends on, transitively
+}
+
+// listPackages runs go list over the whole module, test files left out:
+// the rules are about what the shipped code depends on.
+func listPackages(t *testing.T) map[string]pkg {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-deps=false", "-json=ImportPath,Imports,Deps", module+"/...")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.Bytes())
+	}
+	pkgs := map[string]pkg{}
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatalf("decoding go list output: %v", err)
+		}
+		pkgs[strings.TrimPrefix(p.ImportPath, module+"/")] = p
+	}
+	if len(pkgs) == 0 {
+		t.Fatal("go list found no packages")
+	}
+	return pkgs
+}
+
+// own returns the packages of this module among paths, relative to it.
+func own(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if rest, ok := strings.CutPrefix(p, module+"/"); ok {
+			out = append(out, rest)
+		}
+	}
+	return out
+}
+
+// TestImportRules checks the rules of docs/design.md ("What may import
+// what"). Each case names a package and what it must not reach.
+func TestImportRules(t *testing.T) {
+	pkgs := listPackages(t)
+	get := func(name string) pkg {
+		p, ok := pkgs[name]
+		if !ok {
+			t.Fatalf("package %s not found", name)
+		}
+		return p
+	}
+
+	t.Run("errclass imports nothing of the project", func(t *testing.T) {
+		if got := own(get("errclass").Deps); len(got) > 0 {
+			t.Errorf("errclass depends on %v", got)
+		}
+	})
+	t.Run("server imports nothing of the project but errclass", func(t *testing.T) {
+		if got := own(get("server").Imports); !slices.Equal(got, []string{"errclass"}) {
+			t.Errorf("server imports %v of the project, want only [errclass]", got)
+		}
+	})
+	t.Run("workspace does not depend on server", func(t *testing.T) {
+		for _, d := range own(get("workspace").Deps) {
+			if d == "server" || strings.HasPrefix(d, "server/") {
+				t.Errorf("workspace depends on %s", d)
+			}
+		}
+	})
+	t.Run("only workspace imports go-git", func(t *testing.T) {
+		for name, p := range pkgs {
+			// gitfixture builds the repositories tests read; it is on no
+			// read path.
+			if name == "workspace" || name == "internal/gitfixture" {
+				continue
+			}
+			for _, imp := range p.Imports {
+				if strings.HasPrefix(imp, "github.com/go-git/") {
+					t.Errorf("%s imports %s", name, imp)
+				}
+			}
+		}
+	})
+	t.Run("tools reach the repository only through workspace", func(t *testing.T) {
+		for name, p := range pkgs {
+			if !strings.HasPrefix(name, "tools/") {
+				continue
+			}
+			for _, d := range own(p.Deps) {
+				if d == "server" || d == "workspace" || d == "errclass" || d == "internal/pathrule" ||
+					strings.HasPrefix(d, "tools/") || strings.HasPrefix(d, "server/") {
+					continue
+				}
+				t.Errorf("%s depends on %s", name, d)
+			}
+		}
+	})
+}
