@@ -204,7 +204,8 @@ func Register(s *server.Server, reg *workspace.Registry, opts Options) error {
 		Name:  "verify_patch",
 		Title: "Check a proposed change",
 		Description: "Run allowlisted checks (" + checker.Allowed() + ") on a patch or revision in an isolated export of " +
-			"its tree: no .git, no network, a scrubbed environment, bounded time and output. There is no free-form " +
+			"its tree, in a sandbox: no .git, loopback-only network (tests may serve on 127.0.0.1 and ::1), a scrubbed " +
+			"environment, bounded processes, disk, time and output. There is no free-form " +
 			"command. Returns each check's exit code, duration and the tail of its output, and an overall verdict.",
 		Effect:         server.Write,
 		OpenWorld:      false,
