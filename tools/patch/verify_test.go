@@ -518,17 +518,19 @@ func TestVerifyProgress(t *testing.T) {
 	if res.IsError || !strings.Contains(res.Text, "passed") {
 		t.Fatalf("verify: %s", res.Text)
 	}
-	var sawGofmt, sawTest, sawTail bool
+	// gofmt ends within milliseconds: the throttle (four reports a second,
+	// the newest kept) may fold its reports into go_test's first one, so it
+	// need not be named; the slow check must be, with its output.
+	var sawTest, sawTail bool
 	for i, p := range progress {
 		if p.Total != 2 || (i > 0 && p.Progress <= progress[i-1].Progress) {
 			t.Errorf("notification %d: %+v; want increasing progress of 2 checks", i, p)
 		}
-		sawGofmt = sawGofmt || strings.HasPrefix(p.Message, "gofmt ") // running or done: it is quick
 		sawTest = sawTest || strings.HasPrefix(p.Message, "go_test (check 2 of 2)")
 		sawTail = sawTail || (strings.HasPrefix(p.Message, "go_test (check 2 of 2)") && strings.Contains(p.Message, "ok  \texample.com/fx\t"))
 	}
-	if !sawGofmt || !sawTest || !sawTail {
-		t.Errorf("gofmt named %t, go_test named %t, go_test's output shown %t; want all:\n%+v", sawGofmt, sawTest, sawTail, progress)
+	if !sawTest || !sawTail {
+		t.Errorf("go_test named %t, go_test's output shown %t; want both:\n%+v", sawTest, sawTail, progress)
 	}
 	// The slow test prints nothing for 3 s: the beat fills the silence.
 	if len(progress) < 5 {
