@@ -105,3 +105,7 @@ func (c *Checker) HostPath(dir, p string) (string, bool) {
 // GoRoot returns the GOROOT of the go command the checks run, "" when the
 // server has none.
 func (c *Checker) GoRoot() string { return c.goRoot }
+
+// ModCache returns the module cache the checks read, "" when the server
+// has none.
+func (c *Checker) ModCache() string { return c.opts.ModCache }

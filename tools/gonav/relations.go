@@ -1,0 +1,108 @@
+package gonav
+
+import (
+	"go/ast"
+	"go/types"
+)
+
+// definition answers where the target is declared.
+func (p *program) definition(t *target) []Location {
+	if t.obj == nil {
+		return p.packageClauses(t.unit)
+	}
+	loc := p.location(t.obj.Pos(), kindOf(t.obj), pkgPath(t.obj))
+	loc.Name = qualified(t.obj)
+	return []Location{loc}
+}
+
+// packageClauses are the package clauses of a package's files.
+func (p *program) packageClauses(u *unit) []Location {
+	if u == nil {
+		return nil
+	}
+	var out []Location
+	for _, f := range u.files {
+		loc := p.location(f.Name.Pos(), "package", u.path)
+		loc.Name = u.path
+		out = append(out, loc)
+	}
+	return out
+}
+
+func pkgPath(obj types.Object) string {
+	if obj.Pkg() == nil {
+		return ""
+	}
+	return obj.Pkg().Path()
+}
+
+// references answers where the target is named in the repository: its
+// declaration, every use found by type, and, in packages that did not
+// type-check, every identifier of the same name that has no type
+// information (syntactic_reference).
+func (p *program) references(t *target) []Location {
+	if t.obj == nil {
+		return p.importsOf(t.unit.path)
+	}
+	want := p.key(t.obj)
+	name := t.obj.Name()
+	var out []Location
+	for _, u := range p.local {
+		if u.info == nil {
+			continue
+		}
+		for i, f := range u.files {
+			spans := funcSpans(u, f)
+			ast.Inspect(f, func(n ast.Node) bool {
+				id, ok := n.(*ast.Ident)
+				if !ok || id.Name != name {
+					return true
+				}
+				kind := ""
+				if obj := u.info.Defs[id]; obj != nil && p.key(obj) == want {
+					kind = "declaration"
+				} else if obj := u.info.Uses[id]; obj != nil && p.key(obj) == want {
+					kind = "reference"
+				} else if !u.typed() && u.info.Defs[id] == nil && u.info.Uses[id] == nil && id != f.Name {
+					kind = "syntactic_reference"
+				}
+				if kind == "" {
+					return true
+				}
+				loc := p.location(id.Pos(), kind, u.path)
+				loc.File = u.fileNames[i]
+				if s := enclosing(spans, id.Pos()); s != nil {
+					loc.Enclosing = s.name
+				}
+				out = append(out, loc)
+				return true
+			})
+		}
+	}
+	return out
+}
+
+// importsOf answers the references of a package: the import specs that
+// name it.
+func (p *program) importsOf(path string) []Location {
+	var out []Location
+	for _, u := range p.local {
+		for _, f := range u.files {
+			for _, spec := range f.Imports {
+				if importPath(spec) == path {
+					loc := p.location(spec.Path.Pos(), "reference", u.path)
+					out = append(out, loc)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func importPath(spec *ast.ImportSpec) string {
+	v := spec.Path.Value
+	if len(v) >= 2 {
+		return v[1 : len(v)-1]
+	}
+	return v
+}
