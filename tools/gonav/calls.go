@@ -65,7 +65,7 @@ func (p *program) indexCalls(ix *callIndex, u *unit, f *ast.File, seen map[token
 			return true
 		}
 		seen[call.Lparen] = true
-		site := callSite{unit: u, pos: call.Lparen, callee: fn}
+		site := callSite{unit: u, pos: calleePos(call), callee: fn}
 		if caller != nil && call.Pos() < callerEnd {
 			site.caller = caller
 		}
@@ -199,4 +199,20 @@ func concrete(objs []types.Object) []types.Object {
 		}
 	}
 	return out
+}
+
+// calleePos is where a call names its callee, as gopls reports calls: the
+// method's or function's name.
+func calleePos(call *ast.CallExpr) token.Pos {
+	fun := ast.Unparen(call.Fun)
+	switch f := fun.(type) {
+	case *ast.IndexExpr:
+		fun = f.X
+	case *ast.IndexListExpr:
+		fun = f.X
+	}
+	if sel, ok := fun.(*ast.SelectorExpr); ok {
+		return sel.Sel.Pos()
+	}
+	return fun.Pos()
 }

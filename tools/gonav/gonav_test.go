@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"golang.org/x/tools/txtar"
 
 	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
 )
@@ -99,4 +98,4 @@ func renderOut(out GoNavigateOut) string {
 	return b.String()
 }
 
-var _ = txtar.Parse
+

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strconv"
 	"testing"
 
 	"golang.org/x/tools/txtar"
@@ -105,3 +106,5 @@ func navigateRaw(t testing.TB, c *servertest.Client, args map[string]any) *serve
 	}
 	return c.Call("go_navigate", args)
 }
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -64,6 +64,7 @@ type Service struct {
 
 	mu    sync.Mutex
 	progs []*loaded // most recent last
+	loads int       // programs loaded, for tests of the singleflight
 }
 
 // loaded is a program and what its load cost.
@@ -203,6 +204,7 @@ func (sv *Service) load(ctx context.Context, req *server.Request, snap *workspac
 	prog.listFailed = listFailed
 	l := &loaded{key: key, prog: prog, dur: time.Since(start)}
 	sv.mu.Lock()
+	sv.loads++
 	sv.progs = append(sv.progs, l)
 	if len(sv.progs) > sv.opts.Programs {
 		sv.progs = slices.Delete(sv.progs, 0, len(sv.progs)-sv.opts.Programs)
