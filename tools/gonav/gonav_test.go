@@ -97,5 +97,3 @@ func renderOut(out GoNavigateOut) string {
 	b.WriteString("\n\n")
 	return b.String()
 }
-
-
