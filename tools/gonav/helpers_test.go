@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"strconv"
 	"testing"
@@ -108,3 +109,21 @@ func navigateRaw(t testing.TB, c *servertest.Client, args map[string]any) *serve
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// navigateAll follows a query's cursor to its last page and returns
+// every result.
+func navigateAll(t testing.TB, c *servertest.Client, args map[string]any) GoNavigateOut {
+	t.Helper()
+	out := navigate(t, c, args)
+	for cursor := out.NextCursor; cursor != ""; {
+		next := maps.Clone(args)
+		next["cursor"] = cursor
+		page := navigate(t, c, next)
+		out.Results = append(out.Results, page.Results...)
+		cursor = page.NextCursor
+	}
+	if len(out.Results) != out.Total {
+		t.Errorf("%v: %d results in all pages, total says %d", args, len(out.Results), out.Total)
+	}
+	return out
+}

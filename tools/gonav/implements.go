@@ -20,7 +20,9 @@ func (p *program) implementations(t *target) []Location {
 	return out
 }
 
-// implementers returns the objects implementations answers with.
+// implementers returns the objects implementations answers with:
+// candidates from the repository's packages, and from the dependencies
+// the target's package imports, directly or not.
 func (p *program) implementers(t *target) []types.Object {
 	tn, method := typeOf(t.obj)
 	if tn == nil {
@@ -32,8 +34,12 @@ func (p *program) implementers(t *target) []types.Object {
 	}
 	seen := map[string]bool{p.key(tn): true}
 	var out []types.Object
+	seenFrom := t.unit.imports()
 	for _, u := range p.units {
-		if u.types == nil {
+		// Dependencies count only where the target's package sees them,
+		// as gopls counts them: an interface of a package it does not
+		// import is no contract it was written for.
+		if u.types == nil || (!u.local && seenFrom[u.path] == nil) {
 			continue
 		}
 		scope := u.types.Scope()
