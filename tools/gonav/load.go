@@ -67,7 +67,7 @@ func (l *loader) load(ctx context.Context, listed []*listedPackage, r roots) (*p
 	if err := l.checkAll(ctx, todo, len(order)); err != nil {
 		return nil, err
 	}
-	p := &program{fset: l.fset, roots: r, byID: map[string]*unit{}, reused: len(order) - len(todo), checked: len(todo)}
+	p := &program{fset: l.fset, roots: r, byID: map[string]*unit{}, checked: len(todo)}
 	for _, lp := range listed {
 		n := nodes[lp.ImportPath]
 		if n == nil || n.unit == nil || p.byID[n.unit.id] != nil {

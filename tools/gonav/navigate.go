@@ -43,11 +43,9 @@ func (sv *Service) navigate(ctx context.Context, req *server.Request, in GoNavig
 	p := l.prog
 	defer p.forget()
 	out := GoNavigateOut{Revision: snap.Revision().SHA, Relation: in.Relation, Results: []Location{}}
-	out.Precision.Load = LoadFacts{Packages: len(p.units), Checked: p.checked}
-	if l.dur > 0 {
+	out.Precision.Load = LoadFacts{Packages: len(p.units)}
+	if l.dur > 0 { // this call waited for the load
 		out.Precision.Load.Checked, out.Precision.Load.DurationMS = p.checked, l.dur.Milliseconds()
-	} else {
-		out.Precision.Load.Checked = 0
 	}
 	t, cands, err := sv.resolve(snap, p, in)
 	if err != nil {

@@ -22,7 +22,6 @@ type program struct {
 	// listFailed says why go list could not run: the units are then the
 	// repository's directories, checked without their imports.
 	listFailed string
-	reused     int
 	checked    int
 
 	callsOnce sync.Once

@@ -51,7 +51,7 @@ func (p *program) references(t *target) []Location {
 		if u.info == nil {
 			continue
 		}
-		for i, f := range u.files {
+		for _, f := range u.files {
 			spans := funcSpans(u, f)
 			ast.Inspect(f, func(n ast.Node) bool {
 				id, ok := n.(*ast.Ident)
@@ -70,7 +70,6 @@ func (p *program) references(t *target) []Location {
 					return true
 				}
 				loc := p.location(id.Pos(), kind, u.path)
-				loc.File = u.fileNames[i]
 				if s := enclosing(spans, id.Pos()); s != nil {
 					loc.Enclosing = s.name
 				}
