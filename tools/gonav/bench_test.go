@@ -5,7 +5,6 @@ import (
 	"slices"
 	"testing"
 	"time"
-
 )
 
 // The benchmarks read the repository GONAV_BENCH_CORPUS names: go-git
@@ -68,4 +67,3 @@ func BenchmarkSecondRevision(b *testing.B) {
 		b.ReportMetric(float64(second.Precision.Load.Packages), "packages")
 	}
 }
-
