@@ -34,9 +34,14 @@ type loader struct {
 
 // node is a listed package while it loads.
 type node struct {
-	lp       *listedPackage
-	deps     []*node
-	local    bool
+	lp    *listedPackage
+	deps  []*node
+	local bool
+	// full says the package is checked with function bodies and full
+	// type information: a repository package, unless its test variant
+	// ("p [p.test]", which holds all of its files) is checked in full in
+	// its place and it is needed only for its importers.
+	full     bool
 	dir      string   // display
 	names    []string // display names of its files
 	hosts    []string // and their host paths
@@ -96,6 +101,10 @@ func (l *loader) graph(listed []*listedPackage, r roots) (map[string]*node, []*n
 		}
 		nodes[lp.ImportPath] = n
 	}
+	for _, n := range nodes {
+		_, hasTestVariant := nodes[n.lp.ImportPath+" ["+n.lp.ImportPath+".test]"]
+		n.full = n.local && !hasTestVariant
+	}
 	const (
 		visiting = 1
 		visited  = 2
@@ -131,7 +140,7 @@ func (l *loader) graph(listed []*listedPackage, r roots) (map[string]*node, []*n
 // keys.
 func (l *loader) prepare(n *node, r roots) error {
 	h := sha256.New()
-	fmt.Fprintf(h, "unit\x00%s\x00%s\x00%s\x00%t\x00", n.lp.ImportPath, n.lp.Name, n.dir, n.local)
+	fmt.Fprintf(h, "unit\x00%s\x00%s\x00%s\x00%t\x00%t\x00", n.lp.ImportPath, n.lp.Name, n.dir, n.local, n.full)
 	if e := n.lp.listError(); e != "" {
 		n.problems = append(n.problems, e)
 	}
@@ -252,7 +261,7 @@ func (l *loader) check(n *node) *unit {
 	}
 	var typeErrs int
 	conf := types.Config{
-		IgnoreFuncBodies: !n.local,
+		IgnoreFuncBodies: !n.full,
 		FakeImportC:      true,
 		Sizes:            types.SizesFor("gc", "amd64"),
 		Importer: importerFunc(func(path string) (*types.Package, error) {
@@ -276,7 +285,7 @@ func (l *loader) check(n *node) *unit {
 			typeErrs++
 		},
 	}
-	if n.local {
+	if n.full {
 		u.info = &types.Info{
 			Types:      map[ast.Expr]types.TypeAndValue{},
 			Defs:       map[*ast.Ident]types.Object{},
@@ -287,6 +296,9 @@ func (l *loader) check(n *node) *unit {
 		}
 	}
 	u.types, _ = conf.Check(u.path, l.fset, u.files, u.info)
+	if !n.full {
+		u.files = nil // only the types are needed: the syntax is the larger part
+	}
 	if typeErrs > maxTypeErrors {
 		u.problems = append(u.problems, fmt.Sprintf("and %d more type errors", typeErrs-maxTypeErrors))
 	}

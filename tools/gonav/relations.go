@@ -8,7 +8,10 @@ import (
 // definition answers where the target is declared.
 func (p *program) definition(t *target) []Location {
 	if t.obj == nil {
-		return p.packageClauses(t.unit)
+		if locs := p.packageClauses(t.unit); len(locs) > 0 {
+			return locs
+		}
+		return []Location{p.describe(t)} // a dependency: its directory
 	}
 	loc := p.location(t.obj.Pos(), kindOf(t.obj), pkgPath(t.obj))
 	loc.Name = qualified(t.obj)
