@@ -40,6 +40,11 @@ type Options struct {
 	Programs int
 	// Exports is how many exports stay on disk. Default 8.
 	Exports int
+	// CallTimeout bounds a call, the first load of a revision included.
+	// Default 10 minutes: loading a large repository on a busy machine
+	// takes minutes, and progress keeps the client waiting. A call that
+	// gives up leaves the load running for the next.
+	CallTimeout time.Duration
 }
 
 // Defaults.
@@ -91,6 +96,9 @@ func New(reg *workspace.Registry, opts Options) (*Service, error) {
 	if opts.Exports <= 0 {
 		opts.Exports = 8
 	}
+	if opts.CallTimeout <= 0 {
+		opts.CallTimeout = 10 * time.Minute
+	}
 	checker, err := verify.New(opts.Verify)
 	if err != nil {
 		return nil, err
@@ -125,6 +133,7 @@ func (sv *Service) Register(s *server.Server) error {
 		Effect:         server.ReadOnly,
 		Action:         string(workspace.ActionSearch),
 		MaxResultBytes: 4 << 20,
+		Timeout:        sv.opts.CallTimeout,
 		Comments:       toolkit.Comments(goComments()),
 	}, sv.navigate)
 }
