@@ -27,6 +27,9 @@ type program struct {
 	callsOnce sync.Once
 	calls     *callIndex
 
+	identsOnce sync.Once
+	idents     map[string][]identRef
+
 	filesMu sync.Mutex
 	lines   map[string][][]byte // display name -> lines, for results' text
 }

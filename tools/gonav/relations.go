@@ -48,40 +48,59 @@ func (p *program) references(t *target) []Location {
 		return p.importsOf(t.unit.path)
 	}
 	want := p.key(t.obj)
-	name := t.obj.Name()
 	var out []Location
-	for _, u := range p.local {
-		if u.info == nil {
+	for _, ref := range p.identifiers()[t.obj.Name()] {
+		u, id := ref.unit, ref.id
+		kind := ""
+		if obj := u.info.Defs[id]; obj != nil && p.key(obj) == want {
+			kind = "declaration"
+		} else if obj := u.info.Uses[id]; obj != nil && p.key(obj) == want {
+			kind = "reference"
+		} else if !u.typed() && u.info.Defs[id] == nil && u.info.Uses[id] == nil && !ref.pkgClause {
+			kind = "syntactic_reference"
+		}
+		if kind == "" {
 			continue
 		}
-		for _, f := range u.files {
-			spans := funcSpans(u, f)
-			ast.Inspect(f, func(n ast.Node) bool {
-				id, ok := n.(*ast.Ident)
-				if !ok || id.Name != name {
-					return true
-				}
-				kind := ""
-				if obj := u.info.Defs[id]; obj != nil && p.key(obj) == want {
-					kind = "declaration"
-				} else if obj := u.info.Uses[id]; obj != nil && p.key(obj) == want {
-					kind = "reference"
-				} else if !u.typed() && u.info.Defs[id] == nil && u.info.Uses[id] == nil && id != f.Name {
-					kind = "syntactic_reference"
-				}
-				if kind == "" {
-					return true
-				}
-				loc := p.location(id.Pos(), kind, u.path)
-				if s := enclosing(spans, id.Pos()); s != nil {
-					loc.Enclosing = s.name
-				}
-				out = append(out, loc)
-				return true
-			})
+		loc := p.location(id.Pos(), kind, u.path)
+		if s := enclosing(ref.spans, id.Pos()); s != nil {
+			loc.Enclosing = s.name
 		}
+		out = append(out, loc)
 	}
 	return out
+}
+
+// identRef is one identifier of a repository file.
+type identRef struct {
+	unit      *unit
+	id        *ast.Ident
+	spans     []funcSpan // the file's functions, for the enclosing one
+	pkgClause bool       // the name of the package clause
+}
+
+// identifiers indexes the identifiers of the fully checked repository
+// packages by name, once per program: a references query then visits
+// only the identifiers that bear the target's name.
+func (p *program) identifiers() map[string][]identRef {
+	p.identsOnce.Do(func() {
+		p.idents = map[string][]identRef{}
+		for _, u := range p.local {
+			if u.info == nil {
+				continue
+			}
+			for _, f := range u.files {
+				spans := funcSpans(u, f)
+				ast.Inspect(f, func(n ast.Node) bool {
+					if id, ok := n.(*ast.Ident); ok {
+						p.idents[id.Name] = append(p.idents[id.Name], identRef{unit: u, id: id, spans: spans, pkgClause: id == f.Name})
+					}
+					return true
+				})
+			}
+		}
+	})
+	return p.idents
 }
 
 // importsOf answers the references of a package: the import specs that
