@@ -56,9 +56,7 @@ type node struct {
 func (l *loader) load(ctx context.Context, listed []*listedPackage, r roots) (*program, error) {
 	nodes, order := l.graph(listed, r)
 	for _, n := range order {
-		if err := l.prepare(n, r); err != nil {
-			return nil, err
-		}
+		l.prepare(n, r)
 	}
 	var todo []*node
 	for _, n := range order {
@@ -138,7 +136,7 @@ func (l *loader) graph(listed []*listedPackage, r roots) (map[string]*node, []*n
 // prepare reads a package's files (its repository files whole, the
 // others' sizes) and computes its key from them and its dependencies'
 // keys.
-func (l *loader) prepare(n *node, r roots) error {
+func (l *loader) prepare(n *node, r roots) {
 	h := sha256.New()
 	fmt.Fprintf(h, "unit\x00%s\x00%s\x00%s\x00%t\x00%t\x00", n.lp.ImportPath, n.lp.Name, n.dir, n.local, n.full)
 	if e := n.lp.listError(); e != "" {
@@ -187,7 +185,6 @@ func (l *loader) prepare(n *node, r roots) error {
 		fmt.Fprintf(h, "problem\x00%s\x00", p)
 	}
 	n.key = hex.EncodeToString(h.Sum(nil))
-	return nil
 }
 
 // checkAll type-checks the nodes, given in dependency order, on the
