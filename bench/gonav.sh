@@ -42,7 +42,8 @@ git clone -q "$repo/../shared/corpora/go-git.bundle" "$corpus"
 		n=$((n + 1))
 	done
 	git -c user.name=bench -c user.email=bench@example.com commit -qam "bench: 20 changed files"
-	git checkout -q HEAD~1 # gopls reads the working tree: the revision ours answers at
+	# gopls reads a working tree: HEAD~1's, the revision ours answers at.
+	git worktree add -q "$work/tree" HEAD~1
 )
 export GONAV_BENCH_CORPUS=$corpus
 
@@ -61,7 +62,7 @@ stats() {
 : >"$work/ours" >"$work/gopls" >"$work/ratio"
 for i in $(seq "$pairs"); do
 	read -r ow ok < <(timed "$bin" -test.run '^$' -test.bench '^BenchmarkFirstReferences$' -test.benchtime 1x)
-	read -r gw gk < <(cd "$corpus" && timed env GOFLAGS=-mod=readonly GOPROXY=off "$gopls" references -d plumbing/hash.go:23:6)
+	read -r gw gk < <(cd "$work/tree" && timed env GOFLAGS=-mod=readonly GOPROXY=off "$gopls" references -d plumbing/hash.go:23:6)
 	echo "$ow $ok" >>"$work/ours"
 	echo "$gw $gk" >>"$work/gopls"
 	awk -v ow="$ow" -v gw="$gw" -v ok="$ok" -v gk="$gk" 'BEGIN {print ow/gw, ok/gk}' >>"$work/ratio"
