@@ -47,6 +47,7 @@ func goComments() map[string]string {
 		"github.com/repo-mcp/repo-mcp/tools/gonav.Location.Via":              "via is, for a callee, the call site in the caller (file:line:column); for a caller, the function it calls.",
 		"github.com/repo-mcp/repo-mcp/tools/gonav.Options":                   "Options configure the service.",
 		"github.com/repo-mcp/repo-mcp/tools/gonav.Options.CacheDir":          "CacheDir keeps exports under CacheDir/exports; empty means a temporary directory removed at Close.",
+		"github.com/repo-mcp/repo-mcp/tools/gonav.Options.CallTimeout":       "CallTimeout bounds a call, the first load of a revision included. Default 10 minutes: loading a large repository on a busy machine takes minutes, and progress keeps the client waiting. A call that gives up leaves the load running for the next.",
 		"github.com/repo-mcp/repo-mcp/tools/gonav.Options.Exports":           "How many exports stay on disk. Default 8.",
 		"github.com/repo-mcp/repo-mcp/tools/gonav.Options.Logger":            "Logger receives load progress and warnings. Default: discard.",
 		"github.com/repo-mcp/repo-mcp/tools/gonav.Options.MaxFileBytes":      "The size above which a Go file is left out (its package is then not fully typed). Default 8 MiB.",
