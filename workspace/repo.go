@@ -288,10 +288,12 @@ func keyByte(name string, i int, dir bool) int {
 // blob's full size. Never more than limit bytes of content are copied into
 // the result. The repository's lock is held only to find the object: the
 // content is inflated outside it, so that one caller reading a large file
-// does not hold up every other caller of the workspace. A blob the cache
-// can keep is inflated whole, once, and later reads of any part of it
-// copy from the cache (or, with shared, return the cache's bytes); a
-// larger one is streamed, from the start, up to what the read needs.
+// does not hold up every other caller of the workspace. A read of a whole
+// blob, or of a part past its start, inflates it whole, once, into the
+// cache if it fits there, and later reads of any part copy from the cache
+// (or, with shared, return the cache's bytes). A read of a blob's first
+// part, or of a blob too large to keep, streams from the start up to what
+// the read needs.
 func (r *repo) readBlob(h plumbing.Hash, offset, limit int64, shared bool) ([]byte, int64, error) {
 	k := blobKey{r, h}
 	if data, ok := r.blobs.get(k); ok {
@@ -308,7 +310,9 @@ func (r *repo) readBlob(h plumbing.Hash, offset, limit int64, shared bool) ([]by
 		return nil, 0, err
 	}
 	size := obj.Size()
-	if !r.blobs.fits(size) {
+	if !r.blobs.fits(size) || offset == 0 && limit < size {
+		// The first part of a blob costs only itself to inflate: the
+		// whole is inflated, and kept, when a read goes on past it.
 		return readObjectRange(obj, offset, limit)
 	}
 	data, err := r.blobs.load(k, func() ([]byte, error) {
