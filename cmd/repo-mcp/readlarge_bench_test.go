@@ -127,23 +127,12 @@ func catFile(b *testing.B, dir string) func(path string) error {
 	}
 }
 
-func startSized(b *testing.B, dir string) *client.Conn {
-	c, err := client.Start(context.Background(), client.Command{
-		Path: repoMCP(b), Args: []string{"serve", "--workspace", "go=" + dir, "--audit-log", os.DevNull},
-	}, client.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { c.Close() })
-	return c
-}
-
 // benchmarkSized reads one file per op, paged in full through read_file
 // ("ours", through client/) or once through git cat-file ("git").
 func benchmarkSized(b *testing.B, path string) {
 	dir := sizedCorpus(b)
 	b.Run("ours", func(b *testing.B) {
-		c := startSized(b, dir)
+		c := startServer(b, dir)
 		if _, err := readPages(c, path); err != nil { // warm-up
 			b.Fatal(err)
 		}
@@ -182,7 +171,7 @@ func BenchmarkReadContended(b *testing.B) {
 	for _, paging := range []bool{false, true} {
 		name := map[bool]string{false: "alone", true: "paging"}[paging]
 		b.Run(name, func(b *testing.B) {
-			c := startSized(b, dir)
+			c := startServer(b, dir)
 			if _, err := readPages(c, "big.go"); err != nil { // warm-up
 				b.Fatal(err)
 			}
