@@ -198,3 +198,54 @@ func modernVersions(result json.RawMessage) json.RawMessage {
 	}
 	return append(out, '}')
 }
+
+// advertiseModern narrows the versions a JSON-RPC response advertises
+// (a server/discover result's supportedVersions, a -32022 error's
+// supported list) to 2026-07-28, as on stdio: a response that is neither
+// is returned as it is.
+func advertiseModern(msg []byte) []byte {
+	trimmed := bytes.TrimSpace(msg)
+	if len(trimmed) == 0 || trimmed[0] != '{' || !json.Valid(trimmed) {
+		return msg
+	}
+	out := make([]byte, 0, len(trimmed))
+	out = append(out, '{')
+	for key, value := range members(trimmed) {
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = fastjson.AppendEscape(out, key, 0)
+		out = append(out, ':')
+		switch key {
+		case "result":
+			value = modernVersions(value)
+		case "error":
+			value = modernSupported(value)
+		}
+		out = append(out, value...)
+	}
+	out = append(out, '}')
+	if bytes.HasSuffix(msg, []byte("\n")) {
+		out = append(out, '\n')
+	}
+	return out
+}
+
+// modernSupported narrows a -32022 error's data.supported to 2026-07-28.
+func modernSupported(errObj json.RawMessage) json.RawMessage {
+	var e jsonrpc.Error
+	if json.Unmarshal(errObj, &e) != nil || e.Code != codeUnsupportedVersion {
+		return errObj
+	}
+	var data map[string]json.RawMessage
+	if json.Unmarshal(e.Data, &data) != nil || data["supported"] == nil {
+		return errObj
+	}
+	data["supported"] = json.RawMessage(`["` + ModernVersion + `"]`)
+	e.Data, _ = json.Marshal(data)
+	out, err := json.Marshal(e)
+	if err != nil {
+		return errObj
+	}
+	return out
+}
