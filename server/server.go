@@ -195,6 +195,11 @@ func (s *Server) engine() *mcp.Server {
 func coded(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
+		if method == "tools/call" && err != nil {
+			if r := unasked(err); r != nil {
+				return r, nil
+			}
+		}
 		if err != nil {
 			if _, ok := errors.AsType[*jsonrpc.Error](err); !ok {
 				err = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
