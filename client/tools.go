@@ -159,10 +159,18 @@ type Content struct {
 // with one, even when IsError is set, and otherwise a *CallError whose Outcome
 // says whether the call was sent and whether its effect is known.
 func (c *Conn) Call(ctx context.Context, name string, args any) (*Result, error) {
+	return c.CallMeta(ctx, name, args, nil)
+}
+
+// CallMeta is Call with meta added to the request's params._meta (a
+// caller's request id, say). Keys of the 2026-07-28 per-request _meta
+// (io.modelcontextprotocol/...) are the connection's and are not
+// overridden.
+func (c *Conn) CallMeta(ctx context.Context, name string, args any, meta map[string]any) (*Result, error) {
 	if raw, ok := args.(json.RawMessage); ok && len(raw) == 0 {
 		args = nil
 	}
-	res, err := c.call(ctx, name, args)
+	res, err := c.call(ctx, name, args, meta)
 	var ce *CallError
 	if errors.As(err, &ce) && ce.Outcome == RPCError && ce.RPC.Code == codeHeaderMismatch && c.mirrorsParams() {
 		// The server checks headers before the tool runs, so the call had
@@ -174,15 +182,22 @@ func (c *Conn) Call(ctx context.Context, name string, args any) (*Result, error)
 		if _, lerr := c.Tools(ctx); lerr != nil {
 			return nil, err
 		}
-		return c.call(ctx, name, args)
+		return c.call(ctx, name, args, meta)
 	}
 	return res, err
 }
 
 // call sends one tools/call, with the Mcp-Param-* headers its tool's marks
 // ask for when the connection mirrors them.
-func (c *Conn) call(ctx context.Context, name string, args any) (*Result, error) {
+func (c *Conn) call(ctx context.Context, name string, args any, meta map[string]any) (*Result, error) {
 	params := callParams{Name: name, Arguments: args, Meta: c.meta}
+	if len(meta) > 0 {
+		m, err := mergeMeta(c.meta, meta)
+		if err != nil {
+			return nil, &CallError{Method: "tools/call", Outcome: NotSent, Err: err}
+		}
+		params.Meta = m
+	}
 	if c.mirrorsParams() {
 		c.marksMu.Lock()
 		marks := c.marks[name]
@@ -208,6 +223,29 @@ func (c *Conn) call(ctx context.Context, name string, args any) (*Result, error)
 		return nil, err
 	}
 	return res, nil
+}
+
+// mergeMeta adds extra to the connection's _meta (nil in the legacy era);
+// the connection's own keys win.
+func mergeMeta(own json.RawMessage, extra map[string]any) (json.RawMessage, error) {
+	merged := make(map[string]any, len(extra)+3)
+	for k, v := range extra {
+		merged[k] = v
+	}
+	if len(own) > 0 {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(own, &m); err != nil {
+			return nil, err
+		}
+		for k, v := range m {
+			merged[k] = v
+		}
+	}
+	b, err := json.Marshal(merged)
+	if err != nil {
+		return nil, fmt.Errorf("client: _meta: %w", err)
+	}
+	return b, nil
 }
 
 // mirrorsParams reports whether calls carry Mcp-Param-* headers: over

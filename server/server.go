@@ -250,6 +250,11 @@ func (s *Server) callHandler(r *registered) mcp.ToolHandler {
 		if id, ok := creq.Params.Meta[metaRPCID].(string); ok {
 			req.RPCID = id
 		}
+		// A caller whose tool schema has no request_id (a host that sends
+		// it for every server) may send it in _meta; the argument wins.
+		if id, ok := creq.Params.Meta[MetaRequestID].(string); ok && !req.idGiven && validRequestID(id) {
+			req.ID = id
+		}
 		if extra := creq.Extra; extra != nil {
 			req.Header = extra.Header
 			if req.Header.Get("Authorization") != "" {
