@@ -155,7 +155,7 @@ func (s *Server) Tools() []ToolInfo {
 		r := s.tools[name]
 		a := r.def.annotations()
 		out = append(out, ToolInfo{
-			Name: r.def.Name, Title: r.def.Title, Description: r.def.Description,
+			Name: r.def.Name, Title: r.def.Title, Description: r.def.wireDescription(),
 			Effect: r.def.Effect, ReadOnly: a.ReadOnly, Destructive: a.Destructive,
 			Idempotent: a.Idempotent, OpenWorld: a.OpenWorld,
 			InputSchema: r.input, OutputSchema: r.output,
@@ -228,7 +228,7 @@ func (r *registered) wireTool() *mcp.Tool {
 	return &mcp.Tool{
 		Name:         r.def.Name,
 		Title:        r.def.Title,
-		Description:  r.def.Description,
+		Description:  r.def.wireDescription(),
 		InputSchema:  r.input,
 		OutputSchema: r.output,
 		Annotations: &mcp.ToolAnnotations{
