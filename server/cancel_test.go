@@ -6,29 +6,10 @@ import (
 	"io"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/repo-mcp/repo-mcp/server"
 )
-
-// lockedBuffer is an audit sink the test reads while the server writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 type stoppedOut struct {
 	Report string `json:"report"`
@@ -52,7 +33,7 @@ func TestCancelledCallNotAnswered(t *testing.T) {
 			`{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{` + meta + `}}`},
 	} {
 		t.Run(tt.era, func(t *testing.T) {
-			audit := &lockedBuffer{}
+			audit := &syncBuffer{} // calls_test.go
 			s := server.New(server.Info{Name: "t", Version: "v0"}, server.Options{Logger: slog.New(slog.DiscardHandler), Audit: audit})
 			started := make(chan struct{})
 			server.MustRegister(s, server.Tool{Name: "stoppable", Description: "Reports once stopped.", Effect: server.ReadOnly},

@@ -179,24 +179,12 @@ func unsupportedVersion(id json.RawMessage, requested string) *badFrame {
 // initialize can open. The other members keep their order; a result
 // that is not an object is left as it is.
 func modernVersions(result json.RawMessage) json.RawMessage {
-	result = bytes.TrimSpace(result)
-	if len(result) == 0 || result[0] != '{' || !json.Valid(result) {
-		return result
-	}
-	out := make([]byte, 0, len(result))
-	out = append(out, '{')
-	for key, value := range members(result) {
-		if len(out) > 1 {
-			out = append(out, ',')
-		}
-		out = fastjson.AppendEscape(out, key, 0)
-		out = append(out, ':')
+	return replaceMembers(result, func(key string, value []byte) []byte {
 		if key == "supportedVersions" {
-			value = []byte(`["` + ModernVersion + `"]`)
+			return []byte(`["` + ModernVersion + `"]`)
 		}
-		out = append(out, value...)
-	}
-	return append(out, '}')
+		return value
+	})
 }
 
 // advertiseModern narrows the versions a JSON-RPC response advertises
@@ -204,9 +192,28 @@ func modernVersions(result json.RawMessage) json.RawMessage {
 // supported list) to 2026-07-28, as on stdio: a response that is neither
 // is returned as it is.
 func advertiseModern(msg []byte) []byte {
-	trimmed := bytes.TrimSpace(msg)
+	out := replaceMembers(msg, func(key string, value []byte) []byte {
+		switch key {
+		case "result":
+			return modernVersions(value)
+		case "error":
+			return modernSupported(value)
+		}
+		return value
+	})
+	if bytes.HasSuffix(msg, []byte("\n")) && !bytes.HasSuffix(out, []byte("\n")) {
+		out = append(out, '\n')
+	}
+	return out
+}
+
+// replaceMembers returns the JSON object obj with each member's value
+// replaced by what replace returns for it; the members keep their order.
+// obj is returned as it is when it is not a valid object.
+func replaceMembers(obj []byte, replace func(key string, value []byte) []byte) []byte {
+	trimmed := bytes.TrimSpace(obj)
 	if len(trimmed) == 0 || trimmed[0] != '{' || !json.Valid(trimmed) {
-		return msg
+		return obj
 	}
 	out := make([]byte, 0, len(trimmed))
 	out = append(out, '{')
@@ -216,19 +223,9 @@ func advertiseModern(msg []byte) []byte {
 		}
 		out = fastjson.AppendEscape(out, key, 0)
 		out = append(out, ':')
-		switch key {
-		case "result":
-			value = modernVersions(value)
-		case "error":
-			value = modernSupported(value)
-		}
-		out = append(out, value...)
+		out = append(out, replace(key, value)...)
 	}
-	out = append(out, '}')
-	if bytes.HasSuffix(msg, []byte("\n")) {
-		out = append(out, '\n')
-	}
-	return out
+	return append(out, '}')
 }
 
 // modernSupported narrows a -32022 error's data.supported to 2026-07-28.
