@@ -10,6 +10,11 @@ cd "$(dirname "$0")"
 # package on a fresh 2-core machine; the whole run stays far below CI's budget.
 go test -race -count=1 -timeout 30m ./...
 
+# mcp-go, a client hosts build on, is a test-only peer: its tests live in a
+# module of their own (internal/mcpgopeer), which keeps it out of the
+# product's dependency graph, and so are run here by name.
+(cd internal/mcpgopeer && go test -race -count=1 -timeout 30m ./...)
+
 # fuzz PKG TARGET fuzzes one target for 10 s. Go 1.26's fuzzing coordinator
 # can fail a target as its time runs out, with a bare "context deadline
 # exceeded" and no input to blame (go.dev/issue/75804, fixed in Go 1.27);

@@ -33,6 +33,9 @@ type Conn struct {
 	meta     json.RawMessage // modern per-request _meta; nil in the legacy era
 	overHTTP bool            // the transport is Streamable HTTP
 	era      atomic.Pointer[era]
+
+	marksMu sync.Mutex
+	marks   map[string][]paramHeader // x-mcp-header marks by tool, from the last tools/list (HTTP)
 }
 
 // A transport carries messages between the client and one server: the
@@ -55,12 +58,13 @@ type transport interface {
 // outgoing is one message to send, with what the HTTP transport mirrors
 // into headers.
 type outgoing struct {
-	id      int64  // the request's id; 0 for a notification or a response
-	method  string // empty for a response to a server request
-	name    string // tools/call: the tool's name (Mcp-Name)
-	line    []byte // the JSON text, without a newline
-	version string // the protocol version the message is sent at; "" before initialize
-	modern  bool   // 2026-07-28: the per-request headers are sent
+	id      int64             // the request's id; 0 for a notification or a response
+	method  string            // empty for a response to a server request
+	name    string            // tools/call: the tool's name (Mcp-Name)
+	line    []byte            // the JSON text, without a newline
+	version string            // the protocol version the message is sent at; "" before initialize
+	modern  bool              // 2026-07-28: the per-request headers are sent
+	params  map[string]string // tools/call, modern HTTP: the Mcp-Param-* headers
 }
 
 type pending struct {
@@ -308,7 +312,7 @@ func (c *Conn) notifyCancelled(id int64, reason string) {
 func (c *Conn) outgoing(id int64, method string, params any, line []byte) outgoing {
 	m := outgoing{id: id, method: method, line: line}
 	if p, ok := params.(callParams); ok {
-		m.name = p.Name
+		m.name, m.params = p.Name, p.headers
 	}
 	if method == methodDiscover {
 		m.version, m.modern = ModernVersion, true

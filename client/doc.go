@@ -58,7 +58,11 @@
 // as on stdio. A modern connection is stateless: every POST carries the
 // _meta and the MCP-Protocol-Version, Mcp-Method and, for tools/call,
 // Mcp-Name headers (a name that is not plain ASCII is sent in the base64
-// form). A legacy connection sends initialize, keeps the Mcp-Session-Id the
+// form), and each argument a tool's inputSchema marks with x-mcp-header as
+// an Mcp-Param-{Name} header. Tools leaves out a tool whose marks break
+// the rules (Stats.RejectedTools), and a call the server refuses with
+// -32020 (headers do not match the body) is retried once after listing
+// the tools again. A legacy connection sends initialize, keeps the Mcp-Session-Id the
 // server gave it and the negotiated MCP-Protocol-Version on every later
 // request, POSTs notifications/initialized (expecting 202), and ends the
 // session with DELETE on Close (405, "not supported", is fine).

@@ -70,6 +70,14 @@ func (c *Conn) discover(ctx context.Context) (modern bool, err error) {
 	}
 	decode := func(a answer) error { return json.Unmarshal(a.raw, &r) }
 	err = c.roundTrip(ctx, c.opts.Timeouts.Discover, methodDiscover, metaParams{Meta: meta}, decode)
+	if supported, ok := unsupportedVersion(err); ok && slices.Contains(supported, ModernVersion) {
+		// The server refused the version it lists as supported: the
+		// refusal was about this request (a version header lost on the
+		// way, a server starting up), so retry once with the version it
+		// names (2026-07-28 basic, Protocol Version Negotiation).
+		c.log.Info("mcp server/discover refused a version the server lists; retrying once", "supported", supported)
+		err = c.roundTrip(ctx, c.opts.Timeouts.Discover, methodDiscover, metaParams{Meta: meta}, decode)
+	}
 	var ce *CallError
 	switch {
 	case err == nil && slices.Contains(r.SupportedVersions, ModernVersion):
@@ -101,6 +109,19 @@ func (c *Conn) discover(ctx context.Context) (modern bool, err error) {
 	}
 	c.log.Info("mcp server/discover failed; falling back to initialize", "err", err)
 	return false, nil
+}
+
+// unsupportedVersion returns the versions a -32022 refusal lists.
+func unsupportedVersion(err error) (supported []string, ok bool) {
+	var ce *CallError
+	if !errors.As(err, &ce) || ce.Outcome != RPCError || ce.RPC.Code != codeUnsupportedVersion {
+		return nil, false
+	}
+	var data struct {
+		Supported []string `json:"supported"`
+	}
+	json.Unmarshal(ce.RPC.Data, &data) // no data: nothing listed
+	return data.Supported, true
 }
 
 func isModernError(code int64) bool {

@@ -277,6 +277,9 @@ func (h *httpTransport) newRequest(ctx context.Context, method string, m outgoin
 		req.Header.Set(headerMethod, m.method)
 		if m.method == "tools/call" {
 			req.Header.Set(headerName, headerValue(m.name))
+			for k, v := range m.params {
+				req.Header.Set(k, v)
+			}
 		}
 	case !m.modern:
 		if sid := h.sessionID(); sid != "" {

@@ -16,6 +16,7 @@ type Stats struct {
 	UnknownNotifications int64 // notifications of a method this client does not know, ignored
 	ToolListChanged      int64 // notifications/tools/list_changed received
 	ServerRequests       int64 // server-to-client requests answered
+	RejectedTools        int64 // tools left out of Tools for invalid x-mcp-header marks (HTTP)
 	StderrBytes          int64 // bytes the server wrote to stderr
 	StderrDropped        int64 // stderr bytes not kept (long lines cut, old lines evicted)
 }
@@ -23,6 +24,7 @@ type Stats struct {
 type counters struct {
 	frames, bytes, nonJSON, malformed, wrongIDType, unknownID, oversized atomic.Int64
 	notifications, unknownNotifications, toolListChanged, serverRequests atomic.Int64
+	rejectedTools                                                        atomic.Int64
 }
 
 // Stats returns a snapshot of the connection's counters.
@@ -44,6 +46,7 @@ func (c *Conn) Stats() Stats {
 		UnknownNotifications: s.unknownNotifications.Load(),
 		ToolListChanged:      s.toolListChanged.Load(),
 		ServerRequests:       s.serverRequests.Load(),
+		RejectedTools:        s.rejectedTools.Load(),
 		StderrBytes:          seen,
 		StderrDropped:        dropped,
 	}

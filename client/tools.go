@@ -27,8 +27,15 @@ type Tool struct {
 // Limits.ListPages pages and Limits.Tools tools. When a limit is reached it
 // returns the tools read so far and an error wrapping ErrLimit; any other
 // error wraps the *CallError of the page that failed.
+//
+// Over Streamable HTTP a tool whose inputSchema marks arguments with
+// x-mcp-header against the rules is left out, logged with the reason and
+// counted (Stats.RejectedTools), as 2026-07-28 requires: one malformed tool
+// must not take the others with it. The marks of the tools kept are what
+// Call mirrors into Mcp-Param-* headers.
 func (c *Conn) Tools(ctx context.Context) ([]Tool, error) {
 	var tools []Tool
+	marks := make(map[string][]paramHeader)
 	var cursor *string
 	for page := 0; ; page++ {
 		if page == c.opts.Limits.ListPages {
@@ -51,9 +58,21 @@ func (c *Conn) Tools(ctx context.Context) ([]Tool, error) {
 			if err != nil {
 				return nil, fmt.Errorf("client: tools/list page %d: %w", page+1, err)
 			}
+			if c.overHTTP {
+				m, err := paramHeaders(t.InputSchema)
+				if err != nil {
+					c.stats.rejectedTools.Add(1)
+					c.log.Warn("mcp tool left out", "tool", t.Name, "reason", err)
+					continue
+				}
+				marks[t.Name] = m
+			}
 			tools = append(tools, t)
 		}
 		if r.NextCursor == nil {
+			c.marksMu.Lock()
+			c.marks = marks
+			c.marksMu.Unlock()
 			return tools, nil
 		}
 		cursor = r.NextCursor
@@ -140,8 +159,59 @@ type Content struct {
 // with one, even when IsError is set, and otherwise a *CallError whose Outcome
 // says whether the call was sent and whether its effect is known.
 func (c *Conn) Call(ctx context.Context, name string, args any) (*Result, error) {
+	return c.CallMeta(ctx, name, args, nil)
+}
+
+// CallMeta is Call with meta added to the request's params._meta (a
+// caller's request id, say). Keys of the 2026-07-28 per-request _meta
+// (io.modelcontextprotocol/...) are the connection's and are not
+// overridden.
+func (c *Conn) CallMeta(ctx context.Context, name string, args any, meta map[string]any) (*Result, error) {
 	if raw, ok := args.(json.RawMessage); ok && len(raw) == 0 {
 		args = nil
+	}
+	res, err := c.call(ctx, name, args, meta)
+	var ce *CallError
+	if errors.As(err, &ce) && ce.Outcome == RPCError && ce.RPC.Code == codeHeaderMismatch && c.mirrorsParams() {
+		// The server checks headers before the tool runs, so the call had
+		// no effect. The tool's schema may have changed since the last
+		// tools/list: list again and retry once, as the specification
+		// advises (2026-07-28 Streamable HTTP, Custom Headers, Client
+		// Behavior).
+		c.log.Info("mcp header mismatch; listing tools again before one retry", "tool", name, "err", ce.RPC.Message)
+		if _, lerr := c.Tools(ctx); lerr != nil {
+			return nil, err
+		}
+		return c.call(ctx, name, args, meta)
+	}
+	return res, err
+}
+
+// call sends one tools/call, with the Mcp-Param-* headers its tool's marks
+// ask for when the connection mirrors them.
+func (c *Conn) call(ctx context.Context, name string, args any, meta map[string]any) (*Result, error) {
+	params := callParams{Name: name, Arguments: args, Meta: c.meta}
+	if len(meta) > 0 {
+		m, err := mergeMeta(c.meta, meta)
+		if err != nil {
+			return nil, &CallError{Method: "tools/call", Outcome: NotSent, Err: err}
+		}
+		params.Meta = m
+	}
+	if c.mirrorsParams() {
+		c.marksMu.Lock()
+		marks := c.marks[name]
+		c.marksMu.Unlock()
+		if len(marks) > 0 && args != nil {
+			raw, err := json.Marshal(args)
+			if err != nil {
+				return nil, &CallError{Method: "tools/call", Outcome: NotSent, Err: err}
+			}
+			params.Arguments = json.RawMessage(raw)
+			if params.headers, err = paramHeaderValues(marks, raw); err != nil {
+				return nil, &CallError{Method: "tools/call", Outcome: NotSent, Err: err}
+			}
+		}
 	}
 	var res *Result
 	decode := func(a answer) error {
@@ -149,17 +219,48 @@ func (c *Conn) Call(ctx context.Context, name string, args any) (*Result, error)
 		res, err = a.call.result(a.raw)
 		return err
 	}
-	params := callParams{Name: name, Arguments: args, Meta: c.meta}
 	if err := c.roundTrip(ctx, c.opts.Timeouts.Call, "tools/call", params, decode); err != nil {
 		return nil, err
 	}
 	return res, nil
 }
 
+// mergeMeta adds extra to the connection's _meta (nil in the legacy era);
+// the connection's own keys win.
+func mergeMeta(own json.RawMessage, extra map[string]any) (json.RawMessage, error) {
+	merged := make(map[string]any, len(extra)+3)
+	for k, v := range extra {
+		merged[k] = v
+	}
+	if len(own) > 0 {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(own, &m); err != nil {
+			return nil, err
+		}
+		for k, v := range m {
+			merged[k] = v
+		}
+	}
+	b, err := json.Marshal(merged)
+	if err != nil {
+		return nil, fmt.Errorf("client: _meta: %w", err)
+	}
+	return b, nil
+}
+
+// mirrorsParams reports whether calls carry Mcp-Param-* headers: over
+// Streamable HTTP in the 2026-07-28 era (stdio clients may ignore the marks).
+func (c *Conn) mirrorsParams() bool {
+	e := c.era.Load()
+	return c.overHTTP && e != nil && e.modern
+}
+
 type callParams struct {
 	Name      string          `json:"name"`
 	Arguments any             `json:"arguments,omitempty"`
 	Meta      json.RawMessage `json:"_meta,omitempty"`
+
+	headers map[string]string // Mcp-Param-* headers, by full name
 }
 
 // callResult is a result read as a tools/call result, by the reader while it

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/repo-mcp/repo-mcp/harness/artifact"
 	"github.com/repo-mcp/repo-mcp/harness/eventlog"
 	"github.com/repo-mcp/repo-mcp/harness/source"
+	"github.com/repo-mcp/repo-mcp/harness/tools"
 	"github.com/repo-mcp/repo-mcp/harness/visible"
 )
 
@@ -30,16 +32,18 @@ func (h *Harness) execute(ctx context.Context, r *run, c *call) error {
 		}
 		return err
 	}
-	// The intent: on disk before anything is sent.
-	if err := h.record(r, eventlog.CallState, c.id, eventlog.CallData{State: eventlog.Executing, Attempt: c.attempts + 1}); err != nil {
+	// The intent: on disk before anything is sent, with the request_id
+	// that joins this record to the server's.
+	reqID := fmt.Sprintf("%s.%s.%d", r.id, c.id, c.attempts+1)
+	if err := h.record(r, eventlog.CallState, c.id, eventlog.CallData{State: eventlog.Executing, Attempt: c.attempts + 1, RequestID: reqID}); err != nil {
 		r.mu.Unlock()
 		return err
 	}
-	args := c.Arguments
+	args := withRequestID(e, c.Arguments, reqID)
 	r.mu.Unlock()
 
 	start := time.Now()
-	res, err := src.Call(ctx, c.Tool, args)
+	res, err := src.Call(source.WithRequestID(ctx, reqID), c.Tool, args)
 	dur := time.Since(start)
 
 	r.mu.Lock()
@@ -58,6 +62,29 @@ func (h *Harness) execute(ctx context.Context, r *run, c *call) error {
 	return h.stage(r, entry{eventlog.CallState, c.id, d}, entry{eventlog.ToolResult, c.id, result})
 }
 
+// withRequestID returns a call's arguments with request_id set to id when
+// the tool's schema has a request_id argument and the model gave none
+// (the model's own is kept: it was part of what was approved). Every
+// call also carries id in _meta (source.WithRequestID).
+func withRequestID(e *tools.Entry, args json.RawMessage, id string) json.RawMessage {
+	var schema struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if json.Unmarshal(e.Schema, &schema) != nil || schema.Properties["request_id"] == nil {
+		return args
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(args, &obj) != nil || obj == nil || obj["request_id"] != nil {
+		return args
+	}
+	obj["request_id"], _ = json.Marshal(id)
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return args
+	}
+	return out
+}
+
 // settle turns a call's answer (or its absence) into its next state.
 func (h *Harness) settle(r *run, c *call, res *source.Result, err error, cancelled bool) eventlog.CallData {
 	if err == nil {
@@ -70,7 +97,7 @@ func (h *Harness) settle(r *run, c *call, res *source.Result, err error, cancell
 		if res.IsError {
 			state = eventlog.Failed
 		}
-		return eventlog.CallData{State: state, Outcome: "answered", ResultBytes: ref.Size, Artifact: ref.Digest}
+		return eventlog.CallData{State: state, Outcome: "answered", ResultBytes: ref.Size, Artifact: ref.Digest, ServerRequestID: source.ServerRequestID(res.Raw)}
 	}
 	var ce *source.CallError
 	if !errors.As(err, &ce) {

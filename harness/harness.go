@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -295,6 +296,20 @@ func (h *Harness) Recovered() []string { return slices.Clone(h.recovered) }
 
 // Source returns a source by id (for tests and tools that inspect one).
 func (h *Harness) Source(id string) source.Source { return h.sources[id] }
+
+// origins says where each MCP source's tools come from, for run_created.
+func (h *Harness) origins() []eventlog.ServerOrigin {
+	var out []eventlog.ServerOrigin
+	for _, id := range slices.Sorted(maps.Keys(h.sources)) {
+		src, ok := h.sources[id].(interface{ Origin() source.Origin })
+		if !ok {
+			continue
+		}
+		o := src.Origin()
+		out = append(out, eventlog.ServerOrigin{Source: id, Command: o.Command, URL: o.URL, Name: o.Name, Version: o.Version, Protocol: o.Protocol})
+	}
+	return out
+}
 
 // RunsDir is the directory holding one folder per run.
 func (h *Harness) RunsDir() string { return h.runsDir }

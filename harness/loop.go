@@ -41,7 +41,7 @@ func (h *Harness) Submit(ctx context.Context, task string) (string, error) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if err := h.record(r, eventlog.RunCreated, "", eventlog.RunData{Task: task, Model: h.model.Name(), Tools: table, Unavailable: h.Unavailable()}); err != nil {
+	if err := h.record(r, eventlog.RunCreated, "", eventlog.RunData{Task: task, Model: h.model.Name(), Tools: table, Unavailable: h.Unavailable(), Servers: h.origins()}); err != nil {
 		log.Close()
 		return "", err
 	}
@@ -240,13 +240,13 @@ func (h *Harness) specs() []model.ToolSpec {
 func (h *Harness) answerCalls(ctx context.Context, r *run, reply *model.Message) error {
 	// Previews that need a call of their own are fetched before the run is
 	// locked.
-	shown := make(map[string]string)
+	shown := make(map[string]fetched)
 	for _, mc := range reply.Calls {
 		r.mu.Lock()
 		_, proposed := r.byMsg[mc.ID]
 		r.mu.Unlock()
 		if !proposed {
-			shown[mc.ID] = h.fetchPreview(ctx, mc)
+			shown[mc.ID] = h.fetchPreview(ctx, r.id, mc)
 		}
 	}
 	r.mu.Lock()

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -14,13 +15,14 @@ import (
 	"github.com/repo-mcp/repo-mcp/harness/eventlog"
 	"github.com/repo-mcp/repo-mcp/harness/model"
 	"github.com/repo-mcp/repo-mcp/harness/pathcheck"
+	"github.com/repo-mcp/repo-mcp/harness/source"
 	"github.com/repo-mcp/repo-mcp/harness/tools"
 	"github.com/repo-mcp/repo-mcp/harness/visible"
 )
 
 // propose records a new ToolCall and decides where it goes; fetched is
 // what fetchPreview found for it. The caller holds r.mu.
-func (h *Harness) propose(r *run, mc model.ToolCall, fetched string) error {
+func (h *Harness) propose(r *run, mc model.ToolCall, shown fetched) error {
 	id := fmt.Sprintf("c%d", len(r.order)+1)
 	args := mc.Arguments
 	if len(bytes.TrimSpace(args)) == 0 {
@@ -31,15 +33,25 @@ func (h *Harness) propose(r *run, mc model.ToolCall, fetched string) error {
 	if ok {
 		d.Source, d.Tool, d.Effect, d.Definition = e.Source, e.Tool, string(e.Effect), e.Definition
 		d.Preview = preview(e, args)
-		if fetched != "" {
-			d.Preview += "\n--- " + e.Policy.PreviewWith.Tool + " (called by the harness to show what this call will do) ---\n" + fetched
+		if shown.text != "" {
+			d.Preview += "\n--- " + e.Policy.PreviewWith.Tool + " (called by the harness to show what this call will do) ---\n" + shown.text
 		}
 		// What a person reads to decide shows every character as it is:
 		// a note or a diff cannot conceal a line or rewrite the prompt.
 		d.Preview = visible.Text(d.Preview)
 	}
+	if !ok {
+		// Audited as asked: the name the model used, and the source that
+		// offers a tool of that name, if one does.
+		d.Source, d.Tool = h.table.Unlisted(mc.Name)
+	}
 	next, reason := h.decide(e, ok, args)
-	return h.stage(r, entry{eventlog.CallState, id, d}, entry{eventlog.CallState, id, eventlog.CallData{State: next, Reason: reason}})
+	entries := []entry{{eventlog.CallState, id, d}}
+	if shown.call != nil {
+		entries = append(entries, entry{eventlog.HarnessCall, id, *shown.call})
+	}
+	entries = append(entries, entry{eventlog.CallState, id, eventlog.CallData{State: next, Reason: reason}})
+	return h.stage(r, entries...)
 }
 
 // decide is the policy: which state a proposed call moves to, and why.
@@ -127,15 +139,24 @@ func preview(e *tools.Entry, args json.RawMessage) string {
 // maxFetchedPreview bounds the text a preview tool contributes.
 const maxFetchedPreview = 64 << 10
 
+// fetched is what fetchPreview found for a call: the preview's text, and
+// the record of the call that fetched it (nil when none was made).
+type fetched struct {
+	text string
+	call *eventlog.HarnessCallData
+}
+
 // fetchPreview runs the read-only tool that a call's policy names to show a
 // person what the call will do (preview_diff for apply_patch), with the
 // listed arguments of the call, and returns its text; "" when the policy
 // names none or the call is read-only. It never fails the call: a preview
-// that cannot be had says so, and the person decides.
-func (h *Harness) fetchPreview(ctx context.Context, mc model.ToolCall) string {
+// that cannot be had says so, and the person decides. The preview call
+// reaches a server like any other, so it has a request_id of its own
+// (runID ".preview." and a hash of the model's call id) and is audited.
+func (h *Harness) fetchPreview(ctx context.Context, runID string, mc model.ToolCall) fetched {
 	e, ok := h.table.Lookup(mc.Name)
 	if !ok || e.Policy == nil || e.Policy.PreviewWith == nil || e.Effect == config.ReadOnly {
-		return ""
+		return fetched{}
 	}
 	pw := e.Policy.PreviewWith
 	var pe *tools.Entry
@@ -145,7 +166,7 @@ func (h *Harness) fetchPreview(ctx context.Context, mc model.ToolCall) string {
 		}
 	}
 	if pe == nil {
-		return "(no preview: " + pw.Tool + " is not an allowlisted read-only tool of this server)"
+		return fetched{text: "(no preview: " + pw.Tool + " is not an allowlisted read-only tool of this server)"}
 	}
 	var args map[string]any
 	json.Unmarshal(mc.Arguments, &args)
@@ -157,19 +178,36 @@ func (h *Harness) fetchPreview(ctx context.Context, mc model.ToolCall) string {
 	}
 	raw, _ := json.Marshal(picked)
 	if v := pe.Validate(raw); len(v) > 0 {
-		return "(no preview: " + v[0].String() + ")"
+		return fetched{text: "(no preview: " + v[0].String() + ")"}
 	}
-	ctx, cancel := context.WithTimeout(ctx, previewTimeout)
+	sum := sha256.Sum256([]byte(mc.ID))
+	reqID := runID + ".preview." + hex.EncodeToString(sum[:4])
+	raw = withRequestID(pe, raw, reqID)
+	hc := &eventlog.HarnessCallData{Purpose: "preview", Source: e.Source, Tool: pw.Tool, Digest: Digest(raw), Summary: argsSummary(raw), RequestID: reqID}
+	ctx, cancel := context.WithTimeout(source.WithRequestID(ctx, reqID), previewTimeout)
 	defer cancel()
+	start := time.Now()
 	res, err := h.sources[e.Source].Call(ctx, pw.Tool, raw)
+	hc.DurationMS = float64(time.Since(start).Microseconds()) / 1000
 	if err != nil {
-		return "(no preview: " + err.Error() + ")"
+		hc.State, hc.Reason = eventlog.Failed, err.Error()
+		if ce, ok := errors.AsType[*source.CallError](err); ok {
+			hc.Outcome = string(ce.Outcome)
+			if ce.Outcome.Unknown() {
+				hc.State = eventlog.Unknown
+			}
+		}
+		return fetched{text: "(no preview: " + err.Error() + ")", call: hc}
+	}
+	hc.State, hc.Outcome, hc.ResultBytes, hc.ServerRequestID = eventlog.Succeeded, "answered", int64(len(res.Raw)), source.ServerRequestID(res.Raw)
+	if res.IsError {
+		hc.State = eventlog.Failed
 	}
 	text := res.Text()
 	if len(text) > maxFetchedPreview {
 		text = text[:maxFetchedPreview] + fmt.Sprintf("\n[preview cut at %d of %d bytes]", maxFetchedPreview, len(text))
 	}
-	return text
+	return fetched{text: text, call: hc}
 }
 
 // previewTimeout bounds a preview call.

@@ -7,9 +7,11 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -172,4 +174,29 @@ func (s *Server) inputRequired(req *Request, a *askError) *mcp.CallToolResult {
 	state := s.signState(askState{Tool: req.Tool, Caller: req.Caller, Digest: argumentsDigest(req),
 		Expires: time.Now().Add(QuestionLifetime).Unix(), State: a.state, ID: rand.Text()})
 	return &mcp.CallToolResult{InputRequests: requests, RequestState: state, Meta: mcp.Meta{MetaRequestID: req.ID}}
+}
+
+// unasked turns the failure of a legacy session's question into the
+// call's result. In a legacy session the engine puts a tool's questions
+// to the client as elicitation/create requests within the call; when the
+// client answers one with a JSON-RPC error (mcp-go answers -32601 when no
+// handler is registered), the engine fails the whole tools/call with that
+// error, which reads as if tools/call itself were unknown. The person was
+// never asked: the call ends, as a tool result, precondition_failed, and
+// the tool has done nothing (it asks before it acts). nil: err is
+// something else.
+func unasked(err error) *mcp.CallToolResult {
+	rpc, ok := errors.AsType[*jsonrpc.Error](err)
+	if !ok || !strings.Contains(err.Error(), "fulfilling input request") {
+		return nil
+	}
+	res := errorResult(&Error{
+		Class: PreconditionFailed,
+		Message: fmt.Sprintf("the tool asked the client to put a question to the person (elicitation/create), and the client answered with an error (%d: %s); the person was not asked and nothing was done",
+			rpc.Code, rpc.Message),
+		Hint: "use a client that can ask the person, or one that declares no elicitation capability",
+	})
+	out := res.wire("")
+	delete(out.Meta, MetaRequestID) // the call's id is not known here
+	return out
 }

@@ -18,6 +18,11 @@ func (s *Server) audit(next Handler) Handler {
 		res := next(ctx, req)
 		outcome := "ok"
 		switch {
+		case ctx.Err() != nil:
+			// The client cancelled the call (notifications/cancelled, or
+			// over HTTP a closed connection): whatever the tool returned
+			// is never sent, so "ok" would misreport it.
+			outcome = "cancelled"
 		case res.Err != nil:
 			outcome = string(res.Err.Class)
 		case res.ask != nil:

@@ -44,6 +44,14 @@ type frameConn struct {
 	// prepared holds result payloads the server encoded itself, by the
 	// id of the request they answer (see prepared.go).
 	prepared map[jsonrpc.ID][]byte
+	// era settles which protocol era each request belongs to (era.go).
+	era eraGuard
+	// discover marks the server/discover requests in flight, whose
+	// results are rewritten (modernVersions); cancelled the requests in
+	// flight the client cancelled, whose answers are dropped. Both are
+	// guarded by wmu.
+	discover  map[jsonrpc.ID]bool
+	cancelled map[jsonrpc.ID]bool
 }
 
 func newFrameConn(in io.Reader, out io.Writer, maxFrame int, log *slog.Logger) *frameConn {
@@ -58,6 +66,9 @@ func newFrameConn(in io.Reader, out io.Writer, maxFrame int, log *slog.Logger) *
 		batchOf:  make(map[jsonrpc.ID]*batch),
 		drained:  make(chan struct{}),
 		prepared: make(map[jsonrpc.ID][]byte),
+
+		discover:  make(map[jsonrpc.ID]bool),
+		cancelled: make(map[jsonrpc.ID]bool),
 	}
 	go c.readLoop(in)
 	return c
@@ -134,8 +145,11 @@ func (c *frameConn) accept(line []byte, oversized bool) []jsonrpc.Message {
 		return c.acceptBatch(line)
 	}
 	msg, bad := checkFrame(line)
+	if bad == nil {
+		bad = c.admit(msg)
+	}
 	if bad != nil {
-		c.writeError(bad.id, bad.code, bad.message)
+		c.refuse(bad)
 		return nil
 	}
 	req, ok := msg.(*jsonrpc.Request)
@@ -147,6 +161,53 @@ func (c *frameConn) accept(line []byte, oversized bool) []jsonrpc.Message {
 }
 
 const errIDInUse = "invalid request: id is already in use by a request in flight"
+
+// admit applies the stream's era rules (era.go) to a request. It notes
+// the server/discover requests, whose results are rewritten, and the
+// cancellation of a request in flight, whose answer is then never sent:
+// both eras say a receiver should not answer a cancelled request.
+func (c *frameConn) admit(msg jsonrpc.Message) *badFrame {
+	req, ok := msg.(*jsonrpc.Request)
+	switch {
+	case !ok:
+		return nil
+	case !req.ID.IsValid():
+		if req.Method == "notifications/cancelled" {
+			c.noteCancel(req.Params)
+		}
+		return nil
+	}
+	if bad := c.era.admit(req); bad != nil {
+		return bad
+	}
+	if req.Method == methodDiscover {
+		c.wmu.Lock()
+		c.discover[req.ID] = true
+		c.wmu.Unlock()
+	}
+	return nil
+}
+
+// noteCancel marks the request a notifications/cancelled names, if it is
+// in flight. Malformed and unknown ids are ignored, as the specification
+// asks (a cancellation may race the answer).
+func (c *frameConn) noteCancel(params json.RawMessage) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	id, err := makeID(validID(p.RequestID))
+	if err != nil || !id.IsValid() {
+		return
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.inflight[id] {
+		c.cancelled[id] = true
+	}
+}
 
 // begin records a request in flight; false if its id is already in flight.
 func (c *frameConn) begin(id jsonrpc.ID) bool {
@@ -207,6 +268,10 @@ func (c *frameConn) prepare(id jsonrpc.ID, payload []byte) {
 func (c *frameConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	var payload []byte
 	if resp, ok := msg.(*jsonrpc.Response); ok {
+		c.era.answered(resp)
+		if c.screenResponse(resp) {
+			return nil
+		}
 		payload = c.completeResponse(resp)
 	}
 	data, err := encodeMessage(msg, payload)
@@ -229,6 +294,28 @@ func (c *frameConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		c.finish(resp.ID)
 	}
 	return nil
+}
+
+// screenResponse reports whether resp answers a cancelled request, which
+// is then forgotten without an answer; it rewrites a server/discover
+// result on the way (modernVersions).
+func (c *frameConn) screenResponse(resp *jsonrpc.Response) bool {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.discover[resp.ID] {
+		delete(c.discover, resp.ID)
+		if resp.Error == nil {
+			resp.Result = modernVersions(resp.Result)
+		}
+	}
+	if !c.cancelled[resp.ID] {
+		return false
+	}
+	delete(c.cancelled, resp.ID)
+	delete(c.prepared, resp.ID)
+	c.finish(resp.ID)
+	c.log.Info("answer to a cancelled request not sent", "id", resp.ID.Raw())
+	return true
 }
 
 // completeResponse readies a response for the wire: an error never goes
@@ -297,7 +384,13 @@ func (c *frameConn) finish(id jsonrpc.ID) {
 // writeError answers a frame the engine never saw. id is the raw JSON id,
 // or nil for null.
 func (c *frameConn) writeError(id json.RawMessage, code int, message string) {
-	data := errorResponse(id, code, message)
+	c.refuse(&badFrame{id: id, code: code, message: message})
+}
+
+// refuse answers a frame the engine never saw with bad.
+func (c *frameConn) refuse(bad *badFrame) {
+	c.log.Info("request refused before the engine", "id", string(bad.id), "code", bad.code, "message", bad.message)
+	data := bad.response()
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if err := c.writeLine(data); err != nil {
@@ -307,6 +400,12 @@ func (c *frameConn) writeError(id json.RawMessage, code int, message string) {
 
 // errorResponse encodes a JSON-RPC error response; id nil means null.
 func errorResponse(id json.RawMessage, code int, message string) []byte {
+	return (&badFrame{id: id, code: code, message: message}).response()
+}
+
+// response encodes the JSON-RPC error response that answers b.
+func (b *badFrame) response() []byte {
+	id := b.id
 	if id == nil {
 		id = json.RawMessage("null")
 	}
@@ -314,7 +413,7 @@ func errorResponse(id json.RawMessage, code int, message string) []byte {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
 		Error   jsonrpc.Error   `json:"error"`
-	}{"2.0", id, jsonrpc.Error{Code: int64(code), Message: message}})
+	}{"2.0", id, jsonrpc.Error{Code: int64(b.code), Message: b.message, Data: b.data}})
 	return data
 }
 

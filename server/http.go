@@ -149,7 +149,7 @@ func (g *httpGuard) serveAuthenticated(w http.ResponseWriter, r *http.Request) {
 	if !ok || req.Method != "tools/call" {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
-		g.next.ServeHTTP(w, r)
+		g.serveAdvertised(w, r)
 		return
 	}
 	// checkFrame added the JSON-RPC id to the params.
@@ -264,6 +264,16 @@ func (g *httpGuard) serveCall(w http.ResponseWriter, r *http.Request, id jsonrpc
 	held := &heldResponse{header: w.Header(), status: http.StatusOK}
 	g.next.ServeHTTP(held, r.WithContext(withPreparer(r.Context(), p)))
 	body := held.body.Bytes()
+	if err := r.Context().Err(); err != nil {
+		// The client went away: over 2026-07-28 HTTP that is how a call
+		// is cancelled, and there is no one left to answer.
+		g.log.Info("call ended by the client's disconnect", "id", id.Raw(), "error", err)
+		return
+	}
+	if held.status != http.StatusOK {
+		body = advertiseModern(body)
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	}
 	if p.payload != nil {
 		var err error
 		if body, err = spliceResponse(body, p.payload); err != nil {
@@ -273,6 +283,24 @@ func (g *httpGuard) serveCall(w http.ResponseWriter, r *http.Request, id jsonrpc
 			return
 		}
 		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	}
+	w.WriteHeader(held.status)
+	w.Write(body)
+}
+
+// serveAdvertised serves a request other than tools/call, with the
+// versions the engine advertises narrowed to those a request with
+// per-request _meta can use (advertiseModern). The engine answers these
+// with one small JSON body.
+func (g *httpGuard) serveAdvertised(w http.ResponseWriter, r *http.Request) {
+	held := &heldResponse{header: w.Header(), status: http.StatusOK}
+	g.next.ServeHTTP(held, r)
+	body := held.body.Bytes()
+	if ct := w.Header().Get("Content-Type"); strings.HasPrefix(ct, "application/json") {
+		body = advertiseModern(body)
+		if w.Header().Get("Content-Length") != "" {
+			w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		}
 	}
 	w.WriteHeader(held.status)
 	w.Write(body)

@@ -23,6 +23,7 @@ type badFrame struct {
 	id      json.RawMessage // nil: null
 	code    int
 	message string
+	data    json.RawMessage // the error's data, if any
 }
 
 // checkFrame decodes one frame into a message go-sdk can take, or says
@@ -32,7 +33,7 @@ type badFrame struct {
 // audit log.
 func checkFrame(line []byte) (jsonrpc.Message, *badFrame) {
 	if len(line) > 0 && line[0] == '[' {
-		return nil, &badFrame{nil, jsonrpc.CodeInvalidRequest, "JSON-RPC batches are not accepted here; send one message at a time"}
+		return nil, &badFrame{nil, jsonrpc.CodeInvalidRequest, "JSON-RPC batches are not accepted here; send one message at a time", nil}
 	}
 	var env struct {
 		JSONRPC string          `json:"jsonrpc"`
@@ -44,24 +45,24 @@ func checkFrame(line []byte) (jsonrpc.Message, *badFrame) {
 	}
 	if err := json.Unmarshal(line, &env); err != nil {
 		if _, ok := errors.AsType[*json.SyntaxError](err); ok || len(line) == 0 {
-			return nil, &badFrame{nil, jsonrpc.CodeParseError, "parse error: the message is not JSON"}
+			return nil, &badFrame{nil, jsonrpc.CodeParseError, "parse error: the message is not JSON", nil}
 		}
-		return nil, &badFrame{validID(env.ID), jsonrpc.CodeInvalidRequest, "invalid request: not a JSON-RPC message object"}
+		return nil, &badFrame{validID(env.ID), jsonrpc.CodeInvalidRequest, "invalid request: not a JSON-RPC message object", nil}
 	}
 	id := validID(env.ID)
 	switch {
 	case env.JSONRPC != "2.0":
-		return nil, &badFrame{id, jsonrpc.CodeInvalidRequest, `invalid request: "jsonrpc" must be "2.0"`}
+		return nil, &badFrame{id, jsonrpc.CodeInvalidRequest, `invalid request: "jsonrpc" must be "2.0"`, nil}
 	case env.ID != nil && id == nil:
-		return nil, &badFrame{nil, jsonrpc.CodeInvalidRequest, "invalid request: id must be a string or an integer of at most 53 bits"}
+		return nil, &badFrame{numberID(env.ID), jsonrpc.CodeInvalidRequest, "invalid request: id must be a string or an integer of at most 53 bits", nil}
 	}
 	rpcID, err := makeID(id)
 	if err != nil {
-		return nil, &badFrame{nil, jsonrpc.CodeInvalidRequest, "invalid request: " + err.Error()}
+		return nil, &badFrame{nil, jsonrpc.CodeInvalidRequest, "invalid request: " + err.Error(), nil}
 	}
 	if env.Method == nil {
 		if !rpcID.IsValid() || (env.Result == nil) == (env.Error == nil) {
-			return nil, &badFrame{id, jsonrpc.CodeInvalidRequest, "invalid request: neither a request (method) nor a response (id and result or error)"}
+			return nil, &badFrame{id, jsonrpc.CodeInvalidRequest, "invalid request: neither a request (method) nor a response (id and result or error)", nil}
 		}
 		resp := &jsonrpc.Response{ID: rpcID, Result: env.Result}
 		if env.Error != nil {
@@ -71,7 +72,7 @@ func checkFrame(line []byte) (jsonrpc.Message, *badFrame) {
 	}
 	var method string
 	if err := json.Unmarshal(env.Method, &method); err != nil {
-		return nil, &badFrame{id, jsonrpc.CodeInvalidRequest, "invalid request: method must be a string"}
+		return nil, &badFrame{id, jsonrpc.CodeInvalidRequest, "invalid request: method must be a string", nil}
 	}
 	req := &jsonrpc.Request{ID: rpcID, Method: method, Params: env.Params}
 	if method == "tools/call" { // a client's own value is always overwritten
@@ -122,6 +123,18 @@ func validID(raw json.RawMessage) json.RawMessage {
 		return raw
 	}
 	return nil
+}
+
+// numberID returns raw when it is a JSON number the engine cannot carry
+// (past 53 bits, or written with a fraction or exponent, as 1.0): the
+// refusal echoes it as sent, so the client can match it to its request.
+// Anything else (null, an object) is not an id at all: nil.
+func numberID(raw json.RawMessage) json.RawMessage {
+	var n json.Number
+	if len(raw) == 0 || raw[0] == '"' || json.Unmarshal(raw, &n) != nil {
+		return nil
+	}
+	return raw
 }
 
 // idPattern finds a message's id. Its lengths are checked by leadingID

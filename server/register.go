@@ -119,7 +119,7 @@ func (s *Server) begin(r *registered, args json.RawMessage) *Request {
 	req.parsed, req.parseErr = jsonschema.UnmarshalJSON(bytes.NewReader(args))
 	top, _ := req.parsed.(map[string]any)
 	if id, ok := top[requestIDField].(string); ok && validRequestID(id) {
-		req.ID = id
+		req.ID, req.idGiven = id, true
 	} else {
 		req.ID = newID("r-")
 	}

@@ -109,3 +109,34 @@ func TestAnnotationsAlwaysExplicit(t *testing.T) {
 		}
 	}
 }
+
+// TestDescriptionNamesErrors checks the error classes a tool's description
+// ends with: the framework's own (permission_denied only with an Action),
+// then the tool's, in one order; and that a class the framework does not
+// know is refused.
+func TestDescriptionNamesErrors(t *testing.T) {
+	for _, tt := range []struct {
+		tool server.Tool
+		want string
+	}{
+		{server.Tool{Name: "plain", Description: "d", Effect: server.ReadOnly},
+			"invalid_input, transient, internal."},
+		{server.Tool{Name: "reads", Description: "d", Effect: server.ReadOnly, Action: "read", Errors: []server.Class{server.NotFound}},
+			"invalid_input, permission_denied, not_found, transient, internal."},
+		{server.Tool{Name: "applies", Description: "d", Effect: server.Write, Errors: []server.Class{server.PreconditionFailed, server.NotFound}},
+			"invalid_input, not_found, precondition_failed, transient, internal."},
+	} {
+		s := server.New(server.Info{Name: "x"}, server.Options{})
+		if err := server.Register(s, tt.tool, noop[empty, empty]); err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Tools()[0].Description; !strings.HasPrefix(got, "d\n\nErrors: ") || !strings.Contains(got, ": "+tt.want) {
+			t.Errorf("%s: description %q; want it to name %s", tt.tool.Name, got, tt.want)
+		}
+	}
+	s := server.New(server.Info{Name: "x"}, server.Options{})
+	bad := server.Tool{Name: "bad", Description: "d", Effect: server.ReadOnly, Errors: []server.Class{"oops"}}
+	if err := server.Register(s, bad, noop[empty, empty]); err == nil {
+		t.Error("Register accepted the error class \"oops\"")
+	}
+}

@@ -155,7 +155,7 @@ func (s *Server) Tools() []ToolInfo {
 		r := s.tools[name]
 		a := r.def.annotations()
 		out = append(out, ToolInfo{
-			Name: r.def.Name, Title: r.def.Title, Description: r.def.Description,
+			Name: r.def.Name, Title: r.def.Title, Description: r.def.wireDescription(),
 			Effect: r.def.Effect, ReadOnly: a.ReadOnly, Destructive: a.Destructive,
 			Idempotent: a.Idempotent, OpenWorld: a.OpenWorld,
 			InputSchema: r.input, OutputSchema: r.output,
@@ -195,6 +195,11 @@ func (s *Server) engine() *mcp.Server {
 func coded(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
+		if method == "tools/call" && err != nil {
+			if r := unasked(err); r != nil {
+				return r, nil
+			}
+		}
 		if err != nil {
 			if _, ok := errors.AsType[*jsonrpc.Error](err); !ok {
 				err = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
@@ -223,7 +228,7 @@ func (r *registered) wireTool() *mcp.Tool {
 	return &mcp.Tool{
 		Name:         r.def.Name,
 		Title:        r.def.Title,
-		Description:  r.def.Description,
+		Description:  r.def.wireDescription(),
 		InputSchema:  r.input,
 		OutputSchema: r.output,
 		Annotations: &mcp.ToolAnnotations{
@@ -244,6 +249,11 @@ func (s *Server) callHandler(r *registered) mcp.ToolHandler {
 		req.ProtocolVersion = creq.ProtocolVersion()
 		if id, ok := creq.Params.Meta[metaRPCID].(string); ok {
 			req.RPCID = id
+		}
+		// A caller whose tool schema has no request_id (a host that sends
+		// it for every server) may send it in _meta; the argument wins.
+		if id, ok := creq.Params.Meta[MetaRequestID].(string); ok && !req.idGiven && validRequestID(id) {
+			req.ID = id
 		}
 		if extra := creq.Extra; extra != nil {
 			req.Header = extra.Header

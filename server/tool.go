@@ -3,6 +3,7 @@ package server
 import (
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 )
 
@@ -55,6 +56,14 @@ type Tool struct {
 	// ("import/path.Type" and "import/path.Type.Field"). Descriptions given in
 	// struct tags take precedence.
 	Comments map[string]string
+	// Errors lists the classes of the errors the handler returns itself
+	// (not_found, precondition_failed, ...). The framework returns
+	// invalid_input (arguments the schema refuses), transient (a call over
+	// its time limit or its caller's quota) and internal for every tool, and
+	// permission_denied for one with an Action. The description the client
+	// sees ends by naming them all, so that a model knows which isError
+	// results to expect.
+	Errors []Class
 }
 
 // annotations are the MCP tool annotations of a tool, always all set.
@@ -84,5 +93,30 @@ func (t *Tool) check() error {
 	case t.Timeout < 0 || t.MaxResultBytes < 0:
 		return fmt.Errorf("tool %s: negative timeout or result bound", t.Name)
 	}
+	for _, c := range t.Errors {
+		if !c.Valid() {
+			return fmt.Errorf("tool %s: error class %q is not one of the framework's", t.Name, c)
+		}
+	}
 	return nil
+}
+
+// errorClasses is the order classes are named in descriptions.
+var errorClasses = []Class{InvalidInput, PermissionDenied, NotFound, PreconditionFailed, Transient, Internal}
+
+// wireDescription is the description clients see: Description, then the
+// classes of the errors the tool can end with (see Tool.Errors).
+func (t *Tool) wireDescription() string {
+	can := map[Class]bool{InvalidInput: true, Transient: true, Internal: true, PermissionDenied: t.Action != ""}
+	for _, c := range t.Errors {
+		can[c] = true
+	}
+	var names []string
+	for _, c := range errorClasses {
+		if can[c] {
+			names = append(names, string(c))
+		}
+	}
+	return strings.TrimRight(t.Description, "\n") + "\n\nErrors: a failed call is a result with isError whose text starts with its class: " +
+		strings.Join(names, ", ") + ". Only transient is worth retrying as is."
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -84,14 +85,15 @@ func TestFaultNotAllowlisted(t *testing.T) {
 	f := newFixture(t, readTools, `  steps:
     - {tool: files_write_file, args: {path: pwned.txt, text: x}}
     - {tool: write_file, args: {path: pwned.txt, text: x}}
+    - {tool: nothing_offers_this, args: {}}
     - {tool: read_file, args: {path: README.md}}
     - {answer: report}`)
 	s := startSession(t, f.config)
-	_, st := s.submitWait("write a file")
+	run, st := s.submitWait("write a file")
 	if st.Status.State != eventlog.Completed {
 		t.Fatalf("run %s (%s)", st.Status.State, st.Status.Reason)
 	}
-	if got := callStates(st); got != "files_write_file:permission_denied write_file:permission_denied files_read_file:succeeded" {
+	if got := callStates(st); got != "files_write_file:permission_denied write_file:permission_denied nothing_offers_this:permission_denied files_read_file:succeeded" {
 		t.Errorf("calls: %s", got)
 	}
 	if !strings.Contains(st.Status.Answer, "files_write_file failed: permission_denied: not an allowlisted tool") ||
@@ -100,6 +102,16 @@ func TestFaultNotAllowlisted(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(f.ws, "pwned.txt")); err == nil {
 		t.Error("the refused write reached the server")
+	}
+	// The refused calls are audited with what they asked for: the source
+	// that offers the tool (not allowlisted) and the tool, or, for a name
+	// no source offers, the name as the model gave it.
+	var got []string
+	for _, r := range s.ok(jsonl.Command{Cmd: "audit", Run: run}).Records {
+		got = append(got, r.Source+" "+r.Tool+" "+r.State)
+	}
+	if want := []string{"mcp.files write_file permission_denied", "mcp.files write_file permission_denied", " nothing_offers_this permission_denied", "mcp.files read_file succeeded"}; !slices.Equal(got, want) {
+		t.Errorf("audit records (source tool state) = %q; want %q", got, want)
 	}
 	s.close()
 }

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/repo-mcp/repo-mcp/harness/audit"
 	"github.com/repo-mcp/repo-mcp/harness/eventlog"
 	"github.com/repo-mcp/repo-mcp/harness/jsonl"
 	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
@@ -25,11 +27,12 @@ func TestReviewedChangeRepoMCP(t *testing.T) {
 		"main.go":   gitfixture.Text("package main\n\nfunc main() {}\n"),
 	})
 	state := t.TempDir()
+	serverAudit := filepath.Join(t.TempDir(), "audit.jsonl")
 	config := filepath.Join(state, "harness.yaml")
 	must(t, os.WriteFile(config, []byte(`state_dir: `+state+`
 servers:
   repo:
-    command: [`+bin+`, serve, --index-cache, "off", --verify-checks, gofmt, --workspace, "fx=`+repo.Dir+`"]
+    command: [`+bin+`, serve, --index-cache, "off", --verify-checks, gofmt, --audit-log, `+serverAudit+`, --workspace, "fx=`+repo.Dir+`"]
     inherit: [HOME, PATH]
     workspace: `+repo.Dir+`
     approve: first_use
@@ -91,4 +94,67 @@ model:
 		t.Errorf("the apply's audit record has no approval: %+v", recs[2])
 	}
 	s.close()
+	checkAuditJoins(t, recs, serverAudit, 5)
+	checkOrigin(t, filepath.Join(state, "runs", run, "events.jsonl"), bin)
+}
+
+// checkAuditJoins checks that the harness's audit and the server's meet by
+// request_id: each of the want records (the model's calls and the preview
+// the harness fetched itself) names the request_id it sent and the one
+// the server's result named, the same, and the server's audit log has
+// one line for each.
+func checkAuditJoins(t *testing.T, recs []audit.Record, serverAudit string, want int) {
+	t.Helper()
+	data, err := os.ReadFile(serverAudit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := map[string]string{} // request_id -> tool
+	for line := range strings.Lines(string(data)) {
+		var l struct {
+			Msg       string `json:"msg"`
+			RequestID string `json:"request_id"`
+			Tool      string `json:"tool"`
+		}
+		if json.Unmarshal([]byte(line), &l) == nil && l.Msg == "tool call" {
+			server[l.RequestID] = l.Tool
+		}
+	}
+	harnessCalls := 0
+	for _, r := range recs {
+		if r.By == "harness" {
+			harnessCalls++
+		}
+		if r.RequestID == "" || r.ServerRequestID != r.RequestID {
+			t.Errorf("record %s (%s): request_id %q, server's %q; want both, equal", r.Call, r.Tool, r.RequestID, r.ServerRequestID)
+			continue
+		}
+		if tool := server[r.RequestID]; tool != r.Tool {
+			t.Errorf("record %s: the server's audit has %q for request_id %s; want %s", r.Call, tool, r.RequestID, r.Tool)
+		}
+	}
+	if len(recs) != want || len(server) != want || harnessCalls != 1 {
+		t.Errorf("%d harness records (%d the harness's own), %d server audit lines; want %d, 1 and %d", len(recs), harnessCalls, len(server), want, want)
+	}
+}
+
+// checkOrigin checks that run_created says where the server's tools come
+// from: the command the harness started and what the server said it is.
+func checkOrigin(t *testing.T, events, bin string) {
+	t.Helper()
+	evs, err := eventlog.Read(events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d eventlog.RunData
+	if len(evs) == 0 || evs[0].Type != eventlog.RunCreated || evs[0].Decode(&d) != nil {
+		t.Fatalf("the first event is not run_created: %+v", evs)
+	}
+	if len(d.Servers) != 1 {
+		t.Fatalf("run_created servers = %+v; want one", d.Servers)
+	}
+	o := d.Servers[0]
+	if o.Source != "mcp.repo" || len(o.Command) == 0 || o.Command[0] != bin || o.Name != "repo-mcp" || o.Protocol == "" {
+		t.Errorf("run_created servers[0] = %+v; want mcp.repo, its command, name repo-mcp and a protocol version", o)
+	}
 }

@@ -80,3 +80,26 @@ func TestSchemasCheckCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestDescriptionsNameErrorClasses checks that every tool's description
+// ends by naming the error classes it can end with: at least the
+// framework's own, and not_found for every tool (each reads a workspace,
+// whose paths and revisions may not exist).
+func TestDescriptionsNameErrorClasses(t *testing.T) {
+	s, err := allTools()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range s.Tools() {
+		_, errs, ok := strings.Cut(tool.Description, "\n\nErrors: ")
+		if !ok {
+			t.Errorf("%s: the description names no error classes: %q", tool.Name, tool.Description)
+			continue
+		}
+		for _, class := range []string{"invalid_input", "permission_denied", "not_found", "transient", "internal"} {
+			if !strings.Contains(errs, class) {
+				t.Errorf("%s: the errors %q do not name %s", tool.Name, errs, class)
+			}
+		}
+	}
+}

@@ -17,15 +17,23 @@ import (
 
 // Record is the audit of one tool call.
 type Record struct {
-	Run      string    `json:"run"`
-	Call     string    `json:"call"`
-	Source   string    `json:"source"` // server ("mcp.<name>") or "local"; empty when not allowlisted
-	Tool     string    `json:"tool"`
-	Alias    string    `json:"alias"` // the name the model used
-	Effect   string    `json:"effect,omitempty"`
-	Digest   string    `json:"digest"`  // argument digest
-	Summary  string    `json:"summary"` // short rendering of the arguments
-	Proposed time.Time `json:"proposed"`
+	Run    string `json:"run"`
+	Call   string `json:"call"`
+	Source string `json:"source"` // server ("mcp.<name>") or "local"; empty when no source offers the tool
+	Tool   string `json:"tool"`   // as the source names it; for a call outside the allowlist, the name the model used
+	// By is "harness" for a call the harness made itself (Call is then
+	// "<call>/<purpose>", e.g. "c2/preview"); empty for the model's calls.
+	By string `json:"by,omitempty"`
+	// RequestID is the request_id the harness sent (of the last attempt),
+	// ServerRequestID the one the server's result named: the keys that
+	// join this record to the server's audit line.
+	RequestID       string    `json:"request_id,omitempty"`
+	ServerRequestID string    `json:"server_request_id,omitempty"`
+	Alias           string    `json:"alias"` // the name the model used
+	Effect          string    `json:"effect,omitempty"`
+	Digest          string    `json:"digest"`  // argument digest
+	Summary         string    `json:"summary"` // short rendering of the arguments
+	Proposed        time.Time `json:"proposed"`
 	// Start is when the call was first sent (its executing event); zero if
 	// it never was.
 	Start       time.Time     `json:"start,omitzero"`
@@ -85,8 +93,11 @@ func FromEvents(events []eventlog.Event) ([]Record, error) {
 				return nil, fmt.Errorf("event %d: call %s was never proposed", ev.Seq, ev.Call)
 			}
 			rec.State, rec.Reason = d.State, d.Reason
+			if d.ServerRequestID != "" {
+				rec.ServerRequestID = d.ServerRequestID
+			}
 			if d.State == eventlog.Executing {
-				rec.Attempts = d.Attempt
+				rec.Attempts, rec.RequestID = d.Attempt, d.RequestID
 				start[ev.Call] = ev.Time
 				if rec.Start.IsZero() {
 					rec.Start = ev.Time
@@ -102,6 +113,15 @@ func FromEvents(events []eventlog.Event) ([]Record, error) {
 			if d.Artifact != "" {
 				rec.Artifact, rec.ResultBytes = d.Artifact, d.ResultBytes
 			}
+		case eventlog.HarnessCall:
+			var d eventlog.HarnessCallData
+			if err := ev.Decode(&d); err != nil {
+				return nil, err
+			}
+			out = append(out, &Record{Run: ev.Run, Call: ev.Call + "/" + d.Purpose, Source: d.Source, Tool: d.Tool, By: "harness",
+				Effect: "read_only", Digest: d.Digest, Summary: d.Summary, Proposed: ev.Time, Start: ev.Time, Attempts: 1,
+				Duration: time.Duration(d.DurationMS * float64(time.Millisecond)), ResultBytes: d.ResultBytes,
+				Outcome: d.Outcome, State: d.State, Reason: d.Reason, RequestID: d.RequestID, ServerRequestID: d.ServerRequestID})
 		case eventlog.Approval:
 			var d eventlog.ApprovalData
 			if err := ev.Decode(&d); err != nil {

@@ -18,6 +18,9 @@ const (
 	Reconcile  Type = "reconcile"   // ReconcileData: a decision on an unknown call
 	ToolResult Type = "tool_result" // ResultData: what the model was given for a call
 	Answer     Type = "answer"      // AnswerData: the model's final answer
+	// HarnessCall records a call the harness made itself (the preview of
+	// a call waiting for approval): it reached a server, so it is audited.
+	HarnessCall Type = "harness_call" // HarnessCallData
 )
 
 // RunState values.
@@ -59,6 +62,19 @@ type RunData struct {
 	// Unavailable names the configured sources the harness left out
 	// because they failed discovery, and why: their tools are not offered.
 	Unavailable []UnavailableSource `json:"unavailable,omitempty"`
+	// Servers says where each MCP source's tools come from.
+	Servers []ServerOrigin `json:"servers,omitempty"`
+}
+
+// ServerOrigin is where one MCP source's tools come from: what the harness
+// started or dialled, and what the server said it is.
+type ServerOrigin struct {
+	Source   string   `json:"source"`            // "mcp.<name>"
+	Command  []string `json:"command,omitempty"` // stdio: the program and its arguments
+	URL      string   `json:"url,omitempty"`     // HTTP: scheme, host and path only
+	Name     string   `json:"name,omitempty"`    // serverInfo, as the server gave it
+	Version  string   `json:"version,omitempty"`
+	Protocol string   `json:"protocol,omitempty"` // the protocol version in use
 }
 
 // UnavailableSource is a configured source left out of a run's table.
@@ -124,11 +140,16 @@ type CallData struct {
 	Definition string          `json:"definition,omitempty"` // tool definition hash
 	Preview    string          `json:"preview,omitempty"`    // what a person should look at before approving
 
-	Attempt     int     `json:"attempt,omitempty"`      // executing: 1 for the first send
-	Outcome     string  `json:"outcome,omitempty"`      // client outcome: answered, timed_out, ...
-	ResultBytes int64   `json:"result_bytes,omitempty"` // size of the raw result
-	Artifact    string  `json:"artifact,omitempty"`     // reference of the stored raw result
-	DurationMS  float64 `json:"duration_ms,omitempty"`
+	Attempt   int    `json:"attempt,omitempty"`    // executing: 1 for the first send
+	RequestID string `json:"request_id,omitempty"` // executing: the request_id the harness sent
+	// ServerRequestID is the request_id the server's result names (its
+	// _meta io.github.repo-mcp/request_id), when it names one: the key
+	// of the server's own audit line.
+	ServerRequestID string  `json:"server_request_id,omitempty"`
+	Outcome         string  `json:"outcome,omitempty"`      // client outcome: answered, timed_out, ...
+	ResultBytes     int64   `json:"result_bytes,omitempty"` // size of the raw result
+	Artifact        string  `json:"artifact,omitempty"`     // reference of the stored raw result
+	DurationMS      float64 `json:"duration_ms,omitempty"`
 }
 
 // ApprovalData is the payload of Approval.
@@ -160,6 +181,23 @@ type ResultData struct {
 	ModelCall string `json:"model_call"`
 	Content   string `json:"content"`
 	IsError   bool   `json:"is_error,omitempty"`
+}
+
+// HarnessCallData is the payload of HarnessCall. The event's Call is the
+// model's call the harness acted for.
+type HarnessCallData struct {
+	Purpose         string  `json:"purpose"` // "preview"
+	Source          string  `json:"source"`
+	Tool            string  `json:"tool"`
+	Digest          string  `json:"digest"` // of the arguments sent
+	Summary         string  `json:"summary,omitempty"`
+	RequestID       string  `json:"request_id"`
+	ServerRequestID string  `json:"server_request_id,omitempty"`
+	State           string  `json:"state"`             // succeeded or failed, or unknown
+	Outcome         string  `json:"outcome,omitempty"` // client outcome
+	Reason          string  `json:"reason,omitempty"`
+	DurationMS      float64 `json:"duration_ms"`
+	ResultBytes     int64   `json:"result_bytes,omitempty"`
 }
 
 // AnswerData is the payload of Answer.

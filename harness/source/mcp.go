@@ -116,7 +116,11 @@ func (m *MCP) Call(ctx context.Context, tool string, args json.RawMessage) (*Res
 			return nil, &CallError{Outcome: NotSent, Message: err.Error(), Err: err}
 		}
 	}
-	res, err := c.Call(ctx, tool, args)
+	var meta map[string]any
+	if id := RequestID(ctx); id != "" {
+		meta = map[string]any{MetaRequestID: id}
+	}
+	res, err := c.CallMeta(ctx, tool, args, meta)
 	if err != nil {
 		return nil, callError(err)
 	}

@@ -72,6 +72,7 @@ type Table struct {
 	mu       sync.Mutex
 	byAlias  map[string]*Entry
 	problems []Problem
+	unlisted map[string]unlisted // by tool name and by would-be alias
 }
 
 // NewTable returns an empty table.
@@ -79,7 +80,7 @@ func NewTable(opts Options) *Table {
 	if opts.DescriptionBytes <= 0 {
 		opts.DescriptionBytes = config.DefaultDescriptionBytes
 	}
-	return &Table{opts: opts, byAlias: map[string]*Entry{}}
+	return &Table{opts: opts, byAlias: map[string]*Entry{}, unlisted: map[string]unlisted{}}
 }
 
 // Add adds the allowlisted tools of one source. pins is nil for a source
@@ -91,6 +92,12 @@ func (t *Table) Add(src string, descs []source.Descriptor, allow map[string]*con
 	offered := make(map[string]source.Descriptor, len(descs))
 	for _, d := range descs {
 		offered[d.Name] = d
+		if _, ok := allow[d.Name]; !ok {
+			// Not offered to the model; kept so that a call to it by
+			// name is audited with its source.
+			t.unlisted[d.Name] = unlisted{src, d.Name}
+			t.unlisted[aliasBase(src, d.Name)] = unlisted{src, d.Name}
+		}
 	}
 	names := make([]string, 0, len(allow))
 	for name := range allow {
@@ -131,11 +138,7 @@ func (t *Table) entry(src string, d source.Descriptor, policy *config.Tool) (*En
 			e.Mismatch = fmt.Sprintf("annotations say %s, configuration says %s; treated as %s", hint, e.Configured, e.Effect)
 		}
 	}
-	base := d.Name
-	if server, ok := strings.CutPrefix(src, "mcp."); ok {
-		base = server + "_" + d.Name
-	}
-	e.Alias = alias(base, e.Internal(), func(a string) bool { _, taken := t.byAlias[a]; return taken })
+	e.Alias = alias(aliasBase(src, d.Name), e.Internal(), func(a string) bool { _, taken := t.byAlias[a]; return taken })
 	schema, err := RebuildSchema(d.InputSchema, t.opts.DescriptionBytes)
 	if err == nil {
 		e.Schema = schema
@@ -145,6 +148,30 @@ func (t *Table) entry(src string, d source.Descriptor, policy *config.Tool) (*En
 		e.Disabled = "unusable input schema: " + err.Error()
 	}
 	return e, nil
+}
+
+// aliasBase is what a tool's alias is made from: "<server>_<tool>" for an
+// MCP source's tool, the tool's name for the harness's own.
+func aliasBase(src, tool string) string {
+	if server, ok := strings.CutPrefix(src, "mcp."); ok {
+		return server + "_" + tool
+	}
+	return tool
+}
+
+// unlisted is a tool a source offers that the allowlist leaves out.
+type unlisted struct{ source, tool string }
+
+// Unlisted returns the source and tool a name the model used refers to when
+// it is no allowlisted tool: the source offering a tool by that name or by
+// the alias it would have had; when none does, "" and the name as given.
+func (t *Table) Unlisted(name string) (src, tool string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if u, ok := t.unlisted[name]; ok {
+		return u.source, u.tool
+	}
+	return "", name
 }
 
 func checkPin(e *Entry, pins *Pins, approve string) error {

@@ -152,3 +152,38 @@ func TestTypeScriptSDKProgress(t *testing.T) {
 		})
 	}
 }
+
+// TestTypeScriptSDKCancel cancels a call with the TypeScript SDK's client
+// over stdio (an AbortSignal, which sends notifications/cancelled): the
+// server stops the call, sends no answer for it (the SDK would drop one
+// silently, so the audit says what happened), records it as cancelled,
+// and goes on serving.
+func TestTypeScriptSDKCancel(t *testing.T) {
+	node := peers.Node(t)
+	peers.Package(t, "@modelcontextprotocol/sdk")
+	cmd := exec.Command(node, "testdata/cancel-client.cjs", peers.Dir(t), testserver(t))
+	cmd.Env = peers.Env(t)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("cancel-client: %v\n%s", err, stderr.String())
+	}
+	var res struct{ Cancelled, After string }
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("%s: %v", out, err)
+	}
+	if !strings.Contains(res.Cancelled, "stopped") || !strings.Contains(res.After, "slept") {
+		t.Errorf("cancel-client = %+v; want the first call aborted, the second answered", res)
+	}
+	var outcomes []string
+	for line := range strings.Lines(stderr.String()) {
+		var l struct{ Msg, Tool, Outcome string }
+		if json.Unmarshal([]byte(line), &l) == nil && l.Msg == "tool call" {
+			outcomes = append(outcomes, l.Tool+":"+l.Outcome)
+		}
+	}
+	if got := strings.Join(outcomes, " "); got != "sleep:cancelled sleep:ok" {
+		t.Errorf("audit outcomes = %q; want the cancelled call recorded as such\n%s", got, stderr.String())
+	}
+}

@@ -122,8 +122,9 @@ func (sv *Service) Close() error {
 // Register adds go_navigate to s.
 func (sv *Service) Register(s *server.Server) error {
 	return server.Register(s, server.Tool{
-		Name:  "go_navigate",
-		Title: "Navigate Go code by type",
+		Errors: []server.Class{server.PermissionDenied, server.NotFound},
+		Name:   "go_navigate",
+		Title:  "Navigate Go code by type",
 		Description: "Type-checked Go navigation at a revision (default HEAD): definition, references (with the enclosing " +
 			"function), implementations (types of an interface, interfaces of a type, and their methods), callers and " +
 			"callees (static call graph, bounded depth), or package_api (a package's exported API like go doc). Name the " +

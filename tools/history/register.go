@@ -20,8 +20,9 @@ type Options struct {
 func Register(s *server.Server, reg *workspace.Registry, opts Options) error {
 	comments := toolkit.Comments(goComments())
 	if err := server.Register(s, server.Tool{
-		Name:  "history",
-		Title: "Log or blame",
+		Errors: []server.Class{server.PermissionDenied, server.NotFound, server.PreconditionFailed},
+		Name:   "history",
+		Title:  "Log or blame",
 		Description: "Who changed what, when and why, from a revision (default HEAD). Mode log lists commits newest first, " +
 			"filtered by path (following a file's renames on request), time, author, message (RE2), content added or " +
 			"removed (git log -S) or a changed line matching a regex (git log -G), merges; paged with a cursor. " +
@@ -36,8 +37,9 @@ func Register(s *server.Server, reg *workspace.Registry, opts Options) error {
 		return err
 	}
 	return server.Register(s, server.Tool{
-		Name:  "diff",
-		Title: "Show a commit or compare revisions",
+		Errors: []server.Class{server.PermissionDenied, server.NotFound, server.PreconditionFailed},
+		Name:   "diff",
+		Title:  "Show a commit or compare revisions",
 		Description: "What changed: one commit (metadata, full message, changes against its first parent), or between " +
 			"any two revisions (base..head, or from their merge base with merge_base; head may be \"worktree\" where allowed). " +
 			"Files with status, renames with similarity, binary files and line counts; detail patch adds unified diffs, " +

@@ -142,8 +142,9 @@ func Register(s *server.Server, reg *workspace.Registry, opts Options) error {
 	}
 	comments := toolkit.Comments(goComments())
 	if err := server.Register(s, server.Tool{
-		Name:  "generate_patch",
-		Title: "Propose a change",
+		Errors: []server.Class{server.PermissionDenied, server.NotFound, server.PreconditionFailed},
+		Name:   "generate_patch",
+		Title:  "Propose a change",
 		Description: "Propose a change to a repository without changing anything anyone sees: give a base revision " +
 			"(default HEAD) and one of: edits (replace old_text by new_text, write, delete, rename); a unified diff; or a " +
 			"patch envelope. Diff hunks and envelope chunks are found by their context and removed lines: at the " +
@@ -172,8 +173,9 @@ func Register(s *server.Server, reg *workspace.Registry, opts Options) error {
 		return err
 	}
 	if err := server.Register(s, server.Tool{
-		Name:  "preview_diff",
-		Title: "Preview a proposed change",
+		Errors: []server.Class{server.PermissionDenied, server.NotFound, server.PreconditionFailed},
+		Name:   "preview_diff",
+		Title:  "Preview a proposed change",
 		Description: "Show a proposed patch: its diff (optionally for some paths, with more or less context), stats, " +
 			"whether it still applies to a branch or to the working tree right now, and the approval " +
 			"{patch_id, base, diff_sha256} that apply_patch must echo.",
@@ -185,8 +187,9 @@ func Register(s *server.Server, reg *workspace.Registry, opts Options) error {
 		return err
 	}
 	if err := server.Register(s, server.Tool{
-		Name:  "apply_patch",
-		Title: "Apply a reviewed change",
+		Errors: []server.Class{server.PermissionDenied, server.NotFound, server.PreconditionFailed},
+		Name:   "apply_patch",
+		Title:  "Apply a reviewed change",
 		Description: "Apply a previewed patch, given its patch_id and the exact diff_sha256 from preview_diff: point a " +
 			"branch at it (default repo-mcp/<id>; refused if the branch exists and is not at the base, or is checked " +
 			"out) or write its files into the working tree (refused unless HEAD is the base and each file the patch " +
@@ -201,8 +204,9 @@ func Register(s *server.Server, reg *workspace.Registry, opts Options) error {
 		return err
 	}
 	return server.Register(s, server.Tool{
-		Name:  "verify_patch",
-		Title: "Check a proposed change",
+		Errors: []server.Class{server.PermissionDenied, server.NotFound, server.PreconditionFailed},
+		Name:   "verify_patch",
+		Title:  "Check a proposed change",
 		Description: "Run allowlisted checks (" + checker.Allowed() + ") on a patch or revision in an isolated export of " +
 			"its tree, in a sandbox: no .git, loopback-only network (tests may serve on 127.0.0.1 and ::1), a scrubbed " +
 			"environment, bounded processes, disk, time and output. There is no free-form " +

@@ -12,8 +12,9 @@ import (
 func Register(s *server.Server, reg *workspace.Registry) error {
 	comments := toolkit.Comments(goComments())
 	if err := server.Register(s, server.Tool{
-		Name:  "read_file",
-		Title: "Read a file",
+		Errors: []server.Class{server.PermissionDenied, server.NotFound, server.PreconditionFailed},
+		Name:   "read_file",
+		Title:  "Read a file",
 		Description: "Read a text file of a repository at a revision (default HEAD), whole or by 1-based inclusive line range, " +
 			"within a byte budget. The result names the commit and blob it read and, when cut, where to continue. " +
 			"Binary files are refused unless encoding is base64.",
@@ -27,8 +28,9 @@ func Register(s *server.Server, reg *workspace.Registry) error {
 		return err
 	}
 	return server.Register(s, server.Tool{
-		Name:  "list_files",
-		Title: "List files",
+		Errors: []server.Class{server.PermissionDenied, server.NotFound, server.PreconditionFailed},
+		Name:   "list_files",
+		Title:  "List files",
 		Description: "List the entries of a directory of a repository at a revision (default HEAD): path, type (file, dir, " +
 			"symlink, submodule), size and mode. Recursive on request, filtered by a glob such as **/*.go, paged with a cursor. " +
 			"Entries hidden by policy are left out and counted.",

@@ -126,8 +126,9 @@ func (o RepoInfoOut) Text() string {
 // Register adds repo_info to s, reading through reg.
 func Register(s *server.Server, reg *workspace.Registry) error {
 	return server.Register(s, server.Tool{
-		Name:  "repo_info",
-		Title: "Repository overview",
+		Errors: []server.Class{server.PermissionDenied, server.NotFound},
+		Name:   "repo_info",
+		Title:  "Repository overview",
 		Description: "Describe a repository at a revision (default HEAD): the resolved commit, HEAD and the default branch, " +
 			"branches and tags (bounded), the last 20 commits, whether the working tree is readable and dirty, the Go module " +
 			"path, the number of files and the most common file extensions.",

@@ -48,8 +48,9 @@ func (sv *Service) Close() error { return nil }
 // Register adds search_symbol to s.
 func (sv *Service) Register(s *server.Server) error {
 	return server.Register(s, server.Tool{
-		Name:  "search_symbol",
-		Title: "Find Go declarations",
+		Errors: []server.Class{server.PermissionDenied, server.NotFound},
+		Name:   "search_symbol",
+		Title:  "Find Go declarations",
 		Description: "Find where Go symbols are declared in a repository at a revision (default HEAD): packages, functions, " +
 			"methods, types, fields, interface methods, constants and variables, with 1-based positions, signatures and the " +
 			"first sentence of their docs. Queries: NewReader, bufio.NewReader, Reader.Read, (*Server).Serve, camel-case " +

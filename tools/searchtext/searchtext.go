@@ -120,8 +120,9 @@ func (sv *Service) Close() error {
 // Register adds search_text to s.
 func (sv *Service) Register(s *server.Server) error {
 	return server.Register(s, server.Tool{
-		Name:  "search_text",
-		Title: "Search text",
+		Errors: []server.Class{server.PermissionDenied, server.NotFound},
+		Name:   "search_text",
+		Title:  "Search text",
 		Description: "Search the files of a repository at a revision (default HEAD, or the working tree where allowed) for a " +
 			"literal string or an RE2 regular expression, line by line as grep does, answered from an index. Case sensitive, " +
 			"insensitive or smart; whole words; include/exclude globs and language filters. Output: matching lines with " +
