@@ -218,11 +218,11 @@ func (s *Snapshot) changesKey(h plumbing.Hash, spec string) string {
 func (r *repo) commitChangesLocked(c *object.Commit, f pathFilter) ([]rawChange, error) {
 	var parentTree plumbing.Hash
 	if len(c.ParentHashes) > 0 {
-		pc, err := r.commitObjectLocked(c.ParentHashes[0])
+		pn, err := r.nodeLocked(c.ParentHashes[0])
 		if err != nil {
 			return nil, err
 		}
-		parentTree = pc.TreeHash
+		parentTree = pn.tree
 	}
 	raw, err := r.treeDiffLocked(parentTree, c.TreeHash, "", f, nil)
 	if err != nil {

@@ -1,6 +1,8 @@
 package workspace
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"strings"
 
@@ -131,11 +133,26 @@ func (r *repo) treeDiffLocked(a, b plumbing.Hash, prefix string, f pathFilter, o
 	return out, nil
 }
 
+// entriesLocked returns the decoded entries of tree h (none for the zero
+// hash), read from the mapped packs where they hold it, and kept in the
+// repo's tree cache.
 func (r *repo) entriesLocked(h plumbing.Hash) ([]treeEntry, error) {
 	if h.IsZero() {
 		return nil, nil
 	}
-	return r.treeLocked(h)
+	if entries, ok := r.trees.get(h); ok {
+		return entries, nil
+	}
+	data, err := r.objectLocked(plumbing.TreeObject, h, maxTreeBytes)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := decodeTree(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, fmt.Errorf("tree %s: %w", h, err)
+	}
+	r.trees.put(h, entries)
+	return entries, nil
 }
 
 // sideLocked records an entry present on one side only: deleted (old) or

@@ -140,7 +140,7 @@ func openRepo(layout gitLayout, cacheBytes, largeObject int64) (*repo, error) {
 func (r *repo) close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.storage.Close()
+	return errors.Join(r.hist.close(), r.storage.Close())
 }
 
 // commitLocked returns the tree and parents of a commit. r.mu must be held.
