@@ -72,14 +72,7 @@ func TestFuncNameMatchesGit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []string
-			for _, fc := range changes {
-				p, err := s.Patch(context.Background(), fc, 3)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got = append(got, strings.Split(strings.TrimSuffix(string(p), "\n"), "\n")...)
-			}
+			got := patchLines(t, s, changes)
 			want := gitOut(t, repo.Dir, "show", "--full-index", "--format=", head)
 			if d := cmp.Diff(want, got); d != "" {
 				t.Errorf("patch (-git +ours):\n%s", d)

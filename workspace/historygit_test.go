@@ -347,19 +347,27 @@ func compareShows(t *testing.T, dir string, reg *Registry, n int) {
 		if diff := cmp.Diff(want, numstat(got)); diff != "" {
 			t.Errorf("show %s (-git +ours):\n%s", sha, diff)
 		}
-		var patch []string
-		for _, fc := range got {
-			p, err := s.Patch(context.Background(), fc, 3)
-			if err != nil {
-				t.Fatal(err)
-			}
-			patch = append(patch, strings.Split(strings.TrimSuffix(string(p), "\n"), "\n")...)
-		}
+		patch := patchLines(t, s, got)
 		wantPatch := gitOut(t, dir, "show", "-M", "--full-index", "--format=", sha)
 		if diff := cmp.Diff(wantPatch, patch); diff != "" {
 			t.Errorf("show -p %s (-git +ours):\n%s", sha, diff)
 		}
 	}
+}
+
+// patchLines renders the patches of changes to s, as the lines git show
+// or git diff would print.
+func patchLines(t *testing.T, s *Snapshot, changes []ChangedFile) []string {
+	t.Helper()
+	var lines []string
+	for _, fc := range changes {
+		p, err := s.Patch(context.Background(), fc, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, strings.Split(strings.TrimSuffix(string(p), "\n"), "\n")...)
+	}
+	return lines
 }
 
 // TestWorktreeDiffMatchesGit edits, deletes, adds, chmods and renames
@@ -429,14 +437,7 @@ func TestWorktreeDiffMatchesGit(t *testing.T) {
 		}) {
 			t.Errorf("worktree against %s: the edited worktree.go is not a rename", base)
 		}
-		var patch []string
-		for _, fc := range got {
-			p, err := wt.Patch(context.Background(), fc, 3)
-			if err != nil {
-				t.Fatal(err)
-			}
-			patch = append(patch, strings.Split(strings.TrimSuffix(string(p), "\n"), "\n")...)
-		}
+		patch := patchLines(t, wt, got)
 		if base != "HEAD" {
 			continue
 		}
