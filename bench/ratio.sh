@@ -3,8 +3,8 @@
 # sub-benchmarks are variants of one operation, one of them the baseline
 # (named BASELINE, default "gosdk"), COUNT times (default 6) so that variants
 # alternate on a noisy machine. Extra go test flags come from BENCHFLAGS.
-# Prints the median calls/s and p50 latency of each variant
-# and its ratio to the baseline: calls/s ratio > 1 and p50 ratio < 1 mean
+# Prints the median calls/s, p50 and p99 latency of each variant
+# and its ratios to the baseline: calls/s ratio > 1 and p50 ratio < 1 mean
 # faster than the baseline.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,15 +30,16 @@ $1 ~ "^" bench "/" {
 	for (i = 3; i < NF; i++) {
 		if ($(i + 1) == "calls/s") rate[name[2]] = rate[name[2]] " " $i
 		if ($(i + 1) == "p50-µs") p50[name[2]] = p50[name[2]] " " $i
+		if ($(i + 1) == "p99-µs") p99[name[2]] = p99[name[2]] " " $i
 	}
 }
 END {
 	if (!(base in rate)) { print "no " base " baseline in the results" > "/dev/stderr"; exit 1 }
-	rb = median(rate[base]); pb = median(p50[base])
-	printf "%-14s %10s %10s %14s %12s\n", "variant", "calls/s", "p50 µs", "calls/s ratio", "p50 ratio"
+	rb = median(rate[base]); pb = median(p50[base]); qb = median(p99[base])
+	printf "%-14s %10s %10s %10s %14s %12s %12s\n", "variant", "calls/s", "p50 µs", "p99 µs", "calls/s ratio", "p50 ratio", "p99 ratio"
 	for (k = 1; k <= n; k++) {
-		v = order[k]; r = median(rate[v]); p = median(p50[v])
-		printf "%-14s %10.0f %10.1f %13.2fx %11.2fx\n", v, r, p, r / rb, p / pb
+		v = order[k]; r = median(rate[v]); p = median(p50[v]); q = median(p99[v])
+		printf "%-14s %10.0f %10.1f %10.1f %13.2fx %11.2fx %11.2fx\n", v, r, p, q, r / rb, p / pb, (qb > 0 ? q / qb : 0)
 	}
 	printf "(medians of %d runs; ratios against %s)\n", split(rate[base], x, " "), base
 }' "$out"

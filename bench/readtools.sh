@@ -5,6 +5,8 @@
 #   read_file, warm, per file      vs git cat-file --batch   (target: p50 within 3x;
 #                                  "ours" through client/, "wire" the server alone)
 #   list_files, the whole tree     vs git ls-tree -r         (target: within 2x)
+#   list_files, a new process's first listing, with sizes
+#                                  vs git ls-tree -r -l      (target: within 1.5x)
 #   cold start to the first read_file answered                (target: under 150 ms)
 set -euo pipefail
 dir=$(dirname "$0")
@@ -12,4 +14,5 @@ dir=$(dirname "$0")
 export BENCHFLAGS="-benchtime=300x"
 "$dir/ratio.sh" ./cmd/repo-mcp/ BenchmarkReadFile "${1:-6}" git
 "$dir/ratio.sh" ./cmd/repo-mcp/ BenchmarkListFiles "${1:-6}" git
+BENCHFLAGS="-benchtime=20x" "$dir/ratio.sh" ./cmd/repo-mcp/ BenchmarkListFilesFirst "${1:-6}" git
 BENCHFLAGS="-benchtime=20x" "$dir/ratio.sh" ./cmd/repo-mcp/ BenchmarkColdStart "${1:-6}" ours

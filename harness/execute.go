@@ -49,12 +49,13 @@ func (h *Harness) execute(ctx context.Context, r *run, c *call) error {
 	if d.State != eventlog.Succeeded && d.State != eventlog.Failed {
 		return h.record(r, eventlog.CallState, c.id, d)
 	}
-	// The end of the call and what the model receives, with one fsync.
+	// The end of the call and what the model receives, durable with the
+	// run's next record. Its artifact is durable already.
 	result, err := h.resultFor(r, c, d.State, d.Reason)
 	if err != nil {
 		return err
 	}
-	return h.recordAll(r, entry{eventlog.CallState, c.id, d}, entry{eventlog.ToolResult, c.id, result})
+	return h.stage(r, entry{eventlog.CallState, c.id, d}, entry{eventlog.ToolResult, c.id, result})
 }
 
 // settle turns a call's answer (or its absence) into its next state.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/repo-mcp/repo-mcp/harness/audit"
@@ -154,5 +155,45 @@ func TestApproval(t *testing.T) {
 	st, _ = h.Wait(ctx, st.Run)
 	if st.State != eventlog.Completed || states(st) != "write_note:denied" || !strings.Contains(st.Answer, "a person denied this call") {
 		t.Fatalf("after denial: run %s; calls %s; answer %q", st.State, states(st), st.Answer)
+	}
+}
+
+// TestEventsReportedDurable checks that the observer sees no event before
+// it is on disk, although a model's reply, the policy's decisions and a
+// call's result are staged for the next fsync rather than synced each.
+func TestEventsReportedDurable(t *testing.T) {
+	h, _ := newLocal(t, model.NewScripted(model.DemoPlan(nil)), "")
+	var (
+		mu       sync.Mutex
+		observed []eventlog.Type
+	)
+	h.observe = func(ev eventlog.Event) {
+		h.mu.Lock()
+		r := h.runs[ev.Run]
+		h.mu.Unlock()
+		mu.Lock()
+		defer mu.Unlock()
+		observed = append(observed, ev.Type)
+		if r != nil && ev.Seq > r.log.Durable() {
+			t.Errorf("event %d (%s) reported before it was durable (up to %d)", ev.Seq, ev.Type, r.log.Durable())
+		}
+	}
+	st := submitWait(t, h, model.DemoTask)
+	if st.State != eventlog.Completed {
+		t.Fatalf("run %s (%s)", st.State, st.Reason)
+	}
+	events, err := eventlog.Read(filepath.Join(h.RunsDir(), st.Run, "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(observed) != len(events) {
+		t.Errorf("%d events observed, %d in the log", len(observed), len(events))
+	}
+	for i := range min(len(observed), len(events)) {
+		if observed[i] != events[i].Type {
+			t.Errorf("event %d observed as %s, logged as %s", i+1, observed[i], events[i].Type)
+		}
 	}
 }

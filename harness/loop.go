@@ -89,6 +89,9 @@ func (h *Harness) launch(ctx context.Context, r *run) {
 				r.mu.Unlock()
 				continue
 			}
+			if ferr := h.flush(r); ferr != nil {
+				h.logger.Error("run's events not synced", "run", r.id, "err", ferr)
+			}
 			r.kick, r.active = false, false
 			close(r.idle)
 			r.mu.Unlock()
@@ -178,7 +181,7 @@ func (h *Harness) askModel(ctx context.Context, r *run) error {
 	for _, c := range reply.Calls {
 		data.Calls = append(data.Calls, eventlog.ModelCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
 	}
-	if err := h.record(r, eventlog.ModelReply, "", data); err != nil {
+	if err := h.stage(r, entry{eventlog.ModelReply, "", data}); err != nil {
 		return err
 	}
 	if len(reply.Calls) == 0 {

@@ -39,7 +39,7 @@ func (h *Harness) propose(r *run, mc model.ToolCall, fetched string) error {
 		d.Preview = visible.Text(d.Preview)
 	}
 	next, reason := h.decide(e, ok, args)
-	return h.recordAll(r, entry{eventlog.CallState, id, d}, entry{eventlog.CallState, id, eventlog.CallData{State: next, Reason: reason}})
+	return h.stage(r, entry{eventlog.CallState, id, d}, entry{eventlog.CallState, id, eventlog.CallData{State: next, Reason: reason}})
 }
 
 // decide is the policy: which state a proposed call moves to, and why.

@@ -31,6 +31,9 @@ type run struct {
 	byMsg  map[string]string // model call id -> call id, for the reply being answered
 	// results gathered for the last assistant message
 	pending []model.ToolResult
+	// unobserved are staged events: applied, not yet durable, so not yet
+	// reported; the next record's fsync covers them and reports them first.
+	unobserved []eventlog.Event
 
 	active bool               // a loop goroutine is driving the run
 	kick   bool               // a decision arrived while it was: look again before stopping
@@ -62,16 +65,15 @@ type entry struct {
 	data any
 }
 
-// recordAll records several events with one fsync. The caller holds r.mu.
+// recordAll records several events with one fsync, which also makes the
+// staged events before them durable: those are reported first. The caller
+// holds r.mu.
 func (h *Harness) recordAll(r *run, entries ...entry) error {
-	evs := make([]eventlog.Event, len(entries))
-	for i, e := range entries {
-		evs[i] = eventlog.Event{Run: r.id, Type: e.typ, Call: e.call, Data: eventlog.Marshal(e.data)}
-	}
-	evs, err := r.log.AppendAll(evs...)
+	evs, err := r.log.AppendAll(r.events(entries)...)
 	if err != nil {
 		return fmt.Errorf("run %s: %w", r.id, err)
 	}
+	h.observeStaged(r)
 	for _, ev := range evs {
 		if err := r.apply(ev); err != nil {
 			return err
@@ -79,6 +81,54 @@ func (h *Harness) recordAll(r *run, entries ...entry) error {
 		h.observe(ev)
 	}
 	return nil
+}
+
+// stage records events that nothing is sent or reported on before the
+// run's next record: a model's reply, the policy's decision on its calls,
+// a call's result. They are written and applied at once, and become
+// durable with the next record's fsync (the intent of the next call, or
+// the run's next state), which reports them: one fsync per call rather
+// than one per event. The caller holds r.mu.
+func (h *Harness) stage(r *run, entries ...entry) error {
+	evs, err := r.log.Stage(r.events(entries)...)
+	if err != nil {
+		return fmt.Errorf("run %s: %w", r.id, err)
+	}
+	for _, ev := range evs {
+		if err := r.apply(ev); err != nil {
+			return err
+		}
+		r.unobserved = append(r.unobserved, ev)
+	}
+	return nil
+}
+
+// flush makes the run's staged events durable and reports them, for a
+// loop that stops without a record of its own. The caller holds r.mu.
+func (h *Harness) flush(r *run) error {
+	if len(r.unobserved) == 0 {
+		return nil
+	}
+	if err := r.log.Sync(); err != nil {
+		return fmt.Errorf("run %s: %w", r.id, err)
+	}
+	h.observeStaged(r)
+	return nil
+}
+
+func (h *Harness) observeStaged(r *run) {
+	for _, ev := range r.unobserved {
+		h.observe(ev)
+	}
+	r.unobserved = r.unobserved[:0]
+}
+
+func (r *run) events(entries []entry) []eventlog.Event {
+	evs := make([]eventlog.Event, len(entries))
+	for i, e := range entries {
+		evs[i] = eventlog.Event{Run: r.id, Type: e.typ, Call: e.call, Data: eventlog.Marshal(e.data)}
+	}
+	return evs
 }
 
 // apply changes the run's state as ev says. It is the only place that does.

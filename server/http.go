@@ -57,7 +57,7 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 	engine := func(jsonResponse bool) http.Handler {
 		return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.engine() },
 			&mcp.StreamableHTTPOptions{
-				Stateless: true, JSONResponse: jsonResponse, Logger: s.log,
+				Stateless: true, JSONResponse: jsonResponse, Logger: engineLog(s.log),
 				// The engine refuses every non-loopback Host on a loopback
 				// listener; a reverse proxy there forwards the names the
 				// guard allows.

@@ -124,7 +124,15 @@ func validID(raw json.RawMessage) json.RawMessage {
 	return nil
 }
 
-var idPattern = regexp.MustCompile(`"id"\s*:\s*(-?[0-9]{1,18}|"(?:[^"\\]|\\.){0,256}")`)
+// idPattern finds a message's id. Its lengths are checked by leadingID
+// rather than bounded in the pattern: a bounded repetition is compiled into
+// one copy per repeat, which made this pattern the costliest part of the
+// package's start-up.
+var idPattern = regexp.MustCompile(`"id"\s*:\s*(-?[0-9]+|"(?:[^"\\]|\\.)*")`)
+
+// maxIDBytes bounds the string id leadingID reports, quotes included; a
+// numeric id has at most 18 digits.
+const maxIDBytes = 512
 
 // leadingID finds the id of a truncated message, if it appears before the
 // params (so that an "id" inside the params is not mistaken for it).
@@ -136,7 +144,11 @@ func leadingID(prefix []byte) json.RawMessage {
 	if p := bytes.Index(prefix, []byte(`"params"`)); p >= 0 && p < loc[0] {
 		return nil
 	}
-	return validID(prefix[loc[2]:loc[3]])
+	id := prefix[loc[2]:loc[3]]
+	if id[0] != '"' && len(bytes.TrimPrefix(id, []byte("-"))) > 18 || len(id) > maxIDBytes {
+		return nil
+	}
+	return validID(id)
 }
 
 // withRPCID returns params with _meta[metaRPCID] set to id. It runs for

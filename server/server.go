@@ -175,7 +175,7 @@ func (s *Server) engine() *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: s.info.Name, Version: s.info.Version, Title: s.info.Title},
 		&mcp.ServerOptions{
 			Instructions: s.info.Instructions,
-			Logger:       s.log,
+			Logger:       engineLog(s.log),
 			// Tools only, declared explicitly: no logging, no list changes
 			// (the tool set is fixed once serving starts).
 			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},

@@ -139,8 +139,8 @@ func (c *commitSource) fillTargetLocked(e *Entry, h plumbing.Hash) error {
 	return nil
 }
 
-func (c *commitSource) read(e Entry, offset, limit int64) ([]byte, int64, error) {
-	data, size, err := c.ws.repo.readBlob(plumbing.NewHash(e.SHA), offset, limit)
+func (c *commitSource) read(e Entry, offset, limit int64, shared bool) ([]byte, int64, error) {
+	data, size, err := c.ws.repo.readBlob(plumbing.NewHash(e.SHA), offset, limit, shared)
 	if err != nil {
 		return nil, 0, c.objectError(e.Path, err)
 	}

@@ -122,7 +122,12 @@
 // (go-git's shared pack readers are not safe for concurrent use). Listings
 // of commit directories are cached too, with the workspace's deny verdict
 // on each entry (the caller's policy still applies on every call), and a
-// cold listing reads blob sizes from the pack entries' headers. Blobs
-// above 1 MiB are streamed, so a read holds at most its byte budget in
-// memory.
+// cold listing reads blob sizes from the pack entries' headers, in windows
+// of the pack file. The mutex is held to find an object, not to inflate
+// it: one caller reading a large file does not hold up the others. The
+// registry keeps whole inflated blobs, within Options.BlobCacheBytes, for
+// the next read of any part of them (paging through a large file inflates
+// it once); ReadOptions.Shared hands a reader the cached copy itself. A
+// read of a blob's first part, or of a blob too large for the cache,
+// streams only what it needs.
 package workspace

@@ -2,6 +2,8 @@ package workspace
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -56,6 +58,24 @@ func compileFixtures(patterns []string) ([]Glob, error) {
 // checks that they are absent from its view. The caller must not show
 // them to a client.
 func (s *Snapshot) HostPaths() []string { return slices.Clone(s.grant.ws.private) }
+
+// ExportKey names what [Snapshot.Export] writes for this caller, so that
+// an export can be kept and reused: the same key, the same files. It is
+// the commit's tree within the workspace, whose secret patterns decide
+// what is withheld, and the caller too when the caller's policies hide
+// paths. It reports false for the working tree, which is not exported.
+func (s *Snapshot) ExportKey() (string, bool) {
+	cs, ok := s.src.(*commitSource)
+	if !ok {
+		return "", false
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "export\x00%s\x00%s\x00", s.grant.ws.id, cs.tree)
+	if s.grant.restrictsPaths() {
+		fmt.Fprintf(h, "%s\x00", s.grant.access.Identity)
+	}
+	return hex.EncodeToString(h.Sum(nil)), true
+}
 
 // Export writes the snapshot's commit tree into dest, an existing empty
 // directory, as regular files and directories only: no .git, no symlinks,

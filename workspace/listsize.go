@@ -69,6 +69,37 @@ type sizeReader struct {
 type openPack struct {
 	index *packIndex
 	file  billy.File
+	// window is the part of the file from offset at, read in one go: a
+	// walk asks for the entries of one directory after another, which a
+	// pack mostly keeps close together, so one read serves many of them
+	// (about six a read in the Go tree, rather than a read each).
+	window []byte
+	at     int64
+}
+
+// packWindow is the size of the reads of pack entries' headers.
+const packWindow = 16 << 10
+
+// headerBytes is what an entry's size is read from: its header, and the
+// start of a delta's data.
+const headerBytes = 256
+
+// entryStart returns up to headerBytes of the pack from offset off, from
+// the window when it holds them, else from a new window read at off.
+func (p *openPack) entryStart(off int64) ([]byte, error) {
+	if off >= p.at && off+headerBytes <= p.at+int64(len(p.window)) {
+		return p.window[off-p.at : off-p.at+headerBytes], nil
+	}
+	if p.window == nil {
+		p.window = make([]byte, packWindow)
+	}
+	n, err := p.file.ReadAt(p.window[:packWindow], off)
+	if n == 0 {
+		p.window = p.window[:0]
+		return nil, errors.Join(errPackFormat, err)
+	}
+	p.window, p.at = p.window[:n], off // an error with n > 0 is the end of the file
+	return p.window[:min(n, headerBytes)], nil
 }
 
 // open opens the repository's packs for a walk, reading the .idx of those
@@ -133,9 +164,10 @@ func (sr *sizeReader) size(h plumbing.Hash) (int64, bool) {
 	if sr == nil {
 		return 0, false
 	}
-	for _, p := range sr.packs {
+	for i := range sr.packs {
+		p := &sr.packs[i]
 		if off, ok := p.index.offset(h); ok {
-			size, err := sr.entrySize(p.file, off)
+			size, err := sr.entrySize(p, off)
 			return size, err == nil
 		}
 	}
@@ -157,13 +189,12 @@ const (
 // (the size of its base, then the size of the result). One read takes the
 // header and the start of the compressed data, which is usually enough to
 // inflate the delta's header from.
-func (sr *sizeReader) entrySize(f billy.File, off int64) (int64, error) {
-	var buf [256]byte
-	n, err := f.ReadAt(buf[:], off)
-	if n == 0 {
-		return 0, errors.Join(errPackFormat, err)
+func (sr *sizeReader) entrySize(p *openPack, off int64) (int64, error) {
+	b, err := p.entryStart(off)
+	if err != nil {
+		return 0, err
 	}
-	b := buf[:n]
+	n := len(b)
 	typ := b[0] >> 4 & 7
 	size, used, ok := uvarint(b, b[0]&0xf, 4)
 	if !ok {
@@ -191,7 +222,7 @@ func (sr *sizeReader) entrySize(f billy.File, off int64) (int64, error) {
 	}
 	// The start did not suffice (a large Huffman table, say): inflate
 	// from the file.
-	src := io.NewSectionReader(f, off+int64(used), 1<<62)
+	src := io.NewSectionReader(p.file, off+int64(used), 1<<62)
 	if sr.br == nil {
 		sr.br = bufio.NewReaderSize(src, 4096)
 	} else {

@@ -64,7 +64,7 @@ func (s *Snapshot) ReadBlob(ctx context.Context, path, id string, opts ReadOptio
 		limit = s.opts.ReadBudget
 	}
 	limit = min(limit, s.opts.MaxReadBytes)
-	data, size, err := c.read(e, opts.Offset, limit)
+	data, size, err := c.read(e, opts.Offset, limit, opts.Shared)
 	if err != nil {
 		return File{}, err
 	}

@@ -26,6 +26,12 @@ type Options struct {
 	MaxReadBytes int64
 	// CacheBytes sizes each workspace's object cache. Default 16 MiB.
 	CacheBytes int64
+	// BlobCacheBytes bounds the inflated file contents that reads keep for
+	// the next read of the same blob, across all workspaces: paging through
+	// a large file inflates it once. A file larger than a quarter of it is
+	// streamed from the start at each read instead. Default 64 MiB;
+	// negative means none.
+	BlobCacheBytes int64
 	// Logger receives warnings found while opening workspaces. Default: discard.
 	Logger *slog.Logger
 }
@@ -43,6 +49,9 @@ func (o Options) withDefaults() Options {
 	o.ReadBudget = min(o.ReadBudget, o.MaxReadBytes)
 	if o.CacheBytes <= 0 {
 		o.CacheBytes = 16 << 20
+	}
+	if o.BlobCacheBytes == 0 {
+		o.BlobCacheBytes = 64 << 20
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -96,6 +105,7 @@ func Open(cfg Config, opts Options) (*Registry, error) {
 		return nil, err
 	}
 	reg := &Registry{opts: opts, workspaces: make(map[string]*Workspace)}
+	blobs := newBlobCache(opts.BlobCacheBytes)
 	policies := cfg.Policies
 	if len(policies) == 0 {
 		policies = []PolicyConfig{{Identity: opts.Operator, Workspaces: []string{"*"}, Actions: allActions}}
@@ -108,7 +118,7 @@ func Open(cfg Config, opts Options) (*Registry, error) {
 		reg.policies = append(reg.policies, p)
 	}
 	for _, wc := range cfg.Workspaces {
-		ws, err := openWorkspace(wc, opts)
+		ws, err := openWorkspace(wc, opts, blobs)
 		if err != nil {
 			reg.Close()
 			return nil, fmt.Errorf("workspace %q: %w", wc.ID, err)
@@ -118,7 +128,7 @@ func Open(cfg Config, opts Options) (*Registry, error) {
 	return reg, nil
 }
 
-func openWorkspace(wc WorkspaceConfig, opts Options) (*Workspace, error) {
+func openWorkspace(wc WorkspaceConfig, opts Options, blobs *blobCache) (*Workspace, error) {
 	root, err := canonicalRoot(wc.Root)
 	if err != nil {
 		return nil, err
@@ -139,6 +149,7 @@ func openWorkspace(wc WorkspaceConfig, opts Options) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.blobs = blobs
 	ws := &Workspace{id: wc.ID, root: root, bare: layout.bare, readOnly: wc.ReadOnly, deny: deny, repo: r, layout: layout}
 	if ws.fixtures, err = compileFixtures(wc.VerifySecretFixtures); err != nil {
 		r.close()

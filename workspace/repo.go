@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -32,6 +33,7 @@ type repo struct {
 	sizes   map[plumbing.Hash]int64         // blob sizes; bounded by maxCachedSizes
 	peeled  map[plumbing.Hash]plumbing.Hash // commit or tag -> commit; bounded by maxCachedCommits
 	refs    *refCache                       // nil: every ref is resolved through go-git
+	blobs   *blobCache                      // shared by the registry's repositories; nil: none
 	hist    *historyCache                   // made on first use; see history.go
 }
 
@@ -138,6 +140,7 @@ func openRepo(layout gitLayout, cacheBytes, largeObject int64) (*repo, error) {
 }
 
 func (r *repo) close() error {
+	r.blobs.forget(r)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return errors.Join(r.hist.close(), r.storage.Close())
@@ -283,19 +286,86 @@ func keyByte(name string, i int, dir bool) int {
 
 // readBlob reads up to limit bytes of a blob, from offset. It returns the
 // blob's full size. Never more than limit bytes of content are copied into
-// the result; objects above the storage's large-object threshold are
-// streamed rather than loaded.
-func (r *repo) readBlob(h plumbing.Hash, offset, limit int64) ([]byte, int64, error) {
+// the result. The repository's lock is held only to find the object: the
+// content is inflated outside it, so that one caller reading a large file
+// does not hold up every other caller of the workspace. A read of a whole
+// blob, or of a part past its start, inflates it whole, once, into the
+// cache if it fits there, and later reads of any part copy from the cache
+// (or, with shared, return the cache's bytes). A read of a blob's first
+// part, or of a blob too large to keep, streams from the start up to what
+// the read needs.
+func (r *repo) readBlob(h plumbing.Hash, offset, limit int64, shared bool) ([]byte, int64, error) {
+	k := blobKey{r, h}
+	if data, ok := r.blobs.get(k); ok {
+		return window(data, offset, limit, shared), int64(len(data)), nil
+	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.readBlobLocked(h, offset, limit)
+	obj, err := r.storage.EncodedObject(plumbing.BlobObject, h)
+	if err == nil && !readableUnlocked(obj) {
+		defer r.mu.Unlock()
+		return readObjectRange(obj, offset, limit)
+	}
+	r.mu.Unlock()
+	if err != nil {
+		return nil, 0, err
+	}
+	size := obj.Size()
+	if !r.blobs.fits(size) || offset == 0 && limit < size {
+		// The first part of a blob costs only itself to inflate: the
+		// whole is inflated, and kept, when a read goes on past it.
+		return readObjectRange(obj, offset, limit)
+	}
+	data, err := r.blobs.load(k, func() ([]byte, error) {
+		data, _, err := readObjectRange(obj, 0, size)
+		return data, err
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return window(data, offset, limit, shared), size, nil
 }
 
+// readableUnlocked reports whether an object's content can be read without
+// the repository's lock. Objects from packs read through a descriptor of
+// their own (or are in memory already); a large loose object's reader goes
+// through the storage's shared directory state, so it is read under the
+// lock.
+func readableUnlocked(obj plumbing.EncodedObject) bool {
+	_, loose := obj.(*dotgit.EncodedObject)
+	return !loose
+}
+
+// readBlobLocked is readBlob for callers that hold r.mu already. It reads
+// from the cache but does not fill it: these callers (exports, history)
+// read many blobs once each, and would only evict the ones being paged.
 func (r *repo) readBlobLocked(h plumbing.Hash, offset, limit int64) ([]byte, int64, error) {
+	if data, ok := r.blobs.get(blobKey{r, h}); ok {
+		return window(data, offset, limit, false), int64(len(data)), nil
+	}
 	obj, err := r.storage.EncodedObject(plumbing.BlobObject, h)
 	if err != nil {
 		return nil, 0, err
 	}
+	return readObjectRange(obj, offset, limit)
+}
+
+// window returns up to limit bytes of data from offset: a copy, since
+// callers own what a read returns and data is the cache's, unless shared.
+func window(data []byte, offset, limit int64, shared bool) []byte {
+	size := int64(len(data))
+	if offset >= size {
+		return nil
+	}
+	w := data[offset : offset+min(limit, size-offset) : offset+min(limit, size-offset)]
+	if shared {
+		return w
+	}
+	return slices.Clone(w)
+}
+
+// readObjectRange reads up to limit bytes of an object's content from
+// offset, and returns its size.
+func readObjectRange(obj plumbing.EncodedObject, offset, limit int64) ([]byte, int64, error) {
 	size := obj.Size()
 	if offset >= size {
 		return nil, size, nil

@@ -105,7 +105,8 @@ type source interface {
 	// stat describes the clean path p.
 	stat(p string) (Entry, error)
 	// read returns up to limit bytes of a file from offset, and its size.
-	read(e Entry, offset, limit int64) ([]byte, int64, error)
+	// With shared, the bytes may be shared with other readers.
+	read(e Entry, offset, limit int64, shared bool) ([]byte, int64, error)
 	// list returns the children of directory dir, in walk order (git order).
 	// Names that cannot be shown are dropped and counted in invalid.
 	list(ctx context.Context, dir Entry, sizes bool) (children []Entry, invalid int, err error)
@@ -206,6 +207,11 @@ type ReadOptions struct {
 	// held in memory). 0 means the registry's ReadBudget; values above its
 	// MaxReadBytes are lowered to it (File.Truncated then says so).
 	Limit int64
+	// Shared lets File.Data be the workspace's cached copy of the file
+	// rather than the caller's own: a caller that only reads the content
+	// (scans, pages, hashes) saves copying it, which for a page of a large
+	// file is most of the cost. Data must then not be modified.
+	Shared bool
 }
 
 // File is the result of a read.
@@ -245,7 +251,7 @@ func (s *Snapshot) ReadFile(ctx context.Context, p string, opts ReadOptions) (Fi
 	if err := ctx.Err(); err != nil {
 		return File{}, err
 	}
-	data, size, err := s.src.read(e, opts.Offset, limit)
+	data, size, err := s.src.read(e, opts.Offset, limit, opts.Shared)
 	if err != nil {
 		return File{}, err
 	}

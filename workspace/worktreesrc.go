@@ -116,7 +116,7 @@ func worktreeEntry(dir *os.Root, p string, fi fs.FileInfo) (Entry, error) {
 		"path %s is not a regular file, directory or symlink (a FIFO, socket or device)", quoteInput(p))
 }
 
-func (w *worktreeSource) read(e Entry, offset, limit int64) ([]byte, int64, error) {
+func (w *worktreeSource) read(e Entry, offset, limit int64, _ bool) ([]byte, int64, error) {
 	dir, err := w.openDir(path.Dir(e.Path))
 	if err != nil {
 		return nil, 0, err

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -115,29 +114,7 @@ func BenchmarkReadFile(b *testing.B) {
 		benchlat.Measure(b, func(i int) error { return read(readable[i%len(readable)]) })
 	})
 	b.Run("git", func(b *testing.B) {
-		cmd := exec.Command("git", "cat-file", "--batch")
-		cmd.Dir = dir
-		in, _ := cmd.StdinPipe()
-		outPipe, _ := cmd.StdoutPipe()
-		if err := cmd.Start(); err != nil {
-			b.Fatal(err)
-		}
-		defer func() { in.Close(); cmd.Wait() }()
-		out := bufio.NewReader(outPipe)
-		read := func(p string) error {
-			fmt.Fprintf(in, "HEAD:%s\n", p)
-			header, err := out.ReadString('\n')
-			if err != nil {
-				return err
-			}
-			f := strings.Fields(header)
-			if len(f) != 3 {
-				return fmt.Errorf("cat-file: %q", header)
-			}
-			size, _ := strconv.Atoi(f[2])
-			_, err = io.CopyN(io.Discard, out, int64(size)+1)
-			return err
-		}
+		read := catFile(b, dir)
 		for _, p := range paths {
 			if err := read(p); err != nil {
 				b.Fatal(err)

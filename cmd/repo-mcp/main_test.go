@@ -130,7 +130,7 @@ func TestGoSDKClient(t *testing.T) {
 				t.Errorf("initialize result: version %s, server %+v, capabilities %+v", init.ProtocolVersion, init.ServerInfo, init.Capabilities)
 			}
 			tools, err := cs.ListTools(ctx, nil)
-			if err != nil || len(tools.Tools) != 11 {
+			if err != nil || len(tools.Tools) != 12 {
 				t.Fatalf("list tools: %v, %d tools", err, len(tools.Tools))
 			}
 			for _, tool := range tools.Tools {
@@ -152,6 +152,7 @@ func TestGoSDKClient(t *testing.T) {
 				{"search_text", map[string]any{"workspace_id": "fx", "pattern": "greet", "case": "smart"}, "src/main.go:4:6:func Greet"},
 				{"history", map[string]any{"workspace_id": "fx", "path": "src"}, "commit " + head},
 				{"diff", map[string]any{"workspace_id": "fx", "commit": "HEAD", "detail": "patch"}, "+++ b/src/main.go"},
+				{"go_navigate", map[string]any{"workspace_id": "fx", "relation": "definition", "symbol": "Greet"}, "src/main.go:4:6 func example.com/fx/src.Greet"},
 			} {
 				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: call.tool, Arguments: call.args})
 				if err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/tools/gonav"
 	"github.com/repo-mcp/repo-mcp/tools/history"
 	"github.com/repo-mcp/repo-mcp/tools/patch"
 	"github.com/repo-mcp/repo-mcp/tools/patch/verify"
@@ -103,6 +104,18 @@ func registerTools(ctx context.Context, s *server.Server, reg *workspace.Registr
 	if err := text.Register(s); err != nil {
 		return nil, err
 	}
+	nav, err := gonav.New(reg, gonav.Options{
+		CacheDir: navCacheDir(c.indexCache, reg != nil, logger), Logger: logger,
+		Verify: verify.Options{Unconfined: c.verifyUnconfined, DiskBytes: c.verifyDisk, MaxProcs: c.verifyProcs, SelfHelper: true},
+	})
+	if err != nil {
+		symbols.Close()
+		text.Close()
+		return nil, err
+	}
+	if err := nav.Register(s); err != nil {
+		return nil, err
+	}
 	if c.warm && reg != nil {
 		go symbols.Warm(ctx, identity, reg.IDs(identity)...)
 		go text.Warm(ctx, identity, reg.IDs(identity)...)
@@ -110,6 +123,7 @@ func registerTools(ctx context.Context, s *server.Server, reg *workspace.Registr
 	closeAll := func() {
 		symbols.Close()
 		text.Close()
+		nav.Close()
 	}
 	if c.readOnly {
 		return closeAll, nil
@@ -166,4 +180,24 @@ func textCacheDir(flag string, logger *slog.Logger) string {
 		return filepath.Join(dir, "repo-mcp", "searchtext")
 	}
 	return filepath.Join(flag, "searchtext")
+}
+
+// navCacheDir turns the --index-cache flag into go_navigate's directory
+// for exports ("" for a temporary one): beside the other indexes.
+func navCacheDir(flag string, used bool, logger *slog.Logger) string {
+	if !used {
+		return "" // a listing of the tools touches no disk
+	}
+	switch flag {
+	case "off":
+		return ""
+	case "default":
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			logger.Warn("no user cache directory; go_navigate's exports go to a temporary directory", "error", err)
+			return ""
+		}
+		return filepath.Join(dir, "repo-mcp", "gonav")
+	}
+	return filepath.Join(flag, "gonav")
 }

@@ -3,6 +3,12 @@
 // Whatever the harness did is on disk before it acts on it, so a restart can
 // rebuild every run from its log alone.
 //
+// fsyncs are shared: appends that arrive while one fsync runs are made
+// durable together by the next (group commit), and Stage writes events
+// that nothing acts on yet, leaving them to the next Append or Sync. A
+// harness call then costs one fsync, its intent's, rather than one per
+// event.
+//
 //	log, err := eventlog.Create(filepath.Join(dir, "events.jsonl"))
 //	ev, err := log.Append(eventlog.Event{Run: id, Type: eventlog.RunCreated, Data: eventlog.Marshal(eventlog.RunData{Task: task})})
 //	...

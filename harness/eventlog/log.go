@@ -38,13 +38,34 @@ func (e Event) Decode(v any) error {
 }
 
 // Log is an open event log. Its methods are safe for concurrent use.
+//
+// Appends share fsyncs (group commit): an Append whose line was written
+// while another's fsync was running waits for that one to end and then
+// syncs, in one fsync, every line written meanwhile. Staged events are
+// written at once but made durable by the next Append or Sync. Either way
+// no call returns before its events are on disk.
 type Log struct {
 	mu     sync.Mutex
+	done   *sync.Cond // signalled when an fsync ends
 	f      *os.File
 	path   string
 	seq    int64
 	now    func() time.Time
 	closed bool
+	sync   func() error // the fsync of f; tests count it
+
+	written  int64 // the number of writes made, staged ones included
+	synced   int64 // the writes an fsync has made durable
+	durable  int64 // the seq of the last event they hold
+	syncing  bool  // an fsync is running, without mu
+	syncErr  error // the last fsync's error, for the writes it covered
+	failedAt int64 // the write count the failed fsync covered
+}
+
+func newLog(f *os.File, path string) *Log {
+	l := &Log{f: f, path: path, now: time.Now, sync: f.Sync}
+	l.done = sync.NewCond(&l.mu)
+	return l
 }
 
 // ErrClosed is returned by Append after Close.
@@ -60,7 +81,7 @@ func Create(path string) (*Log, error) {
 		f.Close()
 		return nil, err
 	}
-	return &Log{f: f, path: path, now: time.Now}, nil
+	return newLog(f, path), nil
 }
 
 // Open reads an existing log and reopens it for appending. A torn last line
@@ -74,7 +95,7 @@ func Open(path string) (*Log, []Event, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("eventlog: %w", err)
 	}
-	l := &Log{f: f, path: path, now: time.Now}
+	l := newLog(f, path)
 	if st, err := f.Stat(); err == nil && st.Size() > good {
 		if err := f.Truncate(good); err != nil {
 			f.Close()
@@ -150,10 +171,51 @@ func (l *Log) Append(ev Event) (Event, error) {
 
 // AppendAll appends several events with one write and one fsync: they
 // reach the disk together or, after a crash, the torn tail is cut from the
-// first incomplete one.
+// first incomplete one. The fsync may be shared with other appends, and it
+// also makes staged events durable.
 func (l *Log) AppendAll(evs ...Event) ([]Event, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	out, err := l.writeLocked(evs)
+	if err != nil {
+		return nil, err
+	}
+	if err := l.syncLocked(l.written); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Stage appends events without waiting for them to be durable: they are
+// written to the file at once, so a crash of this process loses nothing,
+// and the next Append or Sync puts them on disk with its own. A caller
+// must not act on a staged event, or report it, before that.
+func (l *Log) Stage(evs ...Event) ([]Event, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.writeLocked(evs)
+}
+
+// Sync makes every event appended or staged so far durable.
+func (l *Log) Sync() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return ErrClosed
+	}
+	return l.syncLocked(l.written)
+}
+
+// Durable returns the seq of the last event known to be on disk: every
+// event up to it has been fsynced.
+func (l *Log) Durable() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.durable
+}
+
+// writeLocked numbers, stamps and writes evs as one write.
+func (l *Log) writeLocked(evs []Event) ([]Event, error) {
 	if l.closed {
 		return nil, ErrClosed
 	}
@@ -176,11 +238,41 @@ func (l *Log) AppendAll(evs ...Event) ([]Event, error) {
 	if _, err := l.f.Write(buf); err != nil {
 		return nil, fmt.Errorf("eventlog: %w", err)
 	}
-	if err := l.f.Sync(); err != nil {
-		return nil, fmt.Errorf("eventlog: %w", err)
-	}
 	l.seq += int64(len(evs))
+	l.written++
 	return out, nil
+}
+
+// syncLocked returns once the first n writes are durable. One caller at a
+// time runs the fsync, with mu released so that others can write; those
+// that wrote meanwhile wait for it to end, and the first of them to wake
+// syncs for all of them.
+func (l *Log) syncLocked(n int64) error {
+	for l.synced < n {
+		if l.syncing {
+			l.done.Wait()
+			continue
+		}
+		if l.syncErr != nil && l.failedAt >= n {
+			return l.syncErr
+		}
+		l.syncing = true
+		target, seq := l.written, l.seq
+		l.mu.Unlock()
+		err := l.sync()
+		l.mu.Lock()
+		l.syncing = false
+		if err != nil {
+			// The writes it covered may or may not be on disk: their
+			// callers fail, and later syncs try again.
+			l.syncErr, l.failedAt = fmt.Errorf("eventlog: %w", err), target
+			l.done.Broadcast()
+			return l.syncErr
+		}
+		l.synced, l.durable = target, seq
+		l.done.Broadcast()
+	}
+	return nil
 }
 
 // Path is the file the log is written to.
@@ -192,6 +284,9 @@ func (l *Log) Close() error {
 	defer l.mu.Unlock()
 	if l.closed {
 		return nil
+	}
+	for l.syncing {
+		l.done.Wait() // the file stays open until the fsync in flight ends
 	}
 	l.closed = true
 	return l.f.Close()

@@ -1,11 +1,14 @@
 package eventlog
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func TestAppendRead(t *testing.T) {
@@ -79,5 +82,105 @@ func TestOpenRepairsTornTail(t *testing.T) {
 	os.WriteFile(path, []byte(lines[0]+"garbage\n"+lines[1]), 0o600)
 	if _, err := Read(path); err == nil {
 		t.Error("a corrupt line in the middle was accepted")
+	}
+}
+
+// countSyncs makes l's fsyncs slow and counted.
+func countSyncs(l *Log, fail error) *atomic.Int32 {
+	var n atomic.Int32
+	real := l.sync
+	l.sync = func() error {
+		n.Add(1)
+		time.Sleep(5 * time.Millisecond) // a slow disk: appends pile up behind it
+		if fail != nil {
+			return fail
+		}
+		return real()
+	}
+	return &n
+}
+
+// TestGroupCommit checks that concurrent appends share fsyncs, and that
+// each returns only once an fsync that began after its write has ended.
+func TestGroupCommit(t *testing.T) {
+	l, err := Create(filepath.Join(t.TempDir(), "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	syncs := countSyncs(l, nil)
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Go(func() {
+			ev, err := l.Append(Event{Run: "r", Type: Answer})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			if l.synced < ev.Seq { // one write per event here
+				t.Errorf("event %d returned before it was synced (%d writes synced)", ev.Seq, l.synced)
+			}
+		})
+	}
+	wg.Wait()
+	if n := syncs.Load(); n < 1 || n >= 20 {
+		t.Errorf("%d fsyncs for 20 concurrent appends; want fewer, shared", n)
+	}
+}
+
+func TestStage(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	l, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	syncs := countSyncs(l, nil)
+	steps := []struct {
+		name      string
+		do        func() error
+		wantSyncs int32
+		wantRead  int
+	}{
+		{"stage two", func() error {
+			_, err := l.Stage(Event{Run: "r", Type: ModelReply}, Event{Run: "r", Type: CallState})
+			return err
+		}, 0, 2},
+		{"append syncs them with its own", func() error { _, err := l.Append(Event{Run: "r", Type: CallState}); return err }, 1, 3},
+		{"sync with nothing new", l.Sync, 1, 3},
+		{"stage one", func() error { _, err := l.Stage(Event{Run: "r", Type: ToolResult}); return err }, 1, 4},
+		{"sync", l.Sync, 2, 4},
+	}
+	for _, s := range steps {
+		if err := s.do(); err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		events, err := Read(path) // staged events are in the file already
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := syncs.Load(); n != s.wantSyncs || len(events) != s.wantRead {
+			t.Errorf("%s: %d fsyncs, %d events in the file; want %d, %d", s.name, n, len(events), s.wantSyncs, s.wantRead)
+		}
+	}
+}
+
+func TestSyncFailure(t *testing.T) {
+	l, err := Create(filepath.Join(t.TempDir(), "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	countSyncs(l, errors.New("disk gone"))
+	if _, err := l.Stage(Event{Run: "r", Type: ModelReply}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Append(Event{Run: "r", Type: CallState}); err == nil || !strings.Contains(err.Error(), "disk gone") {
+		t.Errorf("Append with a failing fsync: %v", err)
+	}
+	if err := l.Sync(); err == nil {
+		t.Error("Sync after a failed fsync succeeded")
 	}
 }

@@ -14,7 +14,7 @@ import (
 )
 
 // Measure runs op for each iteration of b.Loop, timing each call, and
-// reports calls per second and the median latency. An error fails the
+// reports calls per second, the median latency and the 99th percentile. An error fails the
 // benchmark.
 func Measure(b *testing.B, op func(i int) error) {
 	b.Helper()
@@ -31,8 +31,9 @@ func Measure(b *testing.B, op func(i int) error) {
 	Report(b, lat)
 }
 
-// Report reports the calls per second that the latencies add up to, and
-// their median, for benchmarks that time their operations themselves.
+// Report reports the calls per second that the latencies add up to, their
+// median and their 99th percentile, for benchmarks that time their
+// operations themselves.
 func Report(b *testing.B, lat []time.Duration) {
 	if len(lat) == 0 {
 		return
@@ -45,4 +46,5 @@ func Report(b *testing.B, lat []time.Duration) {
 	slices.Sort(sorted)
 	b.ReportMetric(float64(len(sorted))/total.Seconds(), "calls/s")
 	b.ReportMetric(float64(sorted[len(sorted)/2].Nanoseconds())/1e3, "p50-µs")
+	b.ReportMetric(float64(sorted[len(sorted)*99/100].Nanoseconds())/1e3, "p99-µs")
 }

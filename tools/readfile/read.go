@@ -132,8 +132,10 @@ func readFile(ctx context.Context, reg *workspace.Registry, req *server.Request,
 		return readBytes(ctx, snap, in.Path, in.Offset, budget)
 	}
 	// Lines are found by reading the file from its start, up to the
-	// registry's largest read.
-	f, err := snap.ReadFile(ctx, in.Path, workspace.ReadOptions{Limit: reg.Options().MaxReadBytes})
+	// registry's largest read. The content is only scanned and the page
+	// copied out of it, so it is the workspace's cached copy: paging
+	// through a large file then costs each page, not the file each time.
+	f, err := snap.ReadFile(ctx, in.Path, workspace.ReadOptions{Limit: reg.Options().MaxReadBytes, Shared: true})
 	if err != nil {
 		return ReadFileOut{}, err
 	}
@@ -232,7 +234,7 @@ func selectLines(out ReadFileOut, f workspace.File, start, end int, budget int64
 
 // readBytes returns a file's bytes from offset, base64-encoded.
 func readBytes(ctx context.Context, snap *workspace.Snapshot, path string, offset, budget int64) (ReadFileOut, error) {
-	f, err := snap.ReadFile(ctx, path, workspace.ReadOptions{Offset: offset, Limit: budget * 3 / 4})
+	f, err := snap.ReadFile(ctx, path, workspace.ReadOptions{Offset: offset, Limit: budget * 3 / 4, Shared: true})
 	if err != nil {
 		return ReadFileOut{}, err
 	}

@@ -14,7 +14,7 @@ import (
 // execBare runs a check without a sandbox, as the server's user on the
 // export itself, when the operator allowed every property it lacks; why
 // says why no sandbox could be had.
-func (c *Checker) execBare(ctx context.Context, rc *runContext, argv []string, out io.Writer, why string) execResult {
+func (c *Checker) execBare(ctx context.Context, rc *runContext, run command, out io.Writer, why string) execResult {
 	var probe probeReport
 	for _, p := range Properties {
 		probe.fail(p, "no sandbox: %s", why)
@@ -34,8 +34,11 @@ func (c *Checker) execBare(ctx context.Context, rc *runContext, argv []string, o
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd := exec.CommandContext(ctx, run.argv[0], run.argv[1:]...)
 	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = rc.dir, c.goEnv(c.goRoot, c.opts.ModCache, work), out, out
+	if run.stdout != nil {
+		cmd.Stdout = run.stdout
+	}
 	bareProcAttr(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	err = cmd.Run()

@@ -26,6 +26,8 @@ type helperSpec struct {
 	// Src is the export, read-only; Work is the check's writable tmpfs:
 	// the helper copies Src to Work/src and runs the check there.
 	Src, Work string
+	// InPlace runs the check in Src itself, without the copy.
+	InPlace bool
 	// Require lists the properties without which the check must not run.
 	Require []Property
 	// ServerUID and ServerNS (namespace name -> inode) are the server's,

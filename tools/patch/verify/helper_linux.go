@@ -59,9 +59,13 @@ func runInit(spec *helperSpec) int {
 			r.fail(UID, "%v", err)
 		}
 	}
-	if err := copyTree(spec.Src, filepath.Join(spec.Work, "src")); err != nil {
-		fmt.Fprintln(os.Stderr, "verify helper: copying the export:", err)
-		return 126
+	dir := spec.Src
+	if !spec.InPlace {
+		dir = filepath.Join(spec.Work, "src")
+		if err := copyTree(spec.Src, dir); err != nil {
+			fmt.Fprintln(os.Stderr, "verify helper: copying the export:", err)
+			return 126
+		}
 	}
 	for _, d := range []string{"home", "tmp", "gocache"} {
 		if err := os.MkdirAll(filepath.Join(spec.Work, d), 0o700); err != nil {
@@ -75,7 +79,7 @@ func runInit(spec *helperSpec) int {
 	if err != nil || len(r.missing(allBut(spec.Require))) > 0 {
 		return 125 // the server reads the report and says why
 	}
-	if err := os.Chdir(filepath.Join(spec.Work, "src")); err != nil {
+	if err := os.Chdir(dir); err != nil {
 		fmt.Fprintln(os.Stderr, "verify helper:", err)
 		return 126
 	}

@@ -103,11 +103,11 @@ func (b *binds) close() {
 // outcome and what its probe found.
 func (c *Checker) exec(ctx context.Context, rc *runContext, cmd command, out io.Writer) execResult {
 	if c.sb.err != nil {
-		return c.execBare(ctx, rc, cmd.argv, out, c.sb.err.Error())
+		return c.execBare(ctx, rc, cmd, out, c.sb.err.Error())
 	}
 	res := c.execSandboxed(ctx, rc, cmd, out)
 	if res.sandboxErr != nil {
-		return c.execBare(ctx, rc, cmd.argv, out, res.sandboxErr.Error())
+		return c.execBare(ctx, rc, cmd, out, res.sandboxErr.Error())
 	}
 	return res
 }
@@ -147,6 +147,9 @@ func (c *Checker) execSandboxed(ctx context.Context, rc *runContext, run command
 	cmd := exec.CommandContext(ctx, c.sb.bwrap)
 	cmd.Args, cmd.Dir, cmd.Env = args, "/", []string{}
 	cmd.Stdout, cmd.Stderr, cmd.ExtraFiles = out, io.MultiWriter(out, &limitedBuffer{buf: &stderr, max: 4 << 10}), b.files
+	if run.stdout != nil {
+		cmd.Stdout = run.stdout
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	// Killing bubblewrap kills the namespace's init (--die-with-parent),
 	// and with it every process of the check, whatever session or group
@@ -197,7 +200,7 @@ func (c *Checker) helperSpec(rc *runContext, cmd command, uid int, b *binds) (*h
 		cache.Shared, cache.Write = sbCache, !cmd.runsCode
 	}
 	spec := &helperSpec{
-		Src: sbExport, Work: sbWork,
+		Src: sbExport, Work: sbWork, InPlace: cmd.inPlace,
 		Require:   rc.required,
 		ServerUID: os.Getuid(),
 		UID:       uid, GID: c.opts.GID,

@@ -13,7 +13,7 @@ type sandboxSetup struct{}
 func (c *Checker) setupSandbox() {}
 
 func (c *Checker) exec(ctx context.Context, rc *runContext, cmd command, out io.Writer) execResult {
-	return c.execBare(ctx, rc, cmd.argv, out, "this platform has none (bubblewrap needs Linux)")
+	return c.execBare(ctx, rc, cmd, out, "this platform has none (bubblewrap needs Linux)")
 }
 
 // RunHelper does nothing on this platform: checks run unsandboxed there,

@@ -248,7 +248,12 @@ func (c *Checker) CheckSpec(s Spec) error {
 	if !c.allowed[s.Name] {
 		return fmt.Errorf("check %q is not in the operator's allowlist (%s)", s.Name, c.Allowed())
 	}
-	for _, p := range s.Packages {
+	return c.checkPatterns(s.Packages)
+}
+
+// checkPatterns validates package patterns against the grammar.
+func (c *Checker) checkPatterns(pkgs []string) error {
+	for _, p := range pkgs {
 		if !packagePattern.MatchString(p) || strings.Contains(p, "/../") || strings.HasPrefix(p, "./../") {
 			return fmt.Errorf("package pattern %q: want a relative package path (./..., ./cmd/x, ./internal/...)", p)
 		}
@@ -390,6 +395,12 @@ type command struct {
 	// sandboxArgs are the arguments inside the sandbox, which differ
 	// from argv's where they name the helper.
 	inSandbox []string
+	// inPlace runs the command in the read-only export itself rather than
+	// in a copy: for a command that writes nothing there (go list).
+	inPlace bool
+	// stdout, when set, receives the command's standard output, and the
+	// output writer its standard error only.
+	stdout io.Writer
 }
 
 // sandboxArgs returns the go command's arguments inside the sandbox.

@@ -81,6 +81,15 @@ func (x *Index) groupNames() {
 		count[id]++
 	}
 	// The index's names, in id order; count becomes id -> local number.
+	// Counted first: appending to a slice of hundreds of thousands of
+	// names copies it at every doubling.
+	distinct := 0
+	for _, n := range count {
+		if n > 0 {
+			distinct++
+		}
+	}
+	x.names = make([]nameInfo, 0, distinct)
 	var next int32
 	for id, n := range count {
 		if n == 0 {

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# bench/readlarge.sh [COUNT]: read_file over stdio on files of 10 MB, 100 KB
+# and 1 KB (Go source, committed and packed into a repository the benchmark
+# makes), side by side with one git cat-file --batch reading the same blob:
+#   the 10 MB file paged in full, 1 MiB pages   vs cat-file once  (target: within 2x)
+#   the 100 KB and the 1 KB file, one page      vs cat-file       (target: within 2.5x)
+#   1 KB reads while another caller pages the 10 MB file, against the same
+#   reads alone                                                  (target: p99 within 1.5x)
+set -euo pipefail
+dir=$(dirname "$0")
+n=${1:-6}
+BENCHFLAGS="-benchtime=10x" "$dir/ratio.sh" ./cmd/repo-mcp/ BenchmarkReadPaged10MB "$n" git
+BENCHFLAGS="-benchtime=200x" "$dir/ratio.sh" ./cmd/repo-mcp/ BenchmarkRead100KB "$n" git
+BENCHFLAGS="-benchtime=300x" "$dir/ratio.sh" ./cmd/repo-mcp/ BenchmarkRead1KB "$n" git
+BENCHFLAGS="-benchtime=300x" "$dir/ratio.sh" ./cmd/repo-mcp/ BenchmarkReadContended "$n" alone

@@ -1,0 +1,196 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/repo-mcp/repo-mcp/client"
+	"github.com/repo-mcp/repo-mcp/internal/benchlat"
+	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
+)
+
+// The benchmarks of this file read files of three sizes from a repository
+// made for them (Go source from GOROOT, concatenated to 10 MB, and its
+// first 100 KB and 1 KB, committed and packed), side by side with one
+// long-running git cat-file --batch reading the same blob. bench/readlarge.sh
+// prints the ratios.
+
+var sizedRepo struct {
+	once sync.Once
+	dir  string
+}
+
+// sizedFiles are the paths of the sized corpus and their sizes.
+var sizedFiles = map[string]int{"big.go": 10 << 20, "mid.go": 100 << 10, "small.go": 1 << 10}
+
+func sizedCorpus(b *testing.B) string {
+	sizedRepo.once.Do(func() {
+		var src strings.Builder
+		files, err := filepath.Glob(filepath.Join(runtimeGOROOT(b), "src", "net", "http", "*.go"))
+		if err != nil || len(files) == 0 {
+			b.Fatalf("no Go source to build the corpus from: %v", err)
+		}
+		for i := 0; src.Len() < sizedFiles["big.go"]; i++ {
+			data, err := os.ReadFile(files[i%len(files)])
+			if err != nil {
+				b.Fatal(err)
+			}
+			src.Write(data)
+		}
+		all := src.String()
+		repo := gitfixture.New(b)
+		content := map[string]gitfixture.File{}
+		for path, size := range sizedFiles {
+			cut := strings.LastIndexByte(all[:size], '\n') + 1
+			content[path] = gitfixture.Text(all[:cut])
+		}
+		repo.Commit(b, "sized files", content)
+		gitfixture.Git(b, repo.Dir, "gc", "-q")
+		sizedRepo.dir = repo.Dir
+	})
+	return sizedRepo.dir
+}
+
+func runtimeGOROOT(b *testing.B) string {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Fatalf("go env GOROOT: %v", err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// readPages reads path in full through read_file's text pages of 1 MiB,
+// each continuing at the last one's next_start_line, and returns the
+// number of bytes read.
+func readPages(c *client.Conn, path string) (int, error) {
+	args := map[string]any{"workspace_id": "go", "path": path, "max_bytes": 1 << 20}
+	total := 0
+	for {
+		res, err := c.Call(context.Background(), "read_file", args)
+		if err == nil && res.IsError {
+			err = fmt.Errorf("%s", res.Text())
+		}
+		if err != nil {
+			return total, err
+		}
+		var out struct {
+			Bytes         int `json:"bytes"`
+			NextStartLine int `json:"next_start_line"`
+		}
+		if err := json.Unmarshal(res.StructuredContent, &out); err != nil {
+			return total, err
+		}
+		total += out.Bytes
+		if out.NextStartLine == 0 {
+			return total, nil
+		}
+		args["start_line"] = out.NextStartLine
+	}
+}
+
+// catFile returns a function that reads one blob through a long-running
+// git cat-file --batch, as BenchmarkReadFile's git variant does.
+func catFile(b *testing.B, dir string) func(path string) error {
+	cmd := exec.Command("git", "cat-file", "--batch")
+	cmd.Dir = dir
+	in, _ := cmd.StdinPipe()
+	outPipe, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { in.Close(); cmd.Wait() })
+	out := bufio.NewReaderSize(outPipe, 1<<20)
+	return func(p string) error {
+		fmt.Fprintf(in, "HEAD:%s\n", p)
+		header, err := out.ReadString('\n')
+		if err != nil {
+			return err
+		}
+		f := strings.Fields(header)
+		if len(f) != 3 {
+			return fmt.Errorf("cat-file: %q", header)
+		}
+		size, _ := strconv.Atoi(f[2])
+		_, err = io.CopyN(io.Discard, out, int64(size)+1)
+		return err
+	}
+}
+
+// benchmarkSized reads one file per op, paged in full through read_file
+// ("ours", through client/) or once through git cat-file ("git").
+func benchmarkSized(b *testing.B, path string) {
+	dir := sizedCorpus(b)
+	b.Run("ours", func(b *testing.B) {
+		c := startServer(b, dir)
+		if _, err := readPages(c, path); err != nil { // warm-up
+			b.Fatal(err)
+		}
+		benchlat.Measure(b, func(int) error {
+			n, err := readPages(c, path)
+			if err == nil && n < sizedFiles[path]-1<<10 {
+				err = fmt.Errorf("read %d bytes of %s", n, path)
+			}
+			return err
+		})
+	})
+	b.Run("git", func(b *testing.B) {
+		read := catFile(b, dir)
+		if err := read(path); err != nil {
+			b.Fatal(err)
+		}
+		benchlat.Measure(b, func(int) error { return read(path) })
+	})
+}
+
+// BenchmarkReadPaged10MB: a 10 MB file read in full, in 1 MiB pages.
+func BenchmarkReadPaged10MB(b *testing.B) { benchmarkSized(b, "big.go") }
+
+// BenchmarkRead100KB: a 100 KB file, in one page.
+func BenchmarkRead100KB(b *testing.B) { benchmarkSized(b, "mid.go") }
+
+// BenchmarkRead1KB: a 1 KB file, in one page.
+func BenchmarkRead1KB(b *testing.B) { benchmarkSized(b, "small.go") }
+
+// BenchmarkReadContended: 1 KB reads by one caller, alone ("alone") or
+// while another caller of the same server pages through the 10 MB file
+// without pause ("paging"). The p99 ratio shows whether the paging holds
+// up the other caller.
+func BenchmarkReadContended(b *testing.B) {
+	dir := sizedCorpus(b)
+	for _, paging := range []bool{false, true} {
+		name := map[bool]string{false: "alone", true: "paging"}[paging]
+		b.Run(name, func(b *testing.B) {
+			c := startServer(b, dir)
+			if _, err := readPages(c, "big.go"); err != nil { // warm-up
+				b.Fatal(err)
+			}
+			ctx, stop := context.WithCancel(context.Background())
+			var wg sync.WaitGroup
+			if paging {
+				wg.Go(func() {
+					for ctx.Err() == nil {
+						readPages(c, "big.go")
+					}
+				})
+				time.Sleep(10 * time.Millisecond) // let the pager start
+			}
+			benchlat.Measure(b, func(int) error {
+				_, err := readPages(c, "small.go")
+				return err
+			})
+			stop()
+			wg.Wait()
+		})
+	}
+}

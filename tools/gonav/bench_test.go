@@ -1,0 +1,69 @@
+package gonav
+
+import (
+	"os"
+	"slices"
+	"testing"
+	"time"
+)
+
+// The benchmarks read the repository GONAV_BENCH_CORPUS names: go-git
+// with a second commit that changes 20 files, as bench/gonav.sh builds
+// it. Each is meant for one op in a new process (-test.benchtime 1x), so
+// that the process's wall time and peak RSS are those of the op.
+
+func benchCorpus(b *testing.B) string {
+	dir := os.Getenv("GONAV_BENCH_CORPUS")
+	if dir == "" {
+		b.Skip("set GONAV_BENCH_CORPUS (bench/gonav.sh builds it)")
+	}
+	return dir
+}
+
+// BenchmarkFirstReferences is a process's first answer: export, go list
+// in the sandbox, type-checking, then the references of plumbing.NewHash.
+func BenchmarkFirstReferences(b *testing.B) {
+	dir := benchCorpus(b)
+	for b.Loop() {
+		c, _ := serve(b, dir, testOptions(b))
+		out := navigate(b, c, map[string]any{"relation": References, "symbol": "plumbing.NewHash", "revision": "HEAD~1"})
+		if out.Total == 0 {
+			b.Fatal("no references")
+		}
+	}
+}
+
+// BenchmarkWarmQueries answers the 30 queries of the gopls comparison on
+// a loaded revision, and reports their median and slowest latencies.
+func BenchmarkWarmQueries(b *testing.B) {
+	dir := benchCorpus(b)
+	c, _ := serve(b, dir, testOptions(b))
+	navigate(b, c, map[string]any{"relation": Definition, "symbol": "plumbing.NewHash", "revision": "HEAD~1"})
+	var took []time.Duration
+	for b.Loop() {
+		for _, q := range goplsQueries {
+			start := time.Now()
+			navigate(b, c, map[string]any{"relation": q.relation, "symbol": q.symbol, "revision": "HEAD~1"})
+			took = append(took, time.Since(start))
+		}
+	}
+	slices.Sort(took)
+	b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(took[len(took)-1].Microseconds())/1000, "max-ms")
+}
+
+// BenchmarkSecondRevision loads HEAD~1, then HEAD, which changes 20
+// files, and reports the second load's time as a share of the first's.
+func BenchmarkSecondRevision(b *testing.B) {
+	dir := benchCorpus(b)
+	for b.Loop() {
+		c, _ := serve(b, dir, testOptions(b))
+		first := navigate(b, c, map[string]any{"relation": Definition, "symbol": "plumbing.NewHash", "revision": "HEAD~1"})
+		second := navigate(b, c, map[string]any{"relation": Definition, "symbol": "plumbing.NewHash", "revision": "HEAD"})
+		b.ReportMetric(float64(first.Precision.Load.DurationMS), "first-ms")
+		b.ReportMetric(float64(second.Precision.Load.DurationMS), "second-ms")
+		b.ReportMetric(float64(second.Precision.Load.DurationMS)/float64(first.Precision.Load.DurationMS)*100, "second-%")
+		b.ReportMetric(float64(second.Precision.Load.Checked), "second-checked")
+		b.ReportMetric(float64(second.Precision.Load.Packages), "packages")
+	}
+}

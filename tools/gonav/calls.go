@@ -1,0 +1,218 @@
+package gonav
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+
+	"golang.org/x/tools/go/types/typeutil"
+)
+
+// callGraphNote is what Precision.CallGraph says.
+const callGraphNote = "static call graph by class hierarchy analysis (CHA) over the type-checked repository packages: " +
+	"a call of an interface method stands for a call of that method of every loaded type that implements the interface " +
+	"(kind dynamic_call); calls through function values, reflection and calls inside dependencies are not followed; " +
+	"calls in function literals count as calls of the function declaring them"
+
+// callSite is one call in a repository function's body.
+type callSite struct {
+	unit    *unit
+	pos     token.Pos
+	caller  types.Object // the declared function around the call; nil at package level
+	callee  types.Object // a function, or an interface method
+	dynamic bool         // callee is an interface method
+}
+
+// callIndex holds every call of the repository's packages, by callee and
+// by caller.
+type callIndex struct {
+	byCallee map[string][]callSite
+	byCaller map[string][]callSite
+}
+
+// callGraph builds the index once per program.
+func (p *program) callGraph() *callIndex {
+	p.callsOnce.Do(func() {
+		ix := &callIndex{byCallee: map[string][]callSite{}, byCaller: map[string][]callSite{}}
+		seen := map[token.Pos]bool{} // a file checked twice (p, p [p.test]) counts once
+		for _, u := range p.local {
+			if u.info == nil {
+				continue
+			}
+			for _, f := range u.files {
+				p.indexCalls(ix, u, f, seen)
+			}
+		}
+		p.calls = ix
+	})
+	return p.calls
+}
+
+func (p *program) indexCalls(ix *callIndex, u *unit, f *ast.File, seen map[token.Pos]bool) {
+	var caller types.Object
+	var callerEnd token.Pos
+	ast.Inspect(f, func(n ast.Node) bool {
+		if fd, ok := n.(*ast.FuncDecl); ok {
+			caller, callerEnd = u.info.Defs[fd.Name], fd.End()
+		}
+		call, ok := n.(*ast.CallExpr)
+		if !ok || seen[call.Lparen] {
+			return true
+		}
+		fn, ok := typeutil.Callee(u.info, call).(*types.Func)
+		if !ok {
+			return true
+		}
+		seen[call.Lparen] = true
+		site := callSite{unit: u, pos: calleePos(call), callee: fn}
+		if caller != nil && call.Pos() < callerEnd {
+			site.caller = caller
+		}
+		if recv := fn.Signature().Recv(); recv != nil && types.IsInterface(recv.Type()) {
+			site.dynamic = true
+		}
+		ix.byCallee[p.key(fn)] = append(ix.byCallee[p.key(fn)], site)
+		if site.caller != nil {
+			ix.byCaller[p.key(site.caller)] = append(ix.byCaller[p.key(site.caller)], site)
+		}
+		return true
+	})
+}
+
+// callers answers the calls of the target, and of its callers to depth.
+func (p *program) callers(t *target, depth int) []Location {
+	ix := p.callGraph()
+	var out []Location
+	level := []types.Object{t.obj}
+	done := map[string]bool{p.key(t.obj): true}
+	for d := 1; d <= depth && len(level) > 0; d++ {
+		var next []types.Object
+		for _, fn := range level {
+			for _, key := range p.calleeKeys(fn) {
+				for _, s := range ix.byCallee[key] {
+					loc := p.location(s.pos, callKind(s), s.unit.path)
+					loc.Depth, loc.Via = d, qualified(fn)
+					if s.caller != nil {
+						loc.Name, loc.Enclosing = qualified(s.caller), qualified(s.caller)
+						if !done[p.key(s.caller)] {
+							done[p.key(s.caller)] = true
+							next = append(next, s.caller)
+						}
+					}
+					out = append(out, loc)
+				}
+			}
+		}
+		level = next
+	}
+	return out
+}
+
+// calleeKeys are the callees whose calls may call fn: fn itself and,
+// for a method, the methods of the interfaces its type implements.
+func (p *program) calleeKeys(fn types.Object) []string {
+	keys := []string{p.key(fn)}
+	f, ok := fn.(*types.Func)
+	if !ok || f.Signature().Recv() == nil || types.IsInterface(f.Signature().Recv().Type()) {
+		return keys
+	}
+	tn, _ := typeOf(fn)
+	if tn == nil {
+		return keys
+	}
+	for _, iface := range p.implementers(&target{obj: tn, unit: p.unitOf(tn)}) {
+		if m, _, _ := types.LookupFieldOrMethod(iface.Type(), false, iface.Pkg(), f.Name()); m != nil {
+			keys = append(keys, p.key(m))
+		}
+	}
+	return keys
+}
+
+// callees answers the functions the target calls, and those they call to
+// depth.
+func (p *program) callees(t *target, depth int) []Location {
+	ix := p.callGraph()
+	var out []Location
+	level := []types.Object{t.obj}
+	done := map[string]bool{p.key(t.obj): true}
+	for d := 1; d <= depth && len(level) > 0; d++ {
+		var next []types.Object
+		for _, fn := range level {
+			listed := map[string]bool{}
+			for _, s := range ix.byCaller[p.key(fn)] {
+				targets := []types.Object{s.callee}
+				if s.dynamic {
+					targets = concrete(p.implementers(&target{obj: s.callee, unit: s.unit}))
+				}
+				for _, c := range targets {
+					k := p.key(c)
+					if listed[k] {
+						continue
+					}
+					listed[k] = true
+					loc := p.location(c.Pos(), callKind(s), pkgPath(c))
+					site := p.fset.Position(s.pos)
+					loc.Name, loc.Enclosing, loc.Depth = qualified(c), qualified(fn), d
+					loc.Via = fmt.Sprintf("%s:%d:%d", site.Filename, site.Line, site.Column)
+					out = append(out, loc)
+					if !done[k] {
+						done[k] = true
+						next = append(next, c)
+					}
+				}
+			}
+		}
+		level = next
+	}
+	return out
+}
+
+func callKind(s callSite) string {
+	if s.dynamic {
+		return "dynamic_call"
+	}
+	return "call"
+}
+
+// unitOf returns a unit declaring obj's package, preferring a test
+// variant, or nil.
+func (p *program) unitOf(obj types.Object) *unit {
+	if obj.Pkg() == nil {
+		return nil
+	}
+	for _, u := range p.packagesNamed(obj.Pkg().Path()) {
+		if u.path == obj.Pkg().Path() {
+			return u
+		}
+	}
+	return nil
+}
+
+// concrete keeps the methods of types that are not interfaces: what an
+// interface call may reach at run time.
+func concrete(objs []types.Object) []types.Object {
+	var out []types.Object
+	for _, o := range objs {
+		if f, ok := o.(*types.Func); ok && !types.IsInterface(f.Signature().Recv().Type()) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// calleePos is where a call names its callee, as gopls reports calls: the
+// method's or function's name.
+func calleePos(call *ast.CallExpr) token.Pos {
+	fun := ast.Unparen(call.Fun)
+	switch f := fun.(type) {
+	case *ast.IndexExpr:
+		fun = f.X
+	case *ast.IndexListExpr:
+		fun = f.X
+	}
+	if sel, ok := fun.(*ast.SelectorExpr); ok {
+		return sel.Sel.Pos()
+	}
+	return fun.Pos()
+}

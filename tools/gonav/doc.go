@@ -1,0 +1,44 @@
+// Package gonav answers go_navigate: type-checked navigation of a
+// repository's Go code at any committed revision. Definition, references
+// (with their enclosing functions), implementations, callers and callees
+// (a static call graph by class hierarchy analysis), and a package's
+// exported API.
+//
+//	sv, err := gonav.New(reg, gonav.Options{CacheDir: dir, Verify: verify.Options{SelfHelper: true}})
+//	err = sv.Register(s)
+//
+// # How a revision is loaded
+//
+// The revision is exported (workspace's Snapshot.Export, the tree
+// verify_patch checks, kept on disk by its ExportKey), then go list
+// -deps -test runs on it inside verify's sandbox (Checker.GoList: another
+// uid, no network, GOPROXY=off, GOFLAGS=-mod=readonly, GOTOOLCHAIN=local,
+// CGO_ENABLED=0, the module cache read-only). go list is the only process;
+// it reads the tree and executes nothing of the repository. The packages
+// it reports, test variants included, are parsed and type-checked in
+// this process with go/types (type-checking is not executing):
+// dependencies for their declarations only, the repository's packages
+// with function bodies and full type information.
+//
+// # Caching
+//
+// A type-checked package is keyed by its files' contents and its
+// dependencies' keys, and shared by the programs of every revision that
+// has the same key: a second revision checks again only the packages
+// that changed and those that depend on them. Loaded programs are kept
+// for the last few revisions; concurrent first calls on one revision load
+// it once (singleflight), reporting progress to the call that started it.
+//
+// # Precision
+//
+// Every result says whether it is typed. A package that does not
+// type-check (a type error, a dependency missing from the module cache,
+// an oversized file) still answers: identifiers go/types could not
+// resolve are matched by name and marked syntactic_reference, and the
+// result lists the failed packages with their first errors. When go list
+// cannot run at all (a replace directive outside the export, no go
+// command), each directory is checked alone and the result says
+// syntactic.
+package gonav
+
+//go:generate go run github.com/repo-mcp/repo-mcp/server/cmd/gencomments

@@ -1,0 +1,137 @@
+package gonav
+
+import (
+	"go/types"
+)
+
+// implementations answers, for an interface, the named types that
+// implement it (T or *T) and the interfaces that embed its methods; for
+// a concrete type, the interfaces it implements; for a method of either,
+// the corresponding methods. Candidates come from every package loaded,
+// dependencies included. Interfaces with no methods (any) are left out:
+// everything implements them.
+func (p *program) implementations(t *target) []Location {
+	var out []Location
+	for _, obj := range p.implementers(t) {
+		loc := p.location(obj.Pos(), kindOf(obj), pkgPath(obj))
+		loc.Name = qualified(obj)
+		out = append(out, loc)
+	}
+	return out
+}
+
+// implementers returns the objects implementations answers with:
+// candidates from the repository's packages, and from the dependencies
+// the target's package imports, directly or not.
+func (p *program) implementers(t *target) []types.Object {
+	tn, method := typeOf(t.obj)
+	if tn == nil {
+		return nil
+	}
+	iface, isIface := tn.Type().Underlying().(*types.Interface)
+	if isIface && iface.NumMethods() == 0 {
+		return nil
+	}
+	seen := map[string]bool{p.key(tn): true}
+	var out []types.Object
+	seenFrom := t.unit.imports()
+	for _, u := range p.units {
+		// Dependencies count only where the target's package sees them,
+		// as gopls counts them: an interface of a package it does not
+		// import is no contract it was written for.
+		if u.types == nil || (!u.local && seenFrom[u.path] == nil) {
+			continue
+		}
+		scope := u.types.Scope()
+		for _, name := range scope.Names() {
+			cand, ok := scope.Lookup(name).(*types.TypeName)
+			if !ok || cand.IsAlias() || seen[p.key(cand)] {
+				continue
+			}
+			if _, generic := cand.Type().(*types.Named); !generic {
+				continue
+			}
+			if cand.Type().(*types.Named).TypeParams().Len() > 0 {
+				continue
+			}
+			candIface, candIsIface := cand.Type().Underlying().(*types.Interface)
+			var ok2 bool
+			switch {
+			case isIface && candIsIface:
+				ok2 = candIface.NumMethods() > iface.NumMethods() && implements(u, cand, tn, t.unit)
+			case isIface:
+				ok2 = implements(u, cand, tn, t.unit)
+			case candIsIface:
+				ok2 = candIface.NumMethods() > 0 && implements(t.unit, tn, cand, u)
+			}
+			if !ok2 {
+				continue
+			}
+			seen[p.key(cand)] = true
+			obj := types.Object(cand)
+			if method != "" {
+				m, _, _ := types.LookupFieldOrMethod(cand.Type(), true, cand.Pkg(), method)
+				if m == nil || p.key(m) == p.key(t.obj) {
+					continue // an interface embedding the target's
+				}
+				obj = m
+			}
+			out = append(out, obj)
+		}
+	}
+	return out
+}
+
+// typeOf returns the named type a target is or whose method it is, and
+// the method's name.
+func typeOf(obj types.Object) (*types.TypeName, string) {
+	switch o := obj.(type) {
+	case *types.TypeName:
+		if n, ok := types.Unalias(o.Type()).(*types.Named); ok {
+			return n.Obj(), ""
+		}
+	case *types.Func:
+		recv := o.Signature().Recv()
+		if recv == nil {
+			return nil, ""
+		}
+		// An interface method's receiver is the interface type.
+		if n := namedOf(recv.Type()); n != nil {
+			return n.Obj(), o.Name()
+		}
+	}
+	return nil, ""
+}
+
+// implements reports whether the type typ, declared in unit tu,
+// implements the interface iface, declared in unit iu. The two may come
+// from different test variants of one package, whose types differ: each
+// is looked up as the other's unit sees it first.
+func implements(tu *unit, typ *types.TypeName, iface *types.TypeName, iu *unit) bool {
+	T := typ.Type()
+	I := iface.Type()
+	if pkg, ok := tu.imports()[pathOf(iface)]; ok && pkg != iface.Pkg() {
+		if o, ok := pkg.Scope().Lookup(iface.Name()).(*types.TypeName); ok {
+			I = o.Type()
+		}
+	} else if pkg, ok := iu.imports()[pathOf(typ)]; ok && pkg != typ.Pkg() {
+		if o, ok := pkg.Scope().Lookup(typ.Name()).(*types.TypeName); ok {
+			T = o.Type()
+		}
+	}
+	in, ok := I.Underlying().(*types.Interface)
+	if !ok {
+		return false
+	}
+	if types.IsInterface(T) {
+		return types.Implements(T, in)
+	}
+	return types.Implements(T, in) || types.Implements(types.NewPointer(T), in)
+}
+
+func pathOf(tn *types.TypeName) string {
+	if tn.Pkg() == nil {
+		return ""
+	}
+	return tn.Pkg().Path()
+}

@@ -1,0 +1,341 @@
+package gonav
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/scanner"
+	"go/token"
+	"go/types"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// maxTypeErrors bounds the type errors kept of one package.
+const maxTypeErrors = 3
+
+// loader type-checks the packages go list reported, reusing the units of
+// earlier loads whose keys match.
+type loader struct {
+	fset         *token.FileSet
+	cache        *unitCache
+	workers      int
+	maxFileBytes int64
+	// progress is told how many of total packages are loaded.
+	progress func(done, total int)
+}
+
+// node is a listed package while it loads.
+type node struct {
+	lp    *listedPackage
+	deps  []*node
+	local bool
+	// full says the package is checked with function bodies and full
+	// type information: a repository package, unless its test variant
+	// ("p [p.test]", which holds all of its files) is checked in full in
+	// its place and it is needed only for its importers.
+	full     bool
+	dir      string   // display
+	names    []string // display names of its files
+	hosts    []string // and their host paths
+	contents [][]byte // local files, read once for the key and the parse
+	problems []string
+	key      string
+	unit     *unit
+	done     chan struct{}
+}
+
+// load builds the program of one export from go list's packages.
+func (l *loader) load(ctx context.Context, listed []*listedPackage, r roots) (*program, error) {
+	nodes, order := l.graph(listed, r)
+	for _, n := range order {
+		l.prepare(n, r)
+	}
+	var todo []*node
+	for _, n := range order {
+		if u := l.cache.get(n.key); u != nil {
+			n.unit = u
+			close(n.done)
+			continue
+		}
+		todo = append(todo, n)
+	}
+	if err := l.checkAll(ctx, todo, len(order)); err != nil {
+		return nil, err
+	}
+	p := &program{fset: l.fset, roots: r, byID: map[string]*unit{}, checked: len(todo)}
+	for _, lp := range listed {
+		n := nodes[lp.ImportPath]
+		if n == nil || n.unit == nil || p.byID[n.unit.id] != nil {
+			continue
+		}
+		p.units = append(p.units, n.unit)
+		p.byID[n.unit.id] = n.unit
+	}
+	p.index()
+	return p, nil
+}
+
+// graph links the packages to their dependencies and orders them
+// dependencies first. An import that closes a cycle is dropped (go list
+// reports the cycle as the package's error).
+func (l *loader) graph(listed []*listedPackage, r roots) (map[string]*node, []*node) {
+	nodes := map[string]*node{}
+	for _, lp := range listed {
+		if _, dup := nodes[lp.ImportPath]; dup {
+			continue
+		}
+		n := &node{lp: lp, done: make(chan struct{})}
+		if lp.Dir != "" {
+			n.dir, _ = r.display(lp.Dir)
+			n.local = inRepo(n.dir)
+		}
+		nodes[lp.ImportPath] = n
+	}
+	for _, n := range nodes {
+		_, hasTestVariant := nodes[n.lp.ImportPath+" ["+n.lp.ImportPath+".test]"]
+		n.full = n.local && !hasTestVariant
+	}
+	const (
+		visiting = 1
+		visited  = 2
+	)
+	state := map[*node]int{}
+	var order []*node
+	var visit func(n *node)
+	visit = func(n *node) {
+		state[n] = visiting
+		for _, id := range n.lp.Imports {
+			d := nodes[id]
+			if d == nil || state[d] == visiting {
+				continue
+			}
+			n.deps = append(n.deps, d)
+			if state[d] == 0 {
+				visit(d)
+			}
+		}
+		state[n] = visited
+		order = append(order, n)
+	}
+	for _, lp := range listed {
+		if n := nodes[lp.ImportPath]; state[n] == 0 {
+			visit(n)
+		}
+	}
+	return nodes, order
+}
+
+// prepare reads a package's files (its repository files whole, the
+// others' sizes) and computes its key from them and its dependencies'
+// keys.
+func (l *loader) prepare(n *node, r roots) {
+	h := sha256.New()
+	fmt.Fprintf(h, "unit\x00%s\x00%s\x00%s\x00%t\x00%t\x00", n.lp.ImportPath, n.lp.Name, n.dir, n.local, n.full)
+	if e := n.lp.listError(); e != "" {
+		n.problems = append(n.problems, e)
+	}
+	if len(n.lp.CgoFiles) > 0 {
+		n.problems = append(n.problems, fmt.Sprintf("%d cgo files left out (navigation runs with CGO_ENABLED=0)", len(n.lp.CgoFiles)))
+	}
+	for _, f := range n.lp.GoFiles {
+		host := filepath.Join(n.lp.Dir, f)
+		name, ok := r.display(host)
+		if !ok {
+			n.problems = append(n.problems, fmt.Sprintf("file %s is outside the export, GOROOT and the module cache; left out", f))
+			continue
+		}
+		fi, err := os.Stat(host)
+		if err != nil {
+			n.problems = append(n.problems, fmt.Sprintf("%s cannot be read; left out", name))
+			continue
+		}
+		if fi.Size() > l.maxFileBytes {
+			n.problems = append(n.problems, fmt.Sprintf("%s is %d bytes, over the %d-byte limit; left out", name, fi.Size(), l.maxFileBytes))
+			continue
+		}
+		var data []byte
+		if n.local {
+			if data, err = os.ReadFile(host); err != nil {
+				n.problems = append(n.problems, fmt.Sprintf("%s cannot be read; left out", name))
+				continue
+			}
+			sum := sha256.Sum256(data)
+			fmt.Fprintf(h, "%s\x00%x\x00", name, sum)
+		} else {
+			// GOROOT and the module cache do not change under a path
+			// without its size or time changing.
+			fmt.Fprintf(h, "%s\x00%d\x00%d\x00", name, fi.Size(), fi.ModTime().UnixNano())
+		}
+		n.names = append(n.names, name)
+		n.hosts = append(n.hosts, host)
+		n.contents = append(n.contents, data)
+	}
+	for _, d := range n.deps {
+		fmt.Fprintf(h, "dep\x00%s\x00", d.key)
+	}
+	for _, p := range n.problems {
+		fmt.Fprintf(h, "problem\x00%s\x00", p)
+	}
+	n.key = hex.EncodeToString(h.Sum(nil))
+}
+
+// checkAll type-checks the nodes, given in dependency order, on the
+// loader's workers: a node waits for its dependencies, which come
+// before it and so are done or being checked.
+func (l *loader) checkAll(ctx context.Context, todo []*node, total int) error {
+	jobs := make(chan *node)
+	var wg sync.WaitGroup
+	var done atomic.Int64
+	done.Store(int64(total - len(todo)))
+	for range max(l.workers, 1) {
+		wg.Go(func() {
+			for n := range jobs {
+				for _, d := range n.deps {
+					<-d.done
+				}
+				n.unit = l.check(n)
+				n.contents = nil
+				l.cache.put(n.unit)
+				close(n.done)
+				if l.progress != nil {
+					l.progress(int(done.Add(1)), total)
+				}
+			}
+		})
+	}
+	var err error
+	for _, n := range todo {
+		if err = ctx.Err(); err != nil {
+			break
+		}
+		jobs <- n
+	}
+	close(jobs)
+	wg.Wait()
+	return err
+}
+
+// check parses and type-checks one package. It never fails: what goes
+// wrong becomes the unit's problems.
+func (l *loader) check(n *node) *unit {
+	u := &unit{id: n.lp.ImportPath, path: n.lp.ImportPath, name: n.lp.Name, dir: n.dir, local: n.local, key: n.key, problems: slices.Clone(n.problems)}
+	if n.lp.ForTest != "" || u.test() {
+		u.path, _, _ = cutVariant(n.lp.ImportPath)
+	}
+	if u.path == "unsafe" {
+		u.types = types.Unsafe
+		return u
+	}
+	for i, name := range n.names {
+		src := n.contents[i]
+		if !n.local {
+			var err error
+			if src, err = os.ReadFile(n.hosts[i]); err != nil {
+				u.problems = append(u.problems, fmt.Sprintf("%s cannot be read; left out", name))
+				continue
+			}
+		}
+		f, err := parser.ParseFile(l.fset, name, src, parser.SkipObjectResolution)
+		if err != nil {
+			u.problems = append(u.problems, parseProblem(err))
+		}
+		if f != nil {
+			u.files = append(u.files, f)
+			u.fileNames = append(u.fileNames, name)
+		}
+	}
+	byID := map[string]*node{}
+	for _, d := range n.deps {
+		byID[d.lp.ImportPath] = d
+	}
+	var typeErrs int
+	conf := types.Config{
+		IgnoreFuncBodies: !n.full,
+		FakeImportC:      true,
+		Sizes:            types.SizesFor("gc", "amd64"),
+		Importer: importerFunc(func(path string) (*types.Package, error) {
+			id := path
+			if m, ok := n.lp.ImportMap[path]; ok {
+				id = m
+			}
+			if path == "unsafe" {
+				return types.Unsafe, nil
+			}
+			d := byID[id]
+			if d == nil || d.unit == nil || d.unit.types == nil {
+				return nil, fmt.Errorf("package %s was not loaded", path)
+			}
+			return d.unit.types, nil
+		}),
+		Error: func(err error) {
+			if typeErrs < maxTypeErrors {
+				u.problems = append(u.problems, typeProblem(err))
+			}
+			typeErrs++
+		},
+	}
+	if n.full {
+		u.info = &types.Info{
+			Types:      map[ast.Expr]types.TypeAndValue{},
+			Defs:       map[*ast.Ident]types.Object{},
+			Uses:       map[*ast.Ident]types.Object{},
+			Implicits:  map[ast.Node]types.Object{},
+			Selections: map[*ast.SelectorExpr]*types.Selection{},
+			Instances:  map[*ast.Ident]types.Instance{},
+		}
+	}
+	u.types, _ = conf.Check(u.path, l.fset, u.files, u.info)
+	if !n.full {
+		u.files = nil // only the types are needed: the syntax is the larger part
+	}
+	if typeErrs > maxTypeErrors {
+		u.problems = append(u.problems, fmt.Sprintf("and %d more type errors", typeErrs-maxTypeErrors))
+	}
+	return u
+}
+
+type importerFunc func(path string) (*types.Package, error)
+
+func (f importerFunc) Import(path string) (*types.Package, error) { return f(path) }
+
+// cutVariant splits "p [q.test]" into p and q.test.
+func cutVariant(id string) (path, variant string, ok bool) {
+	i := len(id) - 1
+	if i < 0 || id[i] != ']' {
+		return id, "", false
+	}
+	for j := i; j >= 0; j-- {
+		if id[j] == '[' && j > 0 && id[j-1] == ' ' {
+			return id[:j-1], id[j+1 : i], true
+		}
+	}
+	return id, "", false
+}
+
+// parseProblem and typeProblem word a package's errors for a result.
+func parseProblem(err error) string {
+	var list scanner.ErrorList
+	if errors.As(err, &list) && len(list) > 0 {
+		if len(list) > 1 {
+			return fmt.Sprintf("syntax error: %v (and %d more)", list[0], len(list)-1)
+		}
+		return fmt.Sprintf("syntax error: %v", list[0])
+	}
+	return fmt.Sprintf("syntax error: %v", err)
+}
+
+func typeProblem(err error) string {
+	var te types.Error
+	if errors.As(err, &te) {
+		return fmt.Sprintf("type error: %s: %s", te.Fset.Position(te.Pos), te.Msg)
+	}
+	return "type error: " + err.Error()
+}

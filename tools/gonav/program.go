@@ -1,0 +1,245 @@
+package gonav
+
+import (
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// program is the type information of one export: every package go list
+// reported, its repository packages with full type information.
+type program struct {
+	fset  *token.FileSet
+	roots roots
+	units []*unit
+	byID  map[string]*unit
+	local []*unit
+	// listFailed says why go list could not run: the units are then the
+	// repository's directories, checked without their imports.
+	listFailed string
+	checked    int
+
+	callsOnce sync.Once
+	calls     *callIndex
+
+	identsOnce sync.Once
+	idents     map[string][]identRef
+
+	filesMu sync.Mutex
+	lines   map[string][][]byte // display name -> lines, for results' text
+}
+
+// index sorts the program's units for queries.
+func (p *program) index() {
+	for _, u := range p.units {
+		if u.local {
+			p.local = append(p.local, u)
+		}
+	}
+}
+
+// key names a declaration across packages and test variants: the same
+// declaration checked twice (p and p [p.test]) yields two objects with
+// one position.
+func (p *program) key(obj types.Object) string {
+	if obj == nil {
+		return ""
+	}
+	if pn, ok := obj.(*types.PkgName); ok {
+		return "package " + pn.Imported().Path()
+	}
+	obj = origin(obj)
+	if !obj.Pos().IsValid() {
+		return "builtin " + obj.Name()
+	}
+	pos := p.fset.Position(obj.Pos())
+	return fmt.Sprintf("%s:%d:%s", pos.Filename, pos.Offset, obj.Name())
+}
+
+// origin returns the generic declaration of an instantiated object.
+func origin(obj types.Object) types.Object {
+	switch o := obj.(type) {
+	case *types.Func:
+		return o.Origin()
+	case *types.Var:
+		return o.Origin()
+	}
+	return obj
+}
+
+// location renders a position as a result.
+func (p *program) location(pos token.Pos, kind, pkg string) Location {
+	ps := p.fset.Position(pos)
+	return Location{
+		File: ps.Filename, Line: ps.Line, Column: ps.Column, Kind: kind, Package: pkg,
+		Test: strings.HasSuffix(ps.Filename, "_test.go"), Text: p.lineText(ps.Filename, ps.Line),
+	}
+}
+
+// maxLineText bounds the text of a result's line.
+const maxLineText = 512
+
+// lineText returns a line of a file a result names ("" when it cannot be
+// read).
+func (p *program) lineText(file string, line int) string {
+	p.filesMu.Lock()
+	defer p.filesMu.Unlock()
+	lines, ok := p.lines[file]
+	if !ok {
+		data, err := p.roots.readFile(file)
+		if err == nil {
+			lines = bytes.Split(data, []byte("\n"))
+		}
+		if p.lines == nil {
+			p.lines = map[string][][]byte{}
+		}
+		p.lines[file] = lines
+	}
+	if line < 1 || line > len(lines) {
+		return ""
+	}
+	t := bytes.TrimRight(lines[line-1], "\r")
+	if len(t) > maxLineText {
+		t = t[:maxLineText]
+	}
+	return string(t)
+}
+
+// forget drops the lines read for results: a page's text is read again
+// for the next.
+func (p *program) forget() {
+	p.filesMu.Lock()
+	p.lines = nil
+	p.filesMu.Unlock()
+}
+
+// qualified names an object as search_symbol does: pkg.Name,
+// pkg.Type.Method, pkg.Type.Field, with the package's import path.
+func qualified(obj types.Object) string {
+	if pn, ok := obj.(*types.PkgName); ok {
+		return pn.Imported().Path()
+	}
+	prefix := ""
+	if obj.Pkg() != nil {
+		prefix = obj.Pkg().Path() + "."
+	}
+	if fn, ok := obj.(*types.Func); ok {
+		if recv := fn.Signature().Recv(); recv != nil {
+			if n := namedOf(recv.Type()); n != nil {
+				return prefix + n.Obj().Name() + "." + fn.Name()
+			}
+		}
+	}
+	if v, ok := obj.(*types.Var); ok && v.IsField() {
+		if owner := fieldOwner(v); owner != "" {
+			return prefix + owner + "." + v.Name()
+		}
+	}
+	return prefix + obj.Name()
+}
+
+// fieldOwner returns the name of the package-level struct type declaring
+// a field, "" when there is none.
+func fieldOwner(v *types.Var) string {
+	if v.Pkg() == nil {
+		return ""
+	}
+	scope := v.Pkg().Scope()
+	for _, name := range scope.Names() {
+		tn, ok := scope.Lookup(name).(*types.TypeName)
+		if !ok {
+			continue
+		}
+		if st, ok := tn.Type().Underlying().(*types.Struct); ok {
+			for f := range st.Fields() {
+				if f == v || f.Origin() == v.Origin() {
+					return tn.Name()
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// namedOf returns the named type of t or *t.
+func namedOf(t types.Type) *types.Named {
+	if ptr, ok := types.Unalias(t).(*types.Pointer); ok {
+		t = ptr.Elem()
+	}
+	n, _ := types.Unalias(t).(*types.Named)
+	return n
+}
+
+// kindOf says what a declared object is.
+func kindOf(obj types.Object) string {
+	switch o := obj.(type) {
+	case *types.PkgName:
+		return "package"
+	case *types.Func:
+		if o.Signature().Recv() != nil {
+			return "method"
+		}
+		return "func"
+	case *types.Var:
+		if o.IsField() {
+			return "field"
+		}
+		return "var"
+	case *types.Const:
+		return "const"
+	case *types.TypeName:
+		if types.IsInterface(o.Type()) {
+			return "interface"
+		}
+		return "type"
+	}
+	return "object"
+}
+
+// enclosingFuncs maps each position in a file to the function declared
+// around it, for references' enclosing functions.
+type funcSpan struct {
+	start, end token.Pos
+	name       string
+	obj        types.Object
+}
+
+// funcSpans lists the function declarations of a unit's file, in order.
+func funcSpans(u *unit, f *ast.File) []funcSpan {
+	var spans []funcSpan
+	for _, d := range f.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok {
+			continue
+		}
+		obj := u.info.Defs[fd.Name]
+		name := u.path + "." + fd.Name.Name
+		if obj != nil {
+			name = qualified(obj)
+		}
+		spans = append(spans, funcSpan{start: fd.Pos(), end: fd.End(), name: name, obj: obj})
+	}
+	return spans
+}
+
+// enclosing returns the span holding pos, or nil.
+func enclosing(spans []funcSpan, pos token.Pos) *funcSpan {
+	i, found := slices.BinarySearchFunc(spans, pos, func(s funcSpan, pos token.Pos) int {
+		switch {
+		case s.end <= pos:
+			return -1
+		case s.start > pos:
+			return 1
+		}
+		return 0
+	})
+	if !found {
+		return nil
+	}
+	return &spans[i]
+}

@@ -1,0 +1,228 @@
+package gonav
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/repo-mcp/repo-mcp/server"
+)
+
+// target is what a query asks about: a declared object, or a package.
+type target struct {
+	obj  types.Object
+	unit *unit // where obj was found; for a package, the package
+}
+
+// maxCandidates bounds the candidates of an ambiguous symbol.
+const maxCandidates = 20
+
+// validSymbol reports whether a symbol is made of what Go names, import
+// paths and the (*T).M form use; nothing else is ever matched, so a
+// symbol is never compiled as a pattern.
+func validSymbol(s string) bool {
+	if s == "" || len(s) > 512 {
+		return false
+	}
+	for _, r := range s {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("_./-~()*+", r) {
+			return false
+		}
+	}
+	return true
+}
+
+// resolveSymbol finds what a symbol names. More than one declaration:
+// the candidates, and no target.
+func (p *program) resolveSymbol(symbol string) (*target, []*target, error) {
+	if !validSymbol(symbol) {
+		return nil, nil, server.Errorf(server.InvalidInput, "symbol %q is not a Go name: want pkg.Name, pkg.Type.Method, (*pkg.Type).Method or an import path", symbol)
+	}
+	s := strings.NewReplacer("(", "", ")", "", "*", "").Replace(symbol)
+	found := map[string]*target{}
+	var order []string
+	add := func(t *target) {
+		k := p.key(t.obj)
+		if t.obj == nil {
+			k = "package " + t.unit.path
+		}
+		if _, ok := found[k]; !ok {
+			found[k] = t
+			order = append(order, k)
+		}
+	}
+	for _, sp := range splits(s) {
+		for _, u := range p.packagesNamed(sp.pkg) {
+			if sp.rest == "" {
+				add(&target{unit: u})
+				continue
+			}
+			if obj := lookup(u, sp.rest); obj != nil {
+				add(&target{obj: obj, unit: u})
+			}
+		}
+	}
+	switch len(order) {
+	case 0:
+		return nil, nil, server.Errorf(server.NotFound, "no declaration named %q in the packages loaded (the repository's and their dependencies)", symbol).
+			WithHint("search_symbol finds declarations by partial names")
+	case 1:
+		return found[order[0]], nil, nil
+	}
+	var cands []*target
+	for _, k := range order {
+		cands = append(cands, found[k])
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].unit.local && !cands[j].unit.local })
+	if len(cands) > maxCandidates {
+		cands = cands[:maxCandidates]
+	}
+	return nil, cands, nil
+}
+
+// split is one reading of a symbol: a package reference and the name in
+// it ("" for the package itself).
+type split struct{ pkg, rest string }
+
+// splits returns every reading of s: each dot after the last slash may
+// end the package part, and a symbol without a slash may name no package
+// at all.
+func splits(s string) []split {
+	var out []split
+	slash := strings.LastIndex(s, "/")
+	if slash >= 0 {
+		out = append(out, split{pkg: s})
+	} else {
+		out = append(out, split{rest: s}, split{pkg: s})
+	}
+	for i := slash + 1; i < len(s); i++ {
+		if s[i] == '.' && i > 0 {
+			out = append(out, split{pkg: s[:i], rest: s[i+1:]})
+		}
+	}
+	return out
+}
+
+// packagesNamed returns the units a package reference may mean: an import
+// path, a path's last elements, or a package name; "" means every
+// repository package. Of a package and its test variant, the variant is
+// taken: it declares everything the package does, and its tests' names.
+func (p *program) packagesNamed(ref string) []*unit {
+	best := map[string]*unit{}
+	var order []string
+	for _, u := range p.units {
+		match := ref == "" && u.local
+		if ref != "" {
+			match = u.path == ref || u.name == ref || strings.HasSuffix(u.path, "/"+ref)
+		}
+		if !match || u.types == nil {
+			continue
+		}
+		prev, ok := best[u.path]
+		if !ok {
+			order = append(order, u.path)
+		}
+		if !ok || (u.test() && !prev.test()) {
+			best[u.path] = u
+		}
+	}
+	var out []*unit
+	for _, path := range order {
+		out = append(out, best[path])
+	}
+	return out
+}
+
+// lookup finds Name or Type.Member in a package.
+func lookup(u *unit, rest string) types.Object {
+	name, member, _ := strings.Cut(rest, ".")
+	obj := u.types.Scope().Lookup(name)
+	if obj == nil || member == "" {
+		return obj
+	}
+	if strings.Contains(member, ".") {
+		return nil
+	}
+	tn, ok := obj.(*types.TypeName)
+	if !ok {
+		return nil
+	}
+	m, _, _ := types.LookupFieldOrMethod(tn.Type(), true, u.types, member)
+	return m
+}
+
+// resolvePosition finds the identifier at a 1-based line and column of a
+// repository file.
+func (p *program) resolvePosition(path string, line, col int) (*target, error) {
+	for _, u := range p.local {
+		if u.info == nil {
+			continue
+		}
+		for i, name := range u.fileNames {
+			if name != path {
+				continue
+			}
+			f := u.files[i]
+			tf := p.fset.File(f.FileStart)
+			if line > tf.LineCount() {
+				return nil, server.Errorf(server.InvalidInput, "line %d is past the end of %s (%d lines)", line, path, tf.LineCount())
+			}
+			start := tf.LineStart(line)
+			end := tf.Pos(tf.Size())
+			if line < tf.LineCount() {
+				end = tf.LineStart(line + 1)
+			}
+			pos := start + token.Pos(col-1)
+			if pos >= end && !(pos == end && line == tf.LineCount()) {
+				return nil, server.Errorf(server.InvalidInput, "column %d is past the end of line %d of %s (%d bytes)", col, line, path, int(end-start))
+			}
+			id := identAt(f, pos)
+			if id == nil {
+				return nil, server.Errorf(server.NotFound, "no identifier at %s:%d:%d", path, line, col)
+			}
+			if obj := u.info.Defs[id]; obj != nil {
+				return &target{obj: obj, unit: u}, nil
+			}
+			if obj := u.info.Uses[id]; obj != nil {
+				if pn, ok := obj.(*types.PkgName); ok {
+					return p.packageTarget(pn.Imported().Path(), obj), nil
+				}
+				return &target{obj: obj, unit: u}, nil
+			}
+			if id == f.Name {
+				return &target{unit: u}, nil
+			}
+			return nil, server.Errorf(server.NotFound, "the identifier %s at %s:%d:%d has no type information (its package did not type-check: %s)", id.Name, path, line, col, strings.Join(u.problems, "; "))
+		}
+	}
+	return nil, server.Errorf(server.NotFound, "%s is not a Go file of a package go list reports (test files, build-constrained and testdata files excepted)", path)
+}
+
+// packageTarget is the target of an imported package's name.
+func (p *program) packageTarget(path string, obj types.Object) *target {
+	for _, u := range p.packagesNamed(path) {
+		if u.path == path {
+			return &target{unit: u}
+		}
+	}
+	return &target{obj: obj}
+}
+
+// identAt returns the identifier covering pos.
+func identAt(f *ast.File, pos token.Pos) *ast.Ident {
+	var found *ast.Ident
+	ast.Inspect(f, func(n ast.Node) bool {
+		if n == nil || found != nil || n.Pos() > pos || n.End() < pos {
+			return false
+		}
+		if id, ok := n.(*ast.Ident); ok && id.Pos() <= pos && pos <= id.End() {
+			found = id
+			return false
+		}
+		return true
+	})
+	return found
+}

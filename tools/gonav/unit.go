@@ -1,0 +1,98 @@
+package gonav
+
+import (
+	"go/ast"
+	"go/types"
+	"strings"
+	"sync"
+	"weak"
+)
+
+// unit is one type-checked package as go list reports it: a package, or
+// one of its test variants ("p [p.test]" holds p's files and its
+// _test.go files; "p_test [p.test]" is the external test package).
+type unit struct {
+	id   string // go list's ImportPath, the variant included
+	path string // the import path
+	name string
+	dir  string // display name of the directory
+	// local says the package is in the repository: checked with function
+	// bodies and full type information. Dependencies are checked for
+	// their declarations only.
+	local     bool
+	files     []*ast.File
+	fileNames []string // display names, as the file set knows them
+	types     *types.Package
+	info      *types.Info
+	// problems say why the package is not fully typed: go list's error,
+	// skipped files, type errors. None: typed.
+	problems []string
+	key      string
+
+	closureOnce sync.Once
+	closure     map[string]*types.Package // import path -> the package this unit sees
+}
+
+// typed reports whether the package type-checked without a problem.
+func (u *unit) typed() bool { return len(u.problems) == 0 }
+
+// test reports whether the unit is a test variant.
+func (u *unit) test() bool { return strings.HasSuffix(u.id, "]") }
+
+// imports returns the packages the unit sees by import path: its own and
+// every one it imports, directly or not. Test variants see their
+// variants of dependencies.
+func (u *unit) imports() map[string]*types.Package {
+	if u == nil {
+		return nil
+	}
+	u.closureOnce.Do(func() {
+		u.closure = map[string]*types.Package{}
+		if u.types == nil {
+			return
+		}
+		var walk func(p *types.Package)
+		walk = func(p *types.Package) {
+			if _, ok := u.closure[p.Path()]; ok {
+				return
+			}
+			u.closure[p.Path()] = p
+			for _, q := range p.Imports() {
+				walk(q)
+			}
+		}
+		walk(u.types)
+	})
+	return u.closure
+}
+
+// unitCache shares type-checked packages between the programs of
+// different revisions: a package's key covers its files' contents and
+// its dependencies' keys, so a unit with the same key is the same. The
+// cache holds units weakly: they live as long as a program holds them.
+type unitCache struct {
+	mu sync.Mutex
+	m  map[string]weak.Pointer[unit]
+}
+
+func newUnitCache() *unitCache { return &unitCache{m: map[string]weak.Pointer[unit]{}} }
+
+func (c *unitCache) get(key string) *unit {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	wp, ok := c.m[key]
+	if !ok {
+		return nil
+	}
+	u := wp.Value()
+	if u == nil {
+		delete(c.m, key)
+	}
+	return u
+}
+
+func (c *unitCache) put(u *unit) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m[u.key] = weak.Make(u)
+}
