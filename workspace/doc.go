@@ -58,9 +58,12 @@
 //     that path, without resolving the path again (what a search that reads
 //     every file wants). Both bound what they hold in memory.
 //   - [Snapshot.Diff] lists the paths that differ between the snapshot and
-//     a base snapshot of the same workspace, leaving out denied paths.
+//     a base snapshot of the same workspace, leaving out denied paths; it
+//     is the tree diff [Snapshot.DiffFrom] (renames, line counts, patches)
+//     makes, with the policy applied in one place as it descends.
 //   - [Snapshot.Commits] visits the history reachable from the snapshot,
-//     newest first; [Snapshot.At] is another commit of the same workspace
+//     newest first, in the one walk [Snapshot.History] filters (by path,
+//     content, author...); [Snapshot.At] is another commit of the same workspace
 //     for the same caller (a parent, a commit the history named), so a
 //     history tool reads old trees and blobs under the same rules.
 //   - Repository facts: [Snapshot.Head], [Snapshot.Refs],

@@ -312,16 +312,14 @@ func (r *repo) contentsLocked(c rawChange) (a, b []byte, ok bool, err error) {
 			*side.out = data
 			continue
 		}
-		size, err := r.blobSizeLocked(side.s.hash)
+		data, small, err := r.smallObjectLocked(plumbing.BlobObject, side.s.hash, maxDiffBlob)
 		if err != nil {
 			return nil, nil, false, fmt.Errorf("blob of %s: %w", side.s.path, err)
 		}
-		if size > maxDiffBlob {
+		if !small {
 			return nil, nil, false, nil
 		}
-		if *side.out, _, err = r.readBlobLocked(side.s.hash, 0, maxDiffBlob); err != nil {
-			return nil, nil, false, fmt.Errorf("blob of %s: %w", side.s.path, err)
-		}
+		*side.out = data
 	}
 	return a, b, true, nil
 }
@@ -356,7 +354,8 @@ func (s *Snapshot) Patch(ctx context.Context, fc ChangedFile, contextLines int) 
 	r := s.grant.ws.repo
 	// A committed patch is cached by what it is rendered from, all of it
 	// immutable; one of the working tree is not.
-	key := fmt.Sprint(fc, oldPath, contextLines)
+	rule, driver := s.funcRuleOf(oldPath, fc.Path)
+	key := fmt.Sprint(fc, oldPath, contextLines, driver)
 	cache := s.rev.SHA != WorktreeRevision
 	r.mu.Lock()
 	hc := r.historyLocked()
@@ -395,7 +394,7 @@ func (s *Snapshot) Patch(ctx context.Context, fc ChangedFile, contextLines int) 
 		fmt.Fprintf(&w, "Binary files %s and %s differ\n", sideName("a/", oldPath, fc.OldSHA), sideName("b/", fc.Path, fc.NewSHA))
 	default:
 		fmt.Fprintf(&w, "--- %s\n+++ %s\n", sideName("a/", oldPath, fc.OldSHA), sideName("b/", fc.Path, fc.NewSHA))
-		w.Write(diffLines(a, b).unified(contextLines))
+		w.Write(diffLines(a, b).unified(contextLines, rule))
 	}
 	return w.Bytes(), nil
 }

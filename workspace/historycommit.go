@@ -1,6 +1,8 @@
 package workspace
 
 import (
+	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -54,6 +56,10 @@ type historyCache struct {
 	// graphLoaded says it was looked for.
 	graph       commitgraph.Index
 	graphLoaded bool
+	// packs reads objects from the mapped packs; nil until first used.
+	packs *packReader
+	// drivers names the diff driver of paths, for hunk headers.
+	drivers diffDrivers
 }
 
 const (
@@ -84,7 +90,14 @@ func (r *repo) commitObjectLocked(h plumbing.Hash) (*object.Commit, error) {
 	if c, ok := hc.commits[h]; ok {
 		return c, nil
 	}
-	c, err := object.GetCommit(r.storage, h)
+	data, err := r.objectLocked(plumbing.CommitObject, h, maxCommitBytes)
+	if err != nil {
+		return nil, err
+	}
+	obj := &plumbing.MemoryObject{}
+	obj.SetType(plumbing.CommitObject)
+	obj.Write(data) // a MemoryObject's Write does not fail
+	c, err := object.DecodeCommit(r.storage, obj)
 	if err != nil {
 		return nil, err
 	}
@@ -116,4 +129,59 @@ func signature(s object.Signature, hideEmails bool) Signature {
 		sig.Email = ""
 	}
 	return sig
+}
+
+// maxCommitBytes bounds a commit object read by history (a message of a
+// megabyte is already far past any real one).
+const maxCommitBytes = 16 << 20
+
+// objectLocked reads a whole object of type typ: from the mapped packs
+// when they hold it, else through go-git. An object larger than max is
+// refused. r.mu must be held.
+func (r *repo) objectLocked(typ plumbing.ObjectType, h plumbing.Hash, max int64) ([]byte, error) {
+	data, ok, err := r.smallObjectLocked(typ, h, max)
+	if err == nil && !ok {
+		err = fmt.Errorf("%s %s is larger than %d bytes", typ, h, max)
+	}
+	return data, err
+}
+
+// smallObjectLocked is objectLocked, reporting an object larger than max
+// as !ok rather than an error, without reading it. r.mu must be held.
+func (r *repo) smallObjectLocked(typ plumbing.ObjectType, h plumbing.Hash, max int64) (data []byte, ok bool, err error) {
+	hc := r.historyLocked()
+	if hc.packs == nil {
+		hc.packs = r.openPackReaderLocked()
+	}
+	if t, data, err := hc.packs.read(h, max); err == nil && t == typ {
+		return data, true, nil
+	}
+	// Not in the mapped packs, larger than max, or not what the pack
+	// reader takes: go-git decides, so the mapped packs are only ever a
+	// shortcut.
+	obj, err := r.storage.EncodedObject(typ, h)
+	if err != nil {
+		return nil, false, err
+	}
+	if obj.Size() > max {
+		return nil, false, nil
+	}
+	rd, err := obj.Reader()
+	if err != nil {
+		return nil, false, err
+	}
+	defer rd.Close()
+	data = make([]byte, obj.Size())
+	if _, err := io.ReadFull(rd, data); err != nil {
+		return nil, false, err
+	}
+	return data, true, nil
+}
+
+// close releases what the cache holds outside the heap: the mapped packs.
+func (hc *historyCache) close() error {
+	if hc == nil || hc.packs == nil {
+		return nil
+	}
+	return hc.packs.close()
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -118,35 +119,7 @@ func TestHistoryMatchesGit(t *testing.T) {
 			}
 		})
 	}
-	t.Run("show numstat", func(t *testing.T) {
-		for _, sha := range gitOut(t, dir, "log", "--no-merges", "--format=%H", "-n", "120") {
-			s := snapshot(t, reg, sha)
-			parent, err := s.Parent(1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := s.DiffFrom(context.Background(), parent, DiffOptions{Counts: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := gitOut(t, dir, "show", "-M", "--numstat", "--format=", sha)
-			if diff := cmp.Diff(want, numstat(got)); diff != "" {
-				t.Errorf("show %s (-git +ours):\n%s", sha, diff)
-			}
-			var patch []string
-			for _, fc := range got {
-				p, err := s.Patch(context.Background(), fc, 3)
-				if err != nil {
-					t.Fatal(err)
-				}
-				patch = append(patch, strings.Split(strings.TrimSuffix(string(p), "\n"), "\n")...)
-			}
-			wantPatch := gitOut(t, dir, "show", "-M", "--full-index", "--format=", sha)
-			if diff := cmp.Diff(hunkHeaders(wantPatch), hunkHeaders(patch)); diff != "" {
-				t.Errorf("show -p %s (-git +ours):\n%s", sha, diff)
-			}
-		}
-	})
+	t.Run("show numstat", func(t *testing.T) { compareShows(t, dir, reg, 120) })
 	for _, path := range []string{"", "plumbing/object"} {
 		t.Run("log files/"+path, func(t *testing.T) {
 			page, err := head.History(context.Background(), LogOptions{Path: path, Files: true, Merges: "none", Limit: 150})
@@ -355,24 +328,51 @@ func porcelain(lines []string) []string {
 	return out
 }
 
-// hunkHeaders drops what git adds after a hunk header's second "@@" (the
-// enclosing function's line), which History does not compute.
-func hunkHeaders(lines []string) []string {
-	out := make([]string, len(lines))
-	for i, l := range lines {
-		if strings.HasPrefix(l, "@@ ") {
-			if j := strings.Index(l[3:], " @@"); j >= 0 {
-				l = l[:3+j+3]
-			}
+// compareShows compares, for the last n commits that are not merges, the
+// files, line counts and patches (hunk headers with their function names
+// included) with git show's.
+func compareShows(t *testing.T, dir string, reg *Registry, n int) {
+	t.Helper()
+	for _, sha := range gitOut(t, dir, "log", "--no-merges", "--format=%H", "-n", fmt.Sprint(n)) {
+		s := snapshot(t, reg, sha)
+		parent, err := s.Parent(1)
+		if err != nil {
+			t.Fatal(err)
 		}
-		out[i] = l
+		got, err := s.DiffFrom(context.Background(), parent, DiffOptions{Counts: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := gitOut(t, dir, "show", "-M", "--numstat", "--format=", sha)
+		if diff := cmp.Diff(want, numstat(got)); diff != "" {
+			t.Errorf("show %s (-git +ours):\n%s", sha, diff)
+		}
+		patch := patchLines(t, s, got)
+		wantPatch := gitOut(t, dir, "show", "-M", "--full-index", "--format=", sha)
+		if diff := cmp.Diff(wantPatch, patch); diff != "" {
+			t.Errorf("show -p %s (-git +ours):\n%s", sha, diff)
+		}
 	}
-	return out
 }
 
-// TestWorktreeDiffMatchesGit edits, deletes, adds and chmods files in a
-// clone of the corpus and compares the diff of the working tree with git
-// diff's.
+// patchLines renders the patches of changes to s, as the lines git show
+// or git diff would print.
+func patchLines(t *testing.T, s *Snapshot, changes []ChangedFile) []string {
+	t.Helper()
+	var lines []string
+	for _, fc := range changes {
+		p, err := s.Patch(context.Background(), fc, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, strings.Split(strings.TrimSuffix(string(p), "\n"), "\n")...)
+	}
+	return lines
+}
+
+// TestWorktreeDiffMatchesGit edits, deletes, adds, chmods and renames
+// (git mv, then an edit) files in a clone of the corpus and compares the
+// diff of the working tree with git diff's, with and without renames.
 func TestWorktreeDiffMatchesGit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compares with git on a 5,606-commit corpus")
@@ -399,10 +399,27 @@ func TestWorktreeDiffMatchesGit(t *testing.T) {
 	if err := os.Chmod(filepath.Join(dir, "options.go"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	gitOut(t, dir, "mv", "worktree.go", "worktree_moved.go")
+	moved := filepath.Join(dir, "worktree_moved.go")
+	data, err := os.ReadFile(moved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(moved, append([]byte("// moved and edited\n"), data...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitOut(t, dir, "mv", "status.go", "plumbing/status_moved.go")
 	reg := openOne(t, dir, func(c *Config) { c.Workspaces[0].Worktree = true })
 	wt := snapshot(t, reg, "worktree")
-	for _, base := range []string{"HEAD", "v5.0.0"} {
-		got, err := wt.DiffFrom(context.Background(), snapshot(t, reg, base), DiffOptions{Counts: true, NoRenames: true})
+	for _, tc := range []struct {
+		base    string
+		renames bool
+	}{{"HEAD", false}, {"v5.0.0", false}, {"HEAD", true}, {"v5.0.0", true}} {
+		base, renames := tc.base, "--no-renames"
+		if tc.renames {
+			renames = "-M"
+		}
+		got, err := wt.DiffFrom(context.Background(), snapshot(t, reg, base), DiffOptions{Counts: true, NoRenames: !tc.renames})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -411,35 +428,63 @@ func TestWorktreeDiffMatchesGit(t *testing.T) {
 			_, denied := ws.deny.match(line[strings.LastIndexByte(line, '\t')+1:])
 			return !denied
 		}
-		want := filterLines(gitOut(t, dir, "diff", "--no-renames", "--numstat", base), visible)
+		want := filterLines(gitOut(t, dir, "diff", renames, "--numstat", base), visible)
 		if diff := cmp.Diff(want, numstat(got)); diff != "" {
-			t.Errorf("worktree against %s (-git +ours):\n%s", base, diff)
+			t.Errorf("worktree against %s %s (-git +ours):\n%s", base, renames, diff)
 		}
-		var patch []string
-		for _, fc := range got {
-			p, err := wt.Patch(context.Background(), fc, 3)
-			if err != nil {
-				t.Fatal(err)
-			}
-			patch = append(patch, strings.Split(strings.TrimSuffix(string(p), "\n"), "\n")...)
+		if tc.renames && base == "HEAD" && !slices.ContainsFunc(got, func(fc ChangedFile) bool {
+			return fc.Status == StatusRenamed && fc.OldPath == "worktree.go" && fc.Similarity < 100
+		}) {
+			t.Errorf("worktree against %s: the edited worktree.go is not a rename", base)
 		}
+		patch := patchLines(t, wt, got)
 		if base != "HEAD" {
 			continue
 		}
-		if diff := cmp.Diff(hunkHeaders(gitOut(t, dir, "diff", "--no-renames", "--full-index", base)), hunkHeaders(patch)); diff != "" {
-			t.Errorf("worktree patch against %s (-git +ours):\n%s", base, diff)
+		if diff := cmp.Diff(gitOut(t, dir, "diff", renames, "--full-index", base), patch); diff != "" {
+			t.Errorf("worktree patch against %s %s (-git +ours):\n%s", base, renames, diff)
 		}
 	}
 }
 
-// TestLogWithCommitGraph runs logs over a clone whose commit-graph git has
-// written, so that the walk reads nodes from it, and compares with git.
+// TestLogWithCommitGraph runs logs over clones whose commit-graph git has
+// written, as one file and as a split chain of two layers, so that the
+// walk reads nodes from it, and compares with git.
 func TestLogWithCommitGraph(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compares with git on a 5,606-commit corpus")
 	}
-	dir := goGitCorpus(t)
-	gitOut(t, dir, "commit-graph", "write", "--reachable")
+	for _, tc := range []struct {
+		name  string
+		write func(t *testing.T, dir string)
+	}{
+		{"one file", func(t *testing.T, dir string) {
+			gitOut(t, dir, "commit-graph", "write", "--reachable")
+		}},
+		{"split chain", func(t *testing.T, dir string) {
+			// A base layer of the history up to v4.0.0, then a layer of
+			// the rest, kept apart (no-merge).
+			cmd := exec.Command("git", "commit-graph", "write", "--stdin-commits", "--split")
+			cmd.Dir, cmd.Stdin = dir, strings.NewReader(gitOut(t, dir, "rev-parse", "v4.0.0^{commit}")[0]+"\n")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("git commit-graph write: %v\n%s", err, out)
+			}
+			gitOut(t, dir, "commit-graph", "write", "--reachable", "--split=no-merge")
+			chain, err := os.ReadFile(filepath.Join(dir, ".git", "objects", "info", "commit-graphs", "commit-graph-chain"))
+			if err != nil || strings.Count(string(chain), "\n") != 2 {
+				t.Fatalf("want a chain of two layers: %q, %v", chain, err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := goGitCorpus(t)
+			tc.write(t, dir)
+			logsWithGraph(t, dir)
+		})
+	}
+}
+
+func logsWithGraph(t *testing.T, dir string) {
 	reg := openOne(t, dir, nil)
 	head := snapshot(t, reg, "HEAD")
 	since := time.Date(2019, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -461,7 +506,16 @@ func TestLogWithCommitGraph(t *testing.T) {
 	ws, _ := reg.Workspace(reader, "ws")
 	ws.repo.mu.Lock()
 	defer ws.repo.mu.Unlock()
-	if ws.repo.graphLocked() == nil {
+	g := ws.repo.graphLocked()
+	if g == nil {
 		t.Fatal("the commit-graph git wrote was not read")
+	}
+	// Every commit is in the graph: the root's (in the base layer of a
+	// chain) and HEAD's.
+	for _, rev := range []string{"HEAD", gitOut(t, dir, "rev-list", "--max-parents=0", "HEAD")[0]} {
+		h := plumbing.NewHash(gitOut(t, dir, "rev-parse", rev)[0])
+		if _, err := g.GetIndexByHash(h); err != nil {
+			t.Errorf("commit %s is not in the graph read: %v", rev, err)
+		}
 	}
 }

@@ -2,8 +2,15 @@ package workspace
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"io"
+	"os"
 	"path"
+	"strconv"
+	"strings"
+
+	"github.com/go-git/go-billy/v5"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	commitgraph "github.com/go-git/go-git/v5/plumbing/format/commitgraph/v2"
@@ -21,7 +28,7 @@ type commitNode struct {
 	when    int64 // committer time, Unix seconds
 }
 
-// maxGraphBytes bounds the commit-graph file read into memory (40 bytes
+// maxGraphBytes bounds the commit-graph files read into memory (40 bytes
 // and change per commit: a million commits); a larger one is not used.
 const maxGraphBytes = 64 << 20
 
@@ -35,39 +42,112 @@ func (r *repo) nodeLocked(h plumbing.Hash) (commitNode, error) {
 			}
 		}
 	}
-	c, err := r.commitObjectLocked(h)
+	if c, ok := r.historyLocked().commits[h]; ok {
+		return commitNode{hash: h, tree: c.TreeHash, parents: c.ParentHashes, when: c.Committer.When.Unix()}, nil
+	}
+	data, err := r.objectLocked(plumbing.CommitObject, h, maxCommitBytes)
 	if err != nil {
 		return commitNode{}, err
 	}
-	return commitNode{hash: h, tree: c.TreeHash, parents: c.ParentHashes, when: c.Committer.When.Unix()}, nil
+	n := parseNode(data)
+	n.hash = h
+	return n, nil
 }
 
-// graphLocked loads objects/info/commit-graph once, into memory (so no
-// descriptor outlives the call, and a file that git gc replaces later
-// cannot change under the reader: what it says of a commit never changes).
-// It returns nil when there is none, or it cannot be read. Split graphs
-// (commit-graphs/) are not read. r.mu must be held.
+// parseNode reads a walk's node from a commit object's header: its tree,
+// parents and committer time. Only the header is parsed; decoding the
+// whole commit (people, message, signature) was two fifths of the cost
+// of reading a commit in a path-limited log. Like git's parse_commit_date,
+// the time is the number after the committer line's last '>'.
+func parseNode(data []byte) commitNode {
+	var n commitNode
+	for len(data) > 0 {
+		var line []byte
+		line, data, _ = bytes.Cut(data, []byte("\n"))
+		if len(line) == 0 {
+			break // the end of the header
+		}
+		key, value, _ := bytes.Cut(line, []byte(" "))
+		switch string(key) {
+		case "tree":
+			n.tree = plumbing.NewHash(string(value))
+		case "parent":
+			n.parents = append(n.parents, plumbing.NewHash(string(value)))
+		case "committer":
+			if i := bytes.LastIndexByte(value, '>'); i >= 0 {
+				stamp, _, _ := bytes.Cut(bytes.TrimLeft(value[i+1:], " "), []byte(" "))
+				n.when, _ = strconv.ParseInt(string(stamp), 10, 64)
+			}
+		}
+	}
+	return n
+}
+
+// graphLocked loads the repository's commit-graph once, into memory (so
+// no descriptor outlives the call, and a file that git gc replaces later
+// cannot change under the reader: what it says of a commit never
+// changes). As git does, it reads objects/info/commit-graph, or when
+// there is none the split graph that commit-graphs/commit-graph-chain
+// lists, base first. It returns nil when there is neither, or it cannot
+// be read whole within maxGraphBytes. r.mu must be held.
 func (r *repo) graphLocked() commitgraph.Index {
 	hc := r.historyLocked()
-	if hc.graphLoaded {
-		return hc.graph
+	if !hc.graphLoaded {
+		hc.graphLoaded = true
+		budget := int64(maxGraphBytes)
+		fs := r.storage.Filesystem()
+		if data, err := readBounded(fs, path.Join("objects", "info", "commit-graph"), &budget); err == nil {
+			hc.graph, _ = commitgraph.OpenFileIndex(memFile{bytes.NewReader(data)})
+		} else if errors.Is(err, os.ErrNotExist) {
+			hc.graph = readGraphChain(fs, &budget)
+		}
 	}
-	hc.graphLoaded = true
-	f, err := r.storage.Filesystem().Open(path.Join("objects", "info", "commit-graph"))
+	return hc.graph
+}
+
+// readGraphChain reads a split commit-graph: the chain file names one
+// graph file per line, the base first, each layer adding the commits its
+// parent layers do not hold.
+func readGraphChain(fs billy.Filesystem, budget *int64) commitgraph.Index {
+	dir := path.Join("objects", "info", "commit-graphs")
+	data, err := readBounded(fs, path.Join(dir, "commit-graph-chain"), budget)
 	if err != nil {
 		return nil
+	}
+	var idx commitgraph.Index
+	for line := range strings.Lines(string(data)) {
+		name := strings.TrimSuffix(line, "\n")
+		if !plumbing.IsHash(name) {
+			return nil
+		}
+		layer, err := readBounded(fs, path.Join(dir, "graph-"+name+".graph"), budget)
+		if err != nil {
+			return nil
+		}
+		if idx, err = commitgraph.OpenFileIndexWithParent(memFile{bytes.NewReader(layer)}, idx); err != nil {
+			return nil
+		}
+	}
+	return idx
+}
+
+// readBounded reads a whole file of at most *budget bytes, and takes its
+// size from the budget.
+func readBounded(fs billy.Filesystem, name string, budget *int64) ([]byte, error) {
+	f, err := fs.Open(name)
+	if err != nil {
+		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxGraphBytes+1))
-	if err != nil || len(data) > maxGraphBytes {
-		return nil
-	}
-	idx, err := commitgraph.OpenFileIndex(memFile{bytes.NewReader(data)})
+	data, err := io.ReadAll(io.LimitReader(f, *budget+1))
 	if err != nil {
-		return nil
+		return nil, err
 	}
-	hc.graph = idx
-	return idx
+	if int64(len(data)) > *budget {
+		return nil, fmt.Errorf("%s: larger than the %d bytes left for commit-graphs", name, *budget)
+	}
+	*budget -= int64(len(data))
+	return data, nil
 }
 
 // memFile is a commit-graph held in memory.

@@ -457,23 +457,49 @@ func (d *lineDiff) groups() []hunkGroup {
 	return out
 }
 
-// unified renders the diff as unified hunks with ctx lines of context,
-// git's format without the function-name suffix of the hunk header.
-func (d *lineDiff) unified(ctx int) []byte {
+// unified renders the diff as unified hunks with ctx lines of context, in
+// git's format: each hunk header ends with the function name rule finds
+// (nil: none).
+func (d *lineDiff) unified(ctx int, rule funcRule) []byte {
 	var w bytes.Buffer
 	groups := d.groups()
+	fn := funcSearch{rule: rule, prev: -1}
 	for len(groups) > 0 {
 		n := 1
 		for n < len(groups) && groups[n].a1-groups[n-1].a2 <= 2*ctx {
 			n++
 		}
-		d.writeHunk(&w, groups[:n], ctx)
+		d.writeHunk(&w, groups[:n], ctx, &fn)
 		groups = groups[n:]
 	}
 	return w.Bytes()
 }
 
-func (d *lineDiff) writeHunk(w *bytes.Buffer, gs []hunkGroup, ctx int) {
+// funcSearch finds hunks' function names as git's xdl_emit_diff does:
+// backwards from the line before a hunk (context included) down to where
+// the previous hunk's search began; when that finds none, the previous
+// hunk's name stands, being the nearest.
+type funcSearch struct {
+	rule funcRule
+	prev int // the line the previous search started from
+	name []byte
+}
+
+func (f *funcSearch) before(lines [][]byte, start int) []byte {
+	if f.rule == nil {
+		return nil
+	}
+	for l := start; l != f.prev && l >= 0 && l < len(lines); l-- {
+		if name, ok := f.rule(lines[l]); ok {
+			f.name = name
+			break
+		}
+	}
+	f.prev = start
+	return f.name
+}
+
+func (d *lineDiff) writeHunk(w *bytes.Buffer, gs []hunkGroup, ctx int, fn *funcSearch) {
 	first, last := gs[0], gs[len(gs)-1]
 	a1, b1 := max(first.a1-ctx, 0), max(first.b1-ctx, 0)
 	lead := first.a1 - a1
@@ -484,7 +510,12 @@ func (d *lineDiff) writeHunk(w *bytes.Buffer, gs []hunkGroup, ctx int) {
 	writeRange(w, a1, a2-a1)
 	w.WriteString(" +")
 	writeRange(w, b1, b2-b1)
-	w.WriteString(" @@\n")
+	w.WriteString(" @@")
+	if name := fn.before(d.a, a1-1); len(name) > 0 {
+		w.WriteByte(' ')
+		w.Write(name)
+	}
+	w.WriteByte('\n')
 	i := a1
 	for _, g := range gs {
 		for ; i < g.a1; i++ {

@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"bytes"
-	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -103,7 +102,7 @@ func (s *Snapshot) History(ctx context.Context, opts LogOptions) (LogPage, error
 	hc := r.historyLocked()
 	res, ok := hc.logs[key]
 	if !ok || (!res.done && len(res.matched) < need) {
-		w := &logWalk{r: r, opts: opts, filter: f, follow: f.spec, ctx: ctx}
+		w := &logWalk{r: r, walk: ws.newCommitWalkLocked(), opts: opts, filter: f, follow: f.spec, ctx: ctx}
 		if res, err = w.run(start, need); err != nil {
 			return LogPage{}, s.historyError(err)
 		}
@@ -219,11 +218,11 @@ func (s *Snapshot) changesKey(h plumbing.Hash, spec string) string {
 func (r *repo) commitChangesLocked(c *object.Commit, f pathFilter) ([]rawChange, error) {
 	var parentTree plumbing.Hash
 	if len(c.ParentHashes) > 0 {
-		pc, err := r.commitObjectLocked(c.ParentHashes[0])
+		pn, err := r.nodeLocked(c.ParentHashes[0])
 		if err != nil {
 			return nil, err
 		}
-		parentTree = pc.TreeHash
+		parentTree = pn.tree
 	}
 	raw, err := r.treeDiffLocked(parentTree, c.TreeHash, "", f, nil)
 	if err != nil {
@@ -238,27 +237,27 @@ func (r *repo) commitChangesLocked(c *object.Commit, f pathFilter) ([]rawChange,
 type logWalk struct {
 	ctx    context.Context
 	r      *repo
+	walk   *commitWalk
 	opts   LogOptions
 	filter pathFilter
 	follow string // the followed file's current name
-	queue  walkQueue
-	seen   map[plumbing.Hash]bool
-	seq    int
 }
 
 func (w *logWalk) run(start plumbing.Hash, need int) (logResult, error) {
-	w.seen = make(map[plumbing.Hash]bool)
-	if err := w.push(start); err != nil {
+	if err := w.walk.pushLocked(start); err != nil {
 		return logResult{}, err
 	}
 	var res logResult
-	for n := 0; w.queue.Len() > 0; n++ {
-		if n%256 == 0 {
+	for i := 0; ; i++ {
+		if i%256 == 0 {
 			if err := w.ctx.Err(); err != nil {
 				return logResult{}, err
 			}
 		}
-		n := heap.Pop(&w.queue).(walkItem).n
+		n, more := w.walk.pop()
+		if !more {
+			break
+		}
 		ok, err := w.step(n)
 		if err != nil {
 			return logResult{}, err
@@ -272,20 +271,6 @@ func (w *logWalk) run(start plumbing.Hash, need int) (logResult, error) {
 	}
 	res.done = true
 	return res, nil
-}
-
-func (w *logWalk) push(h plumbing.Hash) error {
-	if w.seen[h] {
-		return nil
-	}
-	w.seen[h] = true
-	n, err := w.r.nodeLocked(h)
-	if err != nil {
-		return err
-	}
-	w.seq++
-	heap.Push(&w.queue, walkItem{n: n, seq: w.seq})
-	return nil
 }
 
 // step queues a commit's parents and reports whether it is shown.
@@ -306,7 +291,7 @@ func (w *logWalk) step(n commitNode) (bool, error) {
 		}
 	}
 	for _, p := range parents {
-		if err := w.push(p); err != nil {
+		if err := w.walk.pushLocked(p); err != nil {
 			return false, err
 		}
 	}
@@ -456,30 +441,4 @@ func (w *logWalk) pickaxe(ch rawChange) (bool, error) {
 		}
 	}
 	return false, nil
-}
-
-type walkItem struct {
-	n   commitNode
-	seq int
-}
-
-// walkQueue orders commits newest committer time (in seconds) first, ties
-// in the order they were queued, as git's prio_queue does.
-type walkQueue []walkItem
-
-func (q walkQueue) Len() int { return len(q) }
-func (q walkQueue) Less(i, j int) bool {
-	ti, tj := q[i].n.when, q[j].n.when
-	if ti != tj {
-		return ti > tj
-	}
-	return q[i].seq < q[j].seq
-}
-func (q walkQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *walkQueue) Push(x any)   { *q = append(*q, x.(walkItem)) }
-func (q *walkQueue) Pop() any {
-	old := *q
-	it := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return it
 }

@@ -41,7 +41,7 @@ func (r *repo) pairRenamesLocked(changes []rawChange) ([]rawChange, error) {
 	if len(srcs) == 0 || len(dsts) == 0 {
 		return changes, nil
 	}
-	rn := &renamer{r: r, changes: changes, srcOf: make(map[int]int), score: make(map[int]int), used: make(map[int]bool), sig: make(map[plumbing.Hash]*spanCounts)}
+	rn := &renamer{r: r, changes: changes, srcOf: make(map[int]int), score: make(map[int]int), used: make(map[int]bool), sig: make(map[plumbing.Hash]*spanCounts), diskSize: make(map[plumbing.Hash]int64)}
 	rn.exact(srcs, dsts)
 	srcs, dsts = rn.unusedSrcs(srcs), rn.unpaired(dsts)
 	if err := rn.byBasename(srcs, dsts); err != nil {
@@ -63,6 +63,8 @@ type renamer struct {
 	score   map[int]int // dst index -> score
 	used    map[int]bool
 	sig     map[plumbing.Hash]*spanCounts
+	// diskSize is the size of working tree sides read, by hash.
+	diskSize map[plumbing.Hash]int64
 }
 
 func (rn *renamer) pair(src, dst, score int) {
@@ -212,11 +214,11 @@ func (rn *renamer) similarity(s, d, min int) (int, error) {
 	if !isRegular(from.mode) || !isRegular(to.mode) {
 		return 0, nil
 	}
-	ss, err := rn.r.blobSizeLocked(from.hash)
+	ss, err := rn.size(from)
 	if err != nil {
 		return 0, err
 	}
-	ds, err := rn.r.blobSizeLocked(to.hash)
+	ds, err := rn.size(to)
 	if err != nil {
 		return 0, err
 	}
@@ -227,11 +229,11 @@ func (rn *renamer) similarity(s, d, min int) (int, error) {
 	if maxSize == 0 {
 		return 0, nil
 	}
-	sa, err := rn.spans(from.hash)
+	sa, err := rn.spans(from)
 	if err != nil {
 		return 0, err
 	}
-	sb, err := rn.spans(to.hash)
+	sb, err := rn.spans(to)
 	if err != nil {
 		return 0, err
 	}
@@ -245,16 +247,37 @@ func minInt64(a, b int64) int64 {
 	return b
 }
 
-func (rn *renamer) spans(h plumbing.Hash) (*spanCounts, error) {
-	if sc, ok := rn.sig[h]; ok {
+// size is a side's size: its blob's, or for a file of the working tree
+// (whose content need not be in the object store) what is on disk.
+func (rn *renamer) size(s fileSide) (int64, error) {
+	if s.disk == nil {
+		return rn.r.blobSizeLocked(s.hash)
+	}
+	if _, err := rn.spans(s); err != nil {
+		return 0, err
+	}
+	return rn.diskSize[s.hash], nil
+}
+
+// spans is a side's fingerprint, by its object id (which a working tree
+// side has too: the hash of what is on disk).
+func (rn *renamer) spans(s fileSide) (*spanCounts, error) {
+	if sc, ok := rn.sig[s.hash]; ok {
 		return sc, nil
 	}
-	data, _, err := rn.r.readBlobLocked(h, 0, maxRenameBlob)
+	var data []byte
+	var err error
+	if s.disk != nil {
+		data, err = readDisk(s.disk, s.path, s.mode == filemode.Symlink)
+		rn.diskSize[s.hash] = int64(len(data))
+	} else {
+		data, _, err = rn.r.readBlobLocked(s.hash, 0, maxRenameBlob)
+	}
 	if err != nil {
 		return nil, err
 	}
 	sc := countSpans(data)
-	rn.sig[h] = sc
+	rn.sig[s.hash] = sc
 	return sc, nil
 }
 

@@ -1,6 +1,8 @@
 package workspace
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"strings"
 
@@ -34,12 +36,16 @@ func (c rawChange) path() string {
 }
 
 // pathFilter decides which paths a tree diff looks at: those under a
-// caller's path (a file or a directory, "" for all) that the caller's
-// grant lets it see. Hidden directories are never entered, so nothing
-// under them is compared, counted or named.
+// caller's path (a file or a directory, "" for all) that the name rules
+// and the caller's grant (nil: the name rules only) let it see. It is
+// where every tree diff applies the policy: hidden directories are never
+// entered, so nothing under them is compared, counted or named.
 type pathFilter struct {
 	spec  string
 	grant *grant
+	// dropped, when set, counts what the name rules and the grant left
+	// out (not what lies outside spec): a hidden directory counts once.
+	dropped *DiffStats
 }
 
 // dir reports whether the diff enters directory p, whose parent passed.
@@ -47,7 +53,7 @@ func (f pathFilter) dir(p string) bool {
 	if f.spec != "" && p != f.spec && !strings.HasPrefix(p, f.spec+"/") && !strings.HasPrefix(f.spec, p+"/") {
 		return false
 	}
-	return validPath(p) && (f.grant == nil || !f.grant.hidesEntry(p, true))
+	return f.admit(p, true)
 }
 
 // file reports whether the diff reports file p, whose parent passed.
@@ -55,7 +61,25 @@ func (f pathFilter) file(p string) bool {
 	if f.spec != "" && p != f.spec && !strings.HasPrefix(p, f.spec+"/") {
 		return false
 	}
-	return validPath(p) && (f.grant == nil || !f.grant.hidesEntry(p, false))
+	return f.admit(p, false)
+}
+
+// admit applies the name rules and the grant to p, counting what they
+// drop.
+func (f pathFilter) admit(p string, isDir bool) bool {
+	switch {
+	case !validPath(p):
+		if f.dropped != nil {
+			f.dropped.Invalid++
+		}
+		return false
+	case f.grant != nil && f.grant.hidesEntry(p, isDir):
+		if f.dropped != nil {
+			f.dropped.Omitted++
+		}
+		return false
+	}
+	return true
 }
 
 // validPath checks the last component of a path built from tree entries:
@@ -109,11 +133,26 @@ func (r *repo) treeDiffLocked(a, b plumbing.Hash, prefix string, f pathFilter, o
 	return out, nil
 }
 
+// entriesLocked returns the decoded entries of tree h (none for the zero
+// hash), read from the mapped packs where they hold it, and kept in the
+// repo's tree cache.
 func (r *repo) entriesLocked(h plumbing.Hash) ([]treeEntry, error) {
 	if h.IsZero() {
 		return nil, nil
 	}
-	return r.treeLocked(h)
+	if entries, ok := r.trees.get(h); ok {
+		return entries, nil
+	}
+	data, err := r.objectLocked(plumbing.TreeObject, h, maxTreeBytes)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := decodeTree(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, fmt.Errorf("tree %s: %w", h, err)
+	}
+	r.trees.put(h, entries)
+	return entries, nil
 }
 
 // sideLocked records an entry present on one side only: deleted (old) or

@@ -15,9 +15,9 @@ import (
 // worktreeChanges compares base (nil: the empty tree) with the tracked
 // files of the working tree, as git diff <base> does: the files the index
 // lists, read from disk (trusting the index where size and time match, as
-// git does). Untracked files are not part of it, and renames are not
-// paired: a file's new content is on disk, not in the object store that
-// similarity is computed from.
+// git does). Untracked files are not part of it. Renames are paired as in
+// a diff of commits, the similarity of a changed file computed from what
+// is on disk.
 func (s *Snapshot) worktreeChanges(ctx context.Context, base *Snapshot, f pathFilter, opts DiffOptions) ([]ChangedFile, error) {
 	ws := s.grant.ws
 	old := make(map[string]fileSide)
@@ -74,6 +74,11 @@ func (s *Snapshot) worktreeChanges(ctx context.Context, base *Snapshot, f pathFi
 	r := ws.repo
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if !opts.NoRenames {
+		if raw, err = r.pairRenamesLocked(raw); err != nil {
+			return nil, ws.internalError("pairing renames", err)
+		}
+	}
 	return r.fileChangesLocked(ctx, raw, opts.Counts)
 }
 

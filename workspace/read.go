@@ -1,11 +1,9 @@
 package workspace
 
 import (
-	"container/heap"
 	"context"
 	"errors"
 	"io/fs"
-	"slices"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -78,10 +76,11 @@ func (s *Snapshot) ReadBlob(ctx context.Context, path, id string, opts ReadOptio
 
 // DiffStats counts what a Diff left out.
 type DiffStats struct {
-	// Omitted counts changed paths withheld by the secret patterns or the
-	// caller's policies.
+	// Omitted counts changed entries withheld by the secret patterns or
+	// the caller's policies; a hidden directory counts once, as in a Walk,
+	// since what is under it is not read.
 	Omitted int
-	// Invalid counts changed paths whose names cannot be shown.
+	// Invalid counts changed entries whose names cannot be shown.
 	Invalid int
 }
 
@@ -90,7 +89,8 @@ type DiffStats struct {
 // NewMode are s's, an empty SHA meaning the path does not exist on that
 // side. Both must be commits of the same workspace; subtrees with equal
 // hashes are not read. Paths the caller may not see, and paths no name
-// rule allows, are left out and counted.
+// rule allows, are left out and counted. It is the tree diff
+// [Snapshot.DiffFrom] makes, without renames or line counts.
 func (s *Snapshot) Diff(ctx context.Context, base *Snapshot) ([]FileChange, DiffStats, error) {
 	var stats DiffStats
 	if s.rev.SHA == WorktreeRevision || base.rev.SHA == WorktreeRevision {
@@ -103,46 +103,19 @@ func (s *Snapshot) Diff(ctx context.Context, base *Snapshot) ([]FileChange, Diff
 		return nil, stats, err
 	}
 	ws := s.grant.ws
-	r := ws.repo
-	var all []FileChange
-	r.mu.Lock()
-	err := r.diffTreesLocked(base.src.(*commitSource).tree, s.src.(*commitSource).tree, "", &all)
-	r.mu.Unlock()
-	if err != nil {
-		return nil, stats, ws.internalError("comparing trees", err)
-	}
-	out := all[:0]
-	for _, fc := range all {
-		switch {
-		case !showablePath(fc.Path):
-			stats.Invalid++
-		case s.grant.checkPath(fc.Path, false) != nil:
-			stats.Omitted++
-		default:
-			out = append(out, fc)
-		}
-	}
-	slices.SortFunc(out, func(a, b FileChange) int { return strings.Compare(a.Path, b.Path) })
-	return out, stats, nil
-}
-
-// showablePath reports whether every component of a path from a tree could
-// be named by a caller.
-func showablePath(p string) bool {
-	for name := range strings.SplitSeq(p, "/") {
-		if !validEntryName(name) {
-			return false
-		}
-	}
-	return true
+	f := pathFilter{grant: s.grant, dropped: &stats}
+	out, err := ws.fileChanges(base.src.(*commitSource).tree, s.src.(*commitSource).tree, f)
+	return out, stats, err
 }
 
 // Commits calls fn for each commit reachable from the snapshot's revision
-// (HEAD for the working tree), newest committer time first, as git log
-// orders them by default, until fn returns an error or MaxAncestry commits
-// have been visited. In a shallow clone the walk ends at the boundary, as
-// git log's does: a commit there is reported without parents. fn may return [fs.SkipAll] to end the walk without an
-// error, as in [Snapshot.Walk]. The repository is not locked while fn runs, so fn may read other
+// (HEAD for the working tree), in git log's default order (newest
+// committer time first), until fn returns an error or MaxAncestry commits
+// have been visited. It is the walk [Snapshot.History] makes, without
+// filters. In a shallow clone the walk ends at the boundary, as git log's
+// does: a commit there is reported without parents. fn may return
+// [fs.SkipAll] to end the walk without an error, as in [Snapshot.Walk].
+// The repository is not locked while fn runs, so fn may read other
 // snapshots.
 func (s *Snapshot) Commits(ctx context.Context, fn func(Commit) error) error {
 	ws := s.grant.ws
@@ -155,68 +128,63 @@ func (s *Snapshot) Commits(ctx context.Context, fn func(Commit) error) error {
 		}
 		start = head.SHA
 	}
-	queue := &commitQueue{}
-	seen := map[plumbing.Hash]bool{}
-	push := func(h plumbing.Hash) error {
-		if seen[h] {
+	r.mu.Lock()
+	w := ws.newCommitWalkLocked()
+	err := w.pushLocked(plumbing.NewHash(start))
+	r.mu.Unlock()
+	for n := 0; err == nil && n < MaxAncestry; n++ {
+		if err = ctx.Err(); err != nil {
+			return err
+		}
+		var c Commit
+		var more bool
+		if c, more, err = s.nextCommit(w); err != nil || !more {
+			break
+		}
+		if err = fn(c); errors.Is(err, fs.SkipAll) {
 			return nil
 		}
-		seen[h] = true
-		c, err := object.GetCommit(r.storage, h)
-		if err != nil {
-			return errclass.Errorf(errclass.Internal, "reading history failed").Wrap(ws.scrub(err))
-		}
-		heap.Push(queue, c)
-		return nil
 	}
-	r.mu.Lock()
-	boundary := ws.boundaryLocked() // read once: a shallow clone's history ends there
-	err := push(plumbing.NewHash(start))
-	r.mu.Unlock()
-	if err != nil {
-		return err
+	var se *errclass.Error
+	if err != nil && !errors.As(err, &se) && ctx.Err() == nil {
+		return errclass.Errorf(errclass.Internal, "reading history failed").Wrap(ws.scrub(err))
 	}
-	for n := 0; queue.Len() > 0 && n < MaxAncestry; n++ {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		c := heap.Pop(queue).(*object.Commit)
-		commit := commitOf(c)
-		if slices.Contains(boundary, c.Hash) {
-			// A commit on a shallow clone's boundary: its parents were not
-			// fetched, and git log (like git show) treats it as having none.
-			commit.Parents = nil
-		} else {
-			r.mu.Lock()
-			for _, p := range c.ParentHashes {
-				if err = push(p); err != nil {
-					break
-				}
-			}
-			r.mu.Unlock()
-			if err != nil {
-				return err
-			}
-		}
-		if err := fn(commit); err != nil {
-			if errors.Is(err, fs.SkipAll) {
-				return nil
-			}
-			return err
-		}
-	}
-	return nil
+	return err
 }
 
-func commitOf(c *object.Commit) Commit {
+// nextCommit takes the next commit out of a walk, queues its parents and
+// describes it. more is false when the walk has ended.
+func (s *Snapshot) nextCommit(w *commitWalk) (c Commit, more bool, err error) {
+	r := s.grant.ws.repo
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n, more := w.pop()
+	if !more {
+		return Commit{}, false, nil
+	}
+	for _, p := range n.parents {
+		if err := w.pushLocked(p); err != nil {
+			return Commit{}, false, err
+		}
+	}
+	obj, err := r.commitObjectLocked(n.hash)
+	if err != nil {
+		return Commit{}, false, err
+	}
+	return commitOf(obj, n.parents), true, nil
+}
+
+// commitOf describes commit c, whose parents as the walk sees them (none
+// past a shallow boundary) are given.
+func commitOf(c *object.Commit, parents []plumbing.Hash) Commit {
 	subject, _, _ := strings.Cut(c.Message, "\n")
-	parents := make([]string, len(c.ParentHashes))
-	for i, p := range c.ParentHashes {
-		parents[i] = p.String()
+	ids := make([]string, len(parents))
+	for i, p := range parents {
+		ids[i] = p.String()
 	}
 	return Commit{
 		SHA: c.Hash.String(), Author: c.Author.Name, AuthorEmail: c.Author.Email,
-		Time: c.Author.When, Subject: subject, Parents: parents,
+		Time: c.Author.When, Subject: subject, Parents: ids,
 	}
 }
 

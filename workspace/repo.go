@@ -143,7 +143,7 @@ func (r *repo) close() error {
 	r.blobs.forget(r)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.storage.Close()
+	return errors.Join(r.hist.close(), r.storage.Close())
 }
 
 // commitLocked returns the tree and parents of a commit. r.mu must be held.

@@ -189,79 +189,44 @@ type FileChange struct {
 
 // DiffCommits lists the paths (files, symlinks, submodules) that differ
 // between two commits' trees, sorted by path. Subtrees with equal hashes
-// are not read.
+// are not read. No grant applies: it serves the server's own records
+// (a proposal against its base), not a caller's read.
 func (w *Workspace) DiffCommits(oldCommit, newCommit string) ([]FileChange, error) {
 	r := w.repo
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	var trees [2]plumbing.Hash
+	r.mu.Lock()
 	for i, c := range []string{oldCommit, newCommit} {
 		ci, err := r.commitLocked(plumbing.NewHash(c))
 		if err != nil {
+			r.mu.Unlock()
 			return nil, w.objectError(c, err)
 		}
 		trees[i] = ci.tree
 	}
-	var out []FileChange
-	if err := r.diffTreesLocked(trees[0], trees[1], "", &out); err != nil {
+	r.mu.Unlock()
+	return w.fileChanges(trees[0], trees[1], pathFilter{})
+}
+
+// fileChanges is the tree diff from a to b, as FileChanges sorted by
+// path.
+func (w *Workspace) fileChanges(a, b plumbing.Hash, f pathFilter) ([]FileChange, error) {
+	r := w.repo
+	r.mu.Lock()
+	raw, err := r.treeDiffLocked(a, b, "", f, nil)
+	r.mu.Unlock()
+	if err != nil {
 		return nil, w.internalError("comparing trees", err)
+	}
+	out := make([]FileChange, len(raw))
+	for i, c := range raw {
+		out[i].Path = c.path()
+		if c.from.path != "" {
+			out[i].OldMode, out[i].OldSHA = uint32(c.from.mode), c.from.hash.String()
+		}
+		if c.to.path != "" {
+			out[i].NewMode, out[i].NewSHA = uint32(c.to.mode), c.to.hash.String()
+		}
 	}
 	slices.SortFunc(out, func(a, b FileChange) int { return strings.Compare(a.Path, b.Path) })
 	return out, nil
-}
-
-func (r *repo) diffTreesLocked(a, b plumbing.Hash, dir string, out *[]FileChange) error {
-	if a == b {
-		return nil
-	}
-	var ea, eb []treeEntry
-	var err error
-	if !a.IsZero() {
-		if ea, err = r.treeLocked(a); err != nil {
-			return err
-		}
-	}
-	if !b.IsZero() {
-		if eb, err = r.treeLocked(b); err != nil {
-			return err
-		}
-	}
-	names := map[string][2]*treeEntry{}
-	for i := range ea {
-		v := names[ea[i].name]
-		v[0] = &ea[i]
-		names[ea[i].name] = v
-	}
-	for i := range eb {
-		v := names[eb[i].name]
-		v[1] = &eb[i]
-		names[eb[i].name] = v
-	}
-	for name, pair := range names {
-		p := joinPath(dir, name)
-		var subA, subB plumbing.Hash
-		var fc FileChange
-		fc.Path = p
-		if o := pair[0]; o != nil {
-			if o.mode == filemode.Dir {
-				subA = o.hash
-			} else {
-				fc.OldMode, fc.OldSHA = uint32(o.mode), o.hash.String()
-			}
-		}
-		if n := pair[1]; n != nil {
-			if n.mode == filemode.Dir {
-				subB = n.hash
-			} else {
-				fc.NewMode, fc.NewSHA = uint32(n.mode), n.hash.String()
-			}
-		}
-		if fc.OldSHA != fc.NewSHA || fc.OldMode != fc.NewMode {
-			*out = append(*out, fc)
-		}
-		if err := r.diffTreesLocked(subA, subB, p, out); err != nil {
-			return err
-		}
-	}
-	return nil
 }
