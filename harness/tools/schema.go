@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/repo-mcp/repo-mcp/harness/source"
+	"github.com/repo-mcp/repo-mcp/internal/jsonscan"
 	"github.com/repo-mcp/repo-mcp/internal/schemacheck"
 )
 
@@ -30,35 +31,12 @@ func CheckBounds(descs []source.Descriptor) error {
 			if len(raw) > maxSchemaBytes {
 				return fmt.Errorf("tool %.64q: a schema of %d bytes (the bound is %d)", d.Name, len(raw), maxSchemaBytes)
 			}
-			if depth := jsonDepth(raw); depth > maxSchemaJSONDepth {
+			if depth := jsonscan.Depth(raw); depth > maxSchemaJSONDepth {
 				return fmt.Errorf("tool %.64q: a schema nested %d deep (the bound is %d)", d.Name, depth, maxSchemaJSONDepth)
 			}
 		}
 	}
 	return nil
-}
-
-// jsonDepth is the deepest nesting of objects and arrays in raw, which is
-// valid JSON.
-func jsonDepth(raw []byte) int {
-	depth, deepest, inString, escaped := 0, 0, false, false
-	for _, c := range raw {
-		switch {
-		case escaped:
-			escaped = false
-		case inString:
-			escaped = c == '\\'
-			inString = c != '"'
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			depth++
-			deepest = max(deepest, depth)
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return deepest
 }
 
 // maxSchemaDepth bounds the nesting of a rebuilt schema.
