@@ -314,4 +314,3 @@ func FuzzDecodeMessage(f *testing.F) {
 		}
 	})
 }
-
