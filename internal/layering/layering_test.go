@@ -18,13 +18,17 @@ type pkg struct {
 	ImportPath string
 	Imports    []string // direct imports
 	Deps       []string // every package it depends on, transitively
+
+	TestImports  []string // direct imports of the package's _test.go files
+	XTestImports []string // and of its external (package x_test) test files
 }
 
-// listPackages runs go list over the whole module, test files left out:
-// the rules are about what the shipped code depends on.
+// listPackages runs go list over the whole module. Deps are those of the
+// shipped code; the test files' direct imports are listed apart, for the
+// rules that hold for tests too.
 func listPackages(t *testing.T) map[string]pkg {
 	t.Helper()
-	cmd := exec.Command("go", "list", "-deps=false", "-json=ImportPath,Imports,Deps", module+"/...")
+	cmd := exec.Command("go", "list", "-deps=false", "-json=ImportPath,Imports,Deps,TestImports,XTestImports", module+"/...")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -105,6 +109,22 @@ func TestImportRules(t *testing.T) {
 		for _, d := range own(get("workspace").Deps) {
 			if d == "server" || strings.HasPrefix(d, "server/") {
 				t.Errorf("workspace depends on %s", d)
+			}
+		}
+	})
+	t.Run("workspace's tests do not depend on server", func(t *testing.T) {
+		// A test that needs server/ to check an error class would make the
+		// layer above a dependency of the layer below, in its tests if not
+		// in its code: classes are errclass's.
+		ws := get("workspace")
+		for _, imp := range own(append(ws.TestImports, ws.XTestImports...)) {
+			if imp == "workspace" {
+				continue
+			}
+			for _, d := range append(own(get(imp).Deps), imp) {
+				if d == "server" || strings.HasPrefix(d, "server/") {
+					t.Errorf("workspace's tests import %s, which is or depends on %s", imp, d)
+				}
 			}
 		}
 	})
