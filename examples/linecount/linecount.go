@@ -5,7 +5,7 @@
 // read through a workspace.Snapshot (which applies the caller's policy to
 // every entry), classed errors, and one registration call. The schema's
 // descriptions are the doc comments below, which the framework's generator
-// copies into comments_gen.go, as any module's tool can:
+// copies into comments_gen.go, as it can for any module.
 package linecount
 
 //go:generate go run github.com/repo-mcp/repo-mcp/server/cmd/gencomments
