@@ -104,7 +104,7 @@ done
 echo "from the on-disk cache, whole process: $(awk '{print $1 * 1000}' "$work/disk" | stats) ms, peak RSS $(awk '{print $1 / 1024}' "$work/disk_rss" | stats) MiB   (target < 300 ms)"
 echo "same, in-process (open repository, load, search): $(metric DiskCacheFirstQuery ns/op 5x | awk '{print $1 / 1e6}') ms"
 
-echo "a working tree (os.Root), unchanged since the last query, in-process: $(metric WorkTreeQuery ns/op 5x | awk '{print $1 / 1e6}') ms"
+echo "a working tree (read through a worktree Snapshot), unchanged since the last query, in-process: $(metric WorkTreeQuery ns/op 5x | awk '{print $1 / 1e6}') ms"
 
 echo
 echo "## Warm queries: 100 queries of every match mode on the built index (5 passes)"

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"regexp"
 	"strconv"
+
+	"github.com/repo-mcp/repo-mcp/internal/jsonscan"
 )
 
 // Implementation names a client or server (MCP's Implementation object).
@@ -63,9 +65,9 @@ const (
 // fields have the wrong JSON types, is kindMalformed.
 func decodeMessage(line []byte) (message, messageKind) {
 	var m message
-	d := decoder{data: line}
-	mismatch, ok := d.message(&m)
-	if !ok || !d.end() {
+	d := jsonscan.NewScanner(line)
+	mismatch, ok := readMessage(&d, &m)
+	if !ok || !d.End() {
 		return message{}, kindNotJSON
 	}
 	if mismatch {
@@ -85,28 +87,28 @@ func decodeMessage(line []byte) (message, messageKind) {
 
 // message reads a JSON-RPC message into m. mismatch reports a value of the
 // wrong JSON type for its field; ok is false on a syntax error.
-func (d *decoder) message(m *message) (mismatch, ok bool) {
-	if d.peek() != '{' {
+func readMessage(d *jsonscan.Scanner, m *message) (mismatch, ok bool) {
+	if d.Peek() != '{' {
 		// Valid JSON of another type is not a message (null decodes to nothing).
-		return true, d.skip()
+		return true, d.Skip()
 	}
-	ok = d.object(func(key []byte) bool {
+	ok = d.Object(func(key []byte) bool {
 		var ok bool
 		switch {
-		case keyIs(key, "jsonrpc"):
-			return d.stringField(&m.JSONRPC, &mismatch)
-		case keyIs(key, "id"):
-			m.ID, ok = d.raw()
-		case keyIs(key, "method"):
-			return d.stringField(&m.Method, &mismatch)
-		case keyIs(key, "params"):
-			m.Params, ok = d.raw()
-		case keyIs(key, "result"):
-			m.call, m.Result, ok = d.readResult()
-		case keyIs(key, "error"):
-			return d.errorField(&m.Error, &mismatch)
+		case jsonscan.KeyIs(key, "jsonrpc"):
+			return d.StringField(&m.JSONRPC, &mismatch)
+		case jsonscan.KeyIs(key, "id"):
+			m.ID, ok = d.Raw()
+		case jsonscan.KeyIs(key, "method"):
+			return d.StringField(&m.Method, &mismatch)
+		case jsonscan.KeyIs(key, "params"):
+			m.Params, ok = d.Raw()
+		case jsonscan.KeyIs(key, "result"):
+			m.call, m.Result, ok = readResult(d)
+		case jsonscan.KeyIs(key, "error"):
+			return readErrorField(d, &m.Error, &mismatch)
 		default:
-			return d.skip()
+			return d.Skip()
 		}
 		return ok
 	})
@@ -117,8 +119,8 @@ func (d *decoder) message(m *message) (mismatch, ok bool) {
 // decode a *RPCErrorObject field: null sets it to nil, and an object is
 // merged into the one a duplicate key already set. Error objects are small
 // and rare, so encoding/json decodes it, from bytes the decoder checked.
-func (d *decoder) errorField(e **RPCErrorObject, mismatch *bool) bool {
-	raw, ok := d.raw()
+func readErrorField(d *jsonscan.Scanner, e **RPCErrorObject, mismatch *bool) bool {
+	raw, ok := d.Raw()
 	switch {
 	case !ok:
 		return false
@@ -166,23 +168,11 @@ func oversizedID(head, tail []byte) (int64, bool) {
 // leadingID walks the top-level keys of a truncated JSON object, as far as
 // the head goes, looking for "id" and "method".
 func leadingID(head []byte) (id json.RawMessage, found, isRequest bool) {
-	dec := json.NewDecoder(bytes.NewReader(head))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, false, false
-	}
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			break
-		}
-		if key == "method" {
+	for key, value := range jsonscan.Members(head) {
+		switch key {
+		case "method":
 			return nil, false, true
-		}
-		var value json.RawMessage
-		if dec.Decode(&value) != nil {
-			break // a value that runs past the head
-		}
-		if key == "id" {
+		case "id":
 			id, found = value, true
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/repo-mcp/repo-mcp/internal/jsonscan"
 )
 
 // ErrLimit means a server sent more than a Limits field allows.
@@ -291,66 +293,66 @@ type block struct {
 // block into struct{Type string; Text *string} would. It returns the result's
 // bytes too. Whether the answer is a tools/call result is not known yet: for
 // any other result, the work is a syntax check, which skipping would do anyway.
-func (d *decoder) readResult() (*callResult, []byte, bool) {
-	d.skipSpace()
-	start := d.pos
+func readResult(d *jsonscan.Scanner) (*callResult, []byte, bool) {
+	d.SkipSpace()
+	start := d.Pos()
 	r := new(callResult)
 	var ok bool
-	switch d.peek() {
+	switch d.Peek() {
 	case '{':
-		ok = d.object(func(key []byte) bool { return d.callResultField(r, key, start) })
+		ok = d.Object(func(key []byte) bool { return readCallResultField(d, r, key, start) })
 	case 'n':
-		ok = d.literal("null") // decodes to nothing
+		ok = d.Literal("null") // decodes to nothing
 	default:
 		r.mismatch = true
-		ok = d.skip()
+		ok = d.Skip()
 	}
-	return r, d.data[start:d.pos], ok
+	return r, d.Span(start), ok
 }
 
 // callResultField reads one member of a result; offsets are relative to origin,
 // where the result starts.
-func (d *decoder) callResultField(r *callResult, key []byte, origin int) bool {
+func readCallResultField(d *jsonscan.Scanner, r *callResult, key []byte, origin int) bool {
 	switch {
-	case keyIs(key, "content"):
-		switch d.peek() {
+	case jsonscan.KeyIs(key, "content"):
+		switch d.Peek() {
 		case '[':
 			r.blocks = r.blocks[:0] // a duplicate key replaces the array
-			return d.array(func() bool {
-				b, ok := d.contentBlock(origin)
+			return d.Array(func() bool {
+				b, ok := readContentBlock(d, origin)
 				r.blocks = append(r.blocks, b)
 				return ok
 			})
 		case 'n':
 			r.blocks = nil
-			return d.literal("null")
+			return d.Literal("null")
 		}
 		r.mismatch = true
-		return d.skip()
-	case keyIs(key, "structuredContent"):
-		d.skipSpace()
-		from := d.pos
-		ok := d.skip()
-		r.structured = span{from - origin, d.pos - origin}
+		return d.Skip()
+	case jsonscan.KeyIs(key, "structuredContent"):
+		d.SkipSpace()
+		from := d.Pos()
+		ok := d.Skip()
+		r.structured = span{from - origin, d.Pos() - origin}
 		return ok
-	case keyIs(key, "isError"):
-		return d.boolField(&r.isError, &r.mismatch)
-	case keyIs(key, "resultType"):
-		return d.stringField(&r.resultType, &r.mismatch)
+	case jsonscan.KeyIs(key, "isError"):
+		return d.BoolField(&r.isError, &r.mismatch)
+	case jsonscan.KeyIs(key, "resultType"):
+		return d.StringField(&r.resultType, &r.mismatch)
 	}
-	return d.skip()
+	return d.Skip()
 }
 
 // contentBlock reads one content block. Only a text block whose fields all
 // have the right types is supported; any other block is kept with the type
 // it names, if any. The text is unquoted once the block is known to be text.
-func (d *decoder) contentBlock(origin int) (block, bool) {
-	d.skipSpace()
-	b := block{unsupported: true, raw: span{start: d.pos - origin}}
+func readContentBlock(d *jsonscan.Scanner, origin int) (block, bool) {
+	d.SkipSpace()
+	b := block{unsupported: true, raw: span{start: d.Pos() - origin}}
 	var ok bool
-	if d.peek() != '{' {
-		ok = d.skip() // null, or a mismatch: unsupported either way
-		b.raw.end = d.pos - origin
+	if d.Peek() != '{' {
+		ok = d.Skip() // null, or a mismatch: unsupported either way
+		b.raw.end = d.Pos() - origin
 		return b, ok
 	}
 	var (
@@ -359,29 +361,29 @@ func (d *decoder) contentBlock(origin int) (block, bool) {
 		text     []byte
 		escaped  bool
 	)
-	ok = d.object(func(key []byte) bool {
+	ok = d.Object(func(key []byte) bool {
 		switch {
-		case keyIs(key, "type"):
-			return d.stringField(&b.typ, &mismatch)
-		case keyIs(key, "text"):
-			switch d.peek() {
+		case jsonscan.KeyIs(key, "type"):
+			return d.StringField(&b.typ, &mismatch)
+		case jsonscan.KeyIs(key, "text"):
+			switch d.Peek() {
 			case '"':
 				var ok bool
-				text, escaped, ok = d.str()
+				text, escaped, ok = d.Str()
 				hasText = true
 				return ok
 			case 'n':
 				hasText = false
-				return d.literal("null")
+				return d.Literal("null")
 			}
 			mismatch = true
-			return d.skip()
+			return d.Skip()
 		}
-		return d.skip()
+		return d.Skip()
 	})
-	b.raw.end = d.pos - origin
+	b.raw.end = d.Pos() - origin
 	if ok && !mismatch && b.typ == "text" && hasText {
-		b.text, b.unsupported = unquote(text, escaped), false
+		b.text, b.unsupported = jsonscan.Unquote(text, escaped), false
 	}
 	return b, ok
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/repo-mcp/repo-mcp/client"
 	"github.com/repo-mcp/repo-mcp/harness/artifact"
 	"github.com/repo-mcp/repo-mcp/harness/eventlog"
 	"github.com/repo-mcp/repo-mcp/harness/source"
@@ -90,20 +91,20 @@ func (h *Harness) settle(r *run, c *call, res *source.Result, err error, cancell
 	if err == nil {
 		ref, perr := r.store.Put(res.Raw)
 		if perr != nil {
-			return eventlog.CallData{State: eventlog.Unknown, Outcome: "answered", Reason: "the answer could not be stored: " + perr.Error()}
+			return eventlog.CallData{State: eventlog.Unknown, Outcome: client.Answered.String(), Reason: "the answer could not be stored: " + perr.Error()}
 		}
 		c.result = h.summarize(res, ref)
 		state := eventlog.Succeeded
 		if res.IsError {
 			state = eventlog.Failed
 		}
-		return eventlog.CallData{State: state, Outcome: "answered", ResultBytes: ref.Size, Artifact: ref.Digest, ServerRequestID: source.ServerRequestID(res.Raw)}
+		return eventlog.CallData{State: state, Outcome: client.Answered.String(), ResultBytes: ref.Size, Artifact: ref.Digest, ServerRequestID: source.ServerRequestID(res.Raw)}
 	}
 	var ce *source.CallError
 	if !errors.As(err, &ce) {
-		ce = &source.CallError{Outcome: source.NotSent, Message: err.Error()}
+		ce = &source.CallError{Outcome: client.NotSent, Message: err.Error()}
 	}
-	d := eventlog.CallData{Outcome: string(ce.Outcome), Reason: ce.Message}
+	d := eventlog.CallData{Outcome: ce.Outcome.String(), Reason: ce.Message}
 	if len(ce.Head) > 0 {
 		if ref, perr := r.store.Put(ce.Head); perr == nil {
 			d.Artifact, d.ResultBytes = ref.Digest, ce.Size
@@ -116,7 +117,7 @@ func (h *Harness) settle(r *run, c *call, res *source.Result, err error, cancell
 		d.Reason = "cancelled; notifications/cancelled was sent, and the server may still act on the call"
 	case ce.Outcome.Unknown():
 		d.State = eventlog.Unknown
-	case ce.Outcome == source.NotSent:
+	case ce.Outcome == client.NotSent:
 		d.State = eventlog.Failed
 		d.Reason = "transient: not sent: " + ce.Message
 	default:
@@ -147,7 +148,7 @@ func (h *Harness) summarize(res *source.Result, ref artifact.Ref) string {
 // resultText is what the model receives of a call's answer: kept from
 // settle, or rebuilt from the artifact after a restart.
 func (h *Harness) resultText(r *run, c *call) string {
-	if c.result != "" || c.Outcome != "answered" || c.Artifact == "" {
+	if c.result != "" || c.Outcome != client.Answered.String() || c.Artifact == "" {
 		return c.result
 	}
 	raw, err := r.store.Get(c.Artifact)

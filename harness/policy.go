@@ -192,7 +192,7 @@ func (h *Harness) fetchPreview(ctx context.Context, runID string, mc model.ToolC
 	if err != nil {
 		hc.State, hc.Reason = eventlog.Failed, err.Error()
 		if ce, ok := errors.AsType[*source.CallError](err); ok {
-			hc.Outcome = string(ce.Outcome)
+			hc.Outcome = ce.Outcome.String()
 			if ce.Outcome.Unknown() {
 				hc.State = eventlog.Unknown
 			}

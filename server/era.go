@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/repo-mcp/repo-mcp/internal/jsonscan"
 	"strings"
 	"sync"
 
@@ -145,7 +146,7 @@ func requestVersion(params json.RawMessage) (version json.RawMessage, modern boo
 		return nil, false
 	}
 	var meta []byte
-	for key, value := range members(params) {
+	for key, value := range jsonscan.Members(params) {
 		if key == "_meta" {
 			meta = value
 		}
@@ -153,7 +154,7 @@ func requestVersion(params json.RawMessage) (version json.RawMessage, modern boo
 	if len(meta) == 0 || meta[0] != '{' {
 		return nil, false
 	}
-	for key, value := range members(meta) {
+	for key, value := range jsonscan.Members(meta) {
 		if key == metaProtocolVersion {
 			return value, true
 		}
@@ -217,7 +218,7 @@ func replaceMembers(obj []byte, replace func(key string, value []byte) []byte) [
 	}
 	out := make([]byte, 0, len(trimmed))
 	out = append(out, '{')
-	for key, value := range members(trimmed) {
+	for key, value := range jsonscan.Members(trimmed) {
 		if len(out) > 1 {
 			out = append(out, ',')
 		}

@@ -19,6 +19,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	fastjson "github.com/segmentio/encoding/json"
+
+	"github.com/repo-mcp/repo-mcp/internal/jsonscan"
 )
 
 // HTTPOptions configure [Server.HTTPHandler].
@@ -339,7 +341,7 @@ func spliceResponse(msg, payload []byte) ([]byte, error) {
 	}
 	out := make([]byte, 0, len(msg)+len(payload)+1)
 	out = append(out, '{')
-	for key, value := range members(msg) {
+	for key, value := range jsonscan.Members(msg) {
 		if len(out) > 1 {
 			out = append(out, ',')
 		}

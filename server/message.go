@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"iter"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	fastjson "github.com/segmentio/encoding/json"
+
+	"github.com/repo-mcp/repo-mcp/internal/jsonscan"
 )
 
 // metaRPCID is a private request _meta key: the frame guard puts the
@@ -137,31 +137,26 @@ func numberID(raw json.RawMessage) json.RawMessage {
 	return raw
 }
 
-// idPattern finds a message's id. Its lengths are checked by leadingID
-// rather than bounded in the pattern: a bounded repetition is compiled into
-// one copy per repeat, which made this pattern the costliest part of the
-// package's start-up.
-var idPattern = regexp.MustCompile(`"id"\s*:\s*(-?[0-9]+|"(?:[^"\\]|\\.)*")`)
-
-// maxIDBytes bounds the string id leadingID reports, quotes included; a
-// numeric id has at most 18 digits.
+// maxIDBytes bounds the string id leadingID reports, quotes included: an
+// id longer than any client sends is not echoed in an error.
 const maxIDBytes = 512
 
-// leadingID finds the id of a truncated message, if it appears before the
-// params (so that an "id" inside the params is not mistaken for it).
+// leadingID finds the id of a truncated message among its top-level
+// members that come before the params (the params are what made it too
+// large, and an "id" inside them is not the message's).
 func leadingID(prefix []byte) json.RawMessage {
-	loc := idPattern.FindSubmatchIndex(prefix)
-	if loc == nil {
-		return nil
+	for key, value := range jsonscan.Members(prefix) {
+		switch key {
+		case "id":
+			if len(value) > maxIDBytes {
+				return nil
+			}
+			return validID(value)
+		case "params":
+			return nil
+		}
 	}
-	if p := bytes.Index(prefix, []byte(`"params"`)); p >= 0 && p < loc[0] {
-		return nil
-	}
-	id := prefix[loc[2]:loc[3]]
-	if id[0] != '"' && len(bytes.TrimPrefix(id, []byte("-"))) > 18 || len(id) > maxIDBytes {
-		return nil
-	}
-	return validID(id)
+	return nil
 }
 
 // withRPCID returns params with _meta[metaRPCID] set to id. It runs for
@@ -176,7 +171,7 @@ func withRPCID(params json.RawMessage, id string) json.RawMessage {
 	// The engine's decoder matches keys without regard to case, like
 	// encoding/json: every spelling of _meta is one to replace.
 	var meta []byte
-	for key, value := range members(params) {
+	for key, value := range jsonscan.Members(params) {
 		if strings.EqualFold(key, "_meta") {
 			meta = value // the last one wins, as in the engine's decoding
 		}
@@ -204,7 +199,7 @@ func appendMembers(out, obj []byte, skip func(key string) bool) []byte {
 	if obj == nil {
 		return out
 	}
-	for key, value := range members(obj) {
+	for key, value := range jsonscan.Members(obj) {
 		if skip(key) {
 			continue
 		}
@@ -214,73 +209,4 @@ func appendMembers(out, obj []byte, skip func(key string) bool) []byte {
 		out = append(out, value...)
 	}
 	return out
-}
-
-// members yields the keys (unescaped) and raw values of a JSON object
-// that is known to be valid.
-func members(obj []byte) iter.Seq2[string, []byte] {
-	return func(yield func(string, []byte) bool) {
-		i := skipSpace(obj, 1) // past '{'
-		for i < len(obj) && obj[i] == '"' {
-			end := skipValue(obj, i)
-			key := string(obj[i+1 : end-1])
-			if strings.IndexByte(key, '\\') >= 0 {
-				json.Unmarshal(obj[i:end], &key)
-			}
-			start := skipSpace(obj, skipSpace(obj, end)+1) // past ':'
-			i = skipValue(obj, start)
-			if !yield(key, obj[start:i]) {
-				return
-			}
-			i = skipSpace(obj, i)
-			if i < len(obj) && obj[i] == ',' {
-				i = skipSpace(obj, i+1)
-			}
-		}
-	}
-}
-
-// skipValue returns the end of the valid JSON value that starts at i.
-func skipValue(data []byte, i int) int {
-	switch data[i] {
-	case '"':
-		for i++; i < len(data); i++ {
-			switch data[i] {
-			case '\\':
-				i++
-			case '"':
-				return i + 1
-			}
-		}
-		return len(data)
-	case '{', '[':
-		depth := 0
-		for i < len(data) {
-			switch data[i] {
-			case '"':
-				i = skipValue(data, i)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return len(data)
-	}
-	for i < len(data) && !strings.ContainsRune(",}] \t\r\n", rune(data[i])) {
-		i++
-	}
-	return i
-}
-
-func skipSpace(data []byte, i int) int {
-	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n') {
-		i++
-	}
-	return i
 }

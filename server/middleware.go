@@ -61,7 +61,7 @@ func (s *Server) recoverPanics(next Handler) Handler {
 
 func validate(next Handler) Handler {
 	return func(ctx context.Context, req *Request) *Result {
-		if vs := req.tool.validator.validate(req.Arguments, req.parsed, req.parseErr); len(vs) > 0 {
+		if vs := req.tool.validator.Check(req.Arguments, req.parsed, req.parseErr); len(vs) > 0 {
 			return errorResult(violationsError(vs))
 		}
 		if req.roundErr != nil {

@@ -8,6 +8,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	fastjson "github.com/segmentio/encoding/json"
+
+	"github.com/repo-mcp/repo-mcp/internal/jsonscan"
 )
 
 // Prepared results.
@@ -81,7 +83,7 @@ func encodePayload(res *Result) []byte {
 func appendSpliced(out []byte, engine json.RawMessage, payload []byte) []byte {
 	out = append(out, '{')
 	out = append(out, payload...)
-	for key, value := range members(bytes.TrimSpace(engine)) {
+	for key, value := range jsonscan.Members(bytes.TrimSpace(engine)) {
 		if key == "content" || key == "structuredContent" {
 			continue
 		}

@@ -8,7 +8,7 @@ import (
 	"reflect"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/repo-mcp/repo-mcp/internal/schemacheck"
 )
 
 // Func is a tool's typed implementation. It receives arguments that have
@@ -22,7 +22,7 @@ type registered struct {
 	def       Tool
 	input     map[string]any // JSON Schema of the arguments
 	output    map[string]any // JSON Schema of the structured result
-	validator *validator
+	validator *schemacheck.Schema
 	// decode turns validated arguments into the tool's input type: once
 	// per call, before the Authorize hook, which reads the typed input.
 	decode func(args json.RawMessage) (any, error)
@@ -116,7 +116,7 @@ func (s *Server) begin(r *registered, args json.RawMessage) *Request {
 		args = json.RawMessage("{}")
 	}
 	req := &Request{Tool: r.def.Name, Arguments: args, Caller: s.opts.Caller, tool: r, started: time.Now()}
-	req.parsed, req.parseErr = jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	req.parsed, req.parseErr = schemacheck.Parse(args)
 	top, _ := req.parsed.(map[string]any)
 	if id, ok := top[requestIDField].(string); ok && validRequestID(id) {
 		req.ID, req.idGiven = id, true

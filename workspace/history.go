@@ -83,6 +83,8 @@ func (s *Snapshot) CommitInfo(hideEmails bool) (CommitInfo, error) {
 // Parent returns a snapshot of the n-th parent (1-based) of the snapshot's
 // commit, or nil when it has fewer parents. It is read with the grant of s:
 // a parent is as readable as the revision it is reached from, as rev^n is.
+// In a shallow clone, the parents of a commit on the boundary were never
+// fetched: the error is then not_found and wraps a *BoundaryError.
 func (s *Snapshot) Parent(n int) (*Snapshot, error) {
 	info, err := s.CommitInfo(false)
 	if err != nil {
@@ -90,6 +92,9 @@ func (s *Snapshot) Parent(n int) (*Snapshot, error) {
 	}
 	if n < 1 || n > len(info.Parents) {
 		return nil, nil
+	}
+	if err := s.grant.ws.parentsFetched(plumbing.NewHash(s.rev.SHA), n); err != nil {
+		return nil, err
 	}
 	return s.at(plumbing.NewHash(info.Parents[n-1]))
 }

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/repo-mcp/repo-mcp/errclass"
 	"github.com/repo-mcp/repo-mcp/internal/hostilepath"
-	"github.com/repo-mcp/repo-mcp/server"
 )
 
 func TestCleanPathAccepts(t *testing.T) {
@@ -49,7 +49,7 @@ func TestCleanPathRefuses(t *testing.T) {
 			t.Errorf("CleanPath(%q) = %q, want an error", in, got)
 			continue
 		}
-		wantClass(t, err, server.InvalidInput)
+		wantClass(t, err, errclass.InvalidInput)
 		if len(err.Error()) > 300 {
 			t.Errorf("CleanPath(%q): error of %d bytes", in[:20], len(err.Error()))
 		}
@@ -69,8 +69,8 @@ func FuzzCleanPath(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in string) {
 		got, err := CleanPath(in)
 		if err != nil {
-			if server.ClassOf(err) != server.InvalidInput {
-				t.Fatalf("CleanPath(%q): class %s", in, server.ClassOf(err))
+			if errclass.ClassOf(err) != errclass.InvalidInput {
+				t.Fatalf("CleanPath(%q): class %s", in, errclass.ClassOf(err))
 			}
 			return
 		}

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -42,13 +43,40 @@ func (w *Workspace) atBoundaryLocked(h plumbing.Hash) bool {
 	return slices.Contains(w.boundaryLocked(), h)
 }
 
+// A BoundaryError is the cause of a not_found error for a step from a commit
+// on a shallow clone's boundary to one of its parents, which were never
+// fetched: a revision such as HEAD~5 in a clone of depth 2, or
+// Snapshot.Parent of the boundary commit. A caller that can do without the
+// parent (a tool showing the boundary commit as if it were a root) finds it
+// with errors.As; any other caller passes the not_found on.
+type BoundaryError struct {
+	Workspace string // the workspace's id
+	Commit    string // the commit on the boundary, a full SHA
+}
+
+func (e *BoundaryError) Error() string {
+	return fmt.Sprintf("workspace %q is a shallow clone: the parents of commit %s were not fetched", e.Workspace, e.Commit)
+}
+
 // beyondBoundary is the error of a revision that steps from commit
 // boundary, on the shallow boundary, to one of its parents.
-func (w *Workspace) beyondBoundary(input string, boundary plumbing.Hash) error {
+func (w *Workspace) beyondBoundary(input string, boundary plumbing.Hash) *errclass.Error {
 	return errclass.Errorf(errclass.NotFound,
 		"revision %s reaches past the shallow boundary of workspace %q: the repository is a shallow clone, and the parents of commit %s were not fetched",
 		quoteInput(input), w.id, boundary).
-		WithHint("name a commit within the clone's history (repo_info lists the recent ones); an operator can deepen the clone with git fetch --deepen or --unshallow")
+		WithHint("name a commit within the clone's history (repo_info lists the recent ones); an operator can deepen the clone with git fetch --deepen or --unshallow").
+		Wrap(&BoundaryError{Workspace: w.id, Commit: boundary.String()})
+}
+
+// parentsFetched returns the error of a step to the n-th parent of commit
+// when commit is on the shallow boundary, and nil otherwise.
+func (w *Workspace) parentsFetched(commit plumbing.Hash, n int) error {
+	w.repo.mu.Lock()
+	defer w.repo.mu.Unlock()
+	if !w.atBoundaryLocked(commit) {
+		return nil
+	}
+	return w.beyondBoundary(fmt.Sprintf("%s^%d", commit, n), commit)
 }
 
 // shallowNoteLocked is what a not_found adds when the repository is a

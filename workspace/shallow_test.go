@@ -2,11 +2,12 @@ package workspace
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
+	"github.com/repo-mcp/repo-mcp/errclass"
 	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
-	"github.com/repo-mcp/repo-mcp/server"
 )
 
 // TestShallowClone reads a clone of depth 2: its history ends at the
@@ -39,9 +40,43 @@ func TestShallowClone(t *testing.T) {
 	}
 	for _, rev := range []string{"HEAD~2", "HEAD~3", "HEAD~1^", commits[1]} {
 		_, err := reg.Snapshot(context.Background(), reader, "ws", rev)
-		wantClass(t, err, server.NotFound)
+		wantClass(t, err, errclass.NotFound)
 		if !strings.Contains(err.Error(), "shallow clone") {
 			t.Errorf("%s: %v does not name the shallow clone", rev, err)
 		}
+	}
+}
+
+// TestParentAtShallowBoundary steps to parents in a clone of depth 2: from
+// the tip to the boundary commit, and from the boundary commit, whose parent
+// was never fetched, to a typed not_found.
+func TestParentAtShallowBoundary(t *testing.T) {
+	repo := gitfixture.New(t)
+	var commits []string
+	for _, msg := range []string{"one", "two", "three"} {
+		commits = append(commits, repo.Commit(t, msg, map[string]gitfixture.File{"f.txt": gitfixture.Text(msg + "\n")}))
+	}
+	reg := openOne(t, repo.ShallowClone(t, 2), nil)
+	tip := snapshot(t, reg, "HEAD")
+	boundary, err := tip.Parent(1)
+	if err != nil || boundary == nil || boundary.Revision().SHA != commits[1] {
+		t.Fatalf("Parent(1) of the tip = %v, %v; want the boundary commit %s", boundary, err, commits[1])
+	}
+	if p, err := tip.Parent(2); p != nil || err != nil {
+		t.Errorf("Parent(2) of a commit with one parent = %v, %v; want nil, nil", p, err)
+	}
+	p, err := boundary.Parent(1)
+	if p != nil {
+		t.Errorf("Parent(1) of the boundary commit = %s, want none", p.Revision().SHA)
+	}
+	wantClass(t, err, errclass.NotFound)
+	var be *BoundaryError
+	if !errors.As(err, &be) || be.Commit != commits[1] || be.Workspace != "ws" {
+		t.Errorf("error %v: wraps %+v, want a *BoundaryError naming commit %s of ws", err, be, commits[1])
+	}
+	// A revision that steps past the boundary carries the same type.
+	_, err = reg.Snapshot(context.Background(), reader, "ws", "HEAD~2")
+	if !errors.As(err, &be) || be.Commit != commits[1] {
+		t.Errorf("HEAD~2: %v does not wrap a *BoundaryError naming %s", err, commits[1])
 	}
 }

@@ -45,6 +45,11 @@ type Entry struct {
 	// directory, the commit of a submodule. Worktree entries have one only
 	// after a complete read of a file.
 	SHA string
+	// ModTime is the modification time of a working-tree file (Unix
+	// nanoseconds), so that a reader can tell an unchanged file by its size
+	// and time, as git's index does, without reading it again. It is zero in
+	// a commit, where SHA says as much.
+	ModTime int64
 	// Target is a symlink's target text (at most MaxLinkTarget bytes). In
 	// the working tree an absolute target names a host path and is withheld:
 	// Target is then "" (a real symlink never has an empty target).

@@ -106,7 +106,7 @@ func worktreeEntry(dir *os.Root, p string, fi fs.FileInfo) (Entry, error) {
 		}
 		return e, nil
 	case m.IsRegular():
-		e := Entry{Path: p, Type: TypeFile, Mode: ModeFile, Size: fi.Size()}
+		e := Entry{Path: p, Type: TypeFile, Mode: ModeFile, Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}
 		if m&0o111 != 0 {
 			e.Mode = ModeExecutable
 		}

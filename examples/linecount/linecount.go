@@ -3,8 +3,12 @@
 // that match a glob at a revision. It shows the whole contract in one
 // file: an input that declares its scope by embedding toolkit.Target, a
 // read through a workspace.Snapshot (which applies the caller's policy to
-// every entry), classed errors, and one registration call.
+// every entry), classed errors, and one registration call. The schema's
+// descriptions are the doc comments below, which the framework's generator
+// copies into comments_gen.go, as it can for any module.
 package linecount
+
+//go:generate go run github.com/repo-mcp/repo-mcp/server/cmd/gencomments
 
 import (
 	"bytes"
@@ -21,15 +25,16 @@ import (
 // is a filter, not a path, so it stays out of the scope.
 type In struct {
 	toolkit.Target
-	Pattern string `json:"pattern" jsonschema:"minLength=1,maxLength=512,description=Files to count: a glob such as **/*.go"`
+	// Files to count: a glob such as **/*.go.
+	Pattern string `json:"pattern" jsonschema:"minLength=1,maxLength=512"`
 }
 
 // Out is what count_lines returns.
 type Out struct {
-	Revision string `json:"revision" jsonschema:"description=The full commit SHA read"`
-	Files    int    `json:"files" jsonschema:"description=Files counted"`
-	Lines    int    `json:"lines" jsonschema:"description=Newlines in those files"`
-	Omitted  int    `json:"omitted" jsonschema:"description=Entries the caller may not see; left out"`
+	Revision string `json:"revision"` // The full commit SHA read.
+	Files    int    `json:"files"`    // How many files were counted.
+	Lines    int    `json:"lines"`    // Newlines in those files.
+	Omitted  int    `json:"omitted"`  // Entries the caller may not see; left out.
 }
 
 // Register adds count_lines to s, reading through reg.
@@ -39,7 +44,7 @@ func Register(s *server.Server, reg *workspace.Registry) error {
 		Description: "Count the lines of the files matching a glob at a revision (default HEAD).",
 		Effect:      server.ReadOnly,
 		Action:      string(workspace.ActionRead),
-		Comments:    toolkit.Comments(nil),
+		Comments:    toolkit.Comments(goComments()),
 	}, func(ctx context.Context, req *server.Request, in In) (Out, error) {
 		snap, err := toolkit.Snapshot(ctx, reg, req, in.Target)
 		if err != nil {

@@ -80,3 +80,43 @@ func TestCountLines(t *testing.T) {
 		})
 	}
 }
+
+// TestDescriptionsComeFromDocComments lists the tool and finds the doc
+// comments of In and Out (through comments_gen.go) and of toolkit.Target
+// (through toolkit.Comments) as the schema's descriptions.
+func TestDescriptionsComeFromDocComments(t *testing.T) {
+	c, _ := start(t, "local")
+	tools := c.Tools()
+	if len(tools) != 1 {
+		t.Fatalf("listed %d tools, want count_lines only", len(tools))
+	}
+	type schema struct {
+		Properties map[string]struct{ Description string } `json:"properties"`
+	}
+	read := func(v any) schema {
+		data, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s schema
+		if err := json.Unmarshal(data, &s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	in, out := read(tools[0].InputSchema), read(tools[0].OutputSchema)
+	for _, tc := range []struct {
+		where, field string
+		got, want    string
+	}{
+		{"input", "pattern", in.Properties["pattern"].Description, "Files to count: a glob such as **/*.go."},
+		{"output", "files", out.Properties["files"].Description, "How many files were counted."},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s %s: description %q, want %q", tc.where, tc.field, tc.got, tc.want)
+		}
+	}
+	if in.Properties["workspace_id"].Description == "" {
+		t.Error("input workspace_id has no description: toolkit.Comments did not reach the schema")
+	}
+}

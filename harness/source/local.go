@@ -15,6 +15,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/repo-mcp/repo-mcp/client"
 	"github.com/repo-mcp/repo-mcp/harness/pathcheck"
 )
 
@@ -107,7 +108,7 @@ func (l *Local) Call(ctx context.Context, tool string, args json.RawMessage) (*R
 	case "write_note":
 		text, err = l.write(a.Path, a.Text)
 	default:
-		return nil, &CallError{Outcome: RPCError, Message: "local: no tool " + tool}
+		return nil, &CallError{Outcome: client.RPCError, Message: "local: no tool " + tool}
 	}
 	if err != nil {
 		return textResult(classify(err), true), nil

@@ -109,11 +109,11 @@ func (m *MCP) Discover(ctx context.Context) ([]Descriptor, error) {
 func (m *MCP) Call(ctx context.Context, tool string, args json.RawMessage) (*Result, error) {
 	c, fresh, err := m.connect(ctx)
 	if err != nil {
-		return nil, &CallError{Outcome: NotSent, Message: err.Error(), Err: err}
+		return nil, &CallError{Outcome: client.NotSent, Message: err.Error(), Err: err}
 	}
 	if fresh {
 		if err := m.sameDefinition(ctx, c, tool); err != nil {
-			return nil, &CallError{Outcome: NotSent, Message: err.Error(), Err: err}
+			return nil, &CallError{Outcome: client.NotSent, Message: err.Error(), Err: err}
 		}
 	}
 	var meta map[string]any
@@ -156,26 +156,9 @@ func (m *MCP) sameDefinition(ctx context.Context, c *client.Conn, tool string) e
 func callError(err error) *CallError {
 	var ce *client.CallError
 	if !errors.As(err, &ce) {
-		return &CallError{Outcome: NotSent, Message: err.Error(), Err: err}
+		return &CallError{Outcome: client.NotSent, Message: err.Error(), Err: err}
 	}
-	out := &CallError{Message: err.Error(), Head: ce.Head, Size: ce.Size, Err: err}
-	switch ce.Outcome {
-	case client.RPCError:
-		out.Outcome = RPCError
-	case client.NotSent:
-		out.Outcome = NotSent
-	case client.TimedOut:
-		out.Outcome = TimedOut
-	case client.Cancelled:
-		out.Outcome = Cancelled
-	case client.ConnectionLost:
-		out.Outcome = ConnectionLost
-	case client.Oversized:
-		out.Outcome = Oversized
-	default:
-		out.Outcome = BadResult
-	}
-	return out
+	return &CallError{Outcome: ce.Outcome, Message: err.Error(), Head: ce.Head, Size: ce.Size, Err: err}
 }
 
 // Close stops the server. Calls in flight end ConnectionLost; later calls

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/repo-mcp/repo-mcp/client"
 )
 
 // Source discovers and calls tools.
@@ -77,31 +79,12 @@ func (r *Result) Unsupported() []string {
 	return kinds
 }
 
-// Outcome is how a call that returned no result ended.
-type Outcome string
-
-const (
-	RPCError       Outcome = "rpc_error"       // the server refused the request
-	NotSent        Outcome = "not_sent"        // nothing reached the server
-	TimedOut       Outcome = "timed_out"       // sent; no answer in time
-	Cancelled      Outcome = "cancelled"       // sent; the caller stopped waiting
-	ConnectionLost Outcome = "connection_lost" // sent; the server went away
-	Oversized      Outcome = "oversized"       // answered with more than the client reads
-	BadResult      Outcome = "bad_result"      // answered with something unusable
-)
-
-// Unknown reports whether the call may have had its effect.
-func (o Outcome) Unknown() bool {
-	switch o {
-	case TimedOut, Cancelled, ConnectionLost, Oversized, BadResult:
-		return true
-	}
-	return false
-}
-
-// CallError is the error of a call that returned no result.
+// CallError is the error of a call that returned no result. Its outcome is
+// the client's (client.Outcome): one classification of how a call ended,
+// shared by the MCP client and every source, so that a call is recorded the
+// same way whichever source made it.
 type CallError struct {
-	Outcome Outcome
+	Outcome client.Outcome
 	Message string
 	Head    []byte // Oversized, BadResult: the first bytes of the answer
 	Size    int64  // Oversized, BadResult: its size

@@ -6,15 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 	"unicode"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
-
 	"github.com/repo-mcp/repo-mcp/harness/source"
+	"github.com/repo-mcp/repo-mcp/internal/jsonscan"
+	"github.com/repo-mcp/repo-mcp/internal/schemacheck"
 )
 
 // Bounds of a tool's schemas as a server sends them: beyond them the
@@ -34,35 +31,12 @@ func CheckBounds(descs []source.Descriptor) error {
 			if len(raw) > maxSchemaBytes {
 				return fmt.Errorf("tool %.64q: a schema of %d bytes (the bound is %d)", d.Name, len(raw), maxSchemaBytes)
 			}
-			if depth := jsonDepth(raw); depth > maxSchemaJSONDepth {
+			if depth := jsonscan.Depth(raw); depth > maxSchemaJSONDepth {
 				return fmt.Errorf("tool %.64q: a schema nested %d deep (the bound is %d)", d.Name, depth, maxSchemaJSONDepth)
 			}
 		}
 	}
 	return nil
-}
-
-// jsonDepth is the deepest nesting of objects and arrays in raw, which is
-// valid JSON.
-func jsonDepth(raw []byte) int {
-	depth, deepest, inString, escaped := 0, 0, false, false
-	for _, c := range raw {
-		switch {
-		case escaped:
-			escaped = false
-		case inString:
-			escaped = c == '\\'
-			inString = c != '"'
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			depth++
-			deepest = max(deepest, depth)
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return deepest
 }
 
 // maxSchemaDepth bounds the nesting of a rebuilt schema.
@@ -203,76 +177,17 @@ func CleanText(s string, max int) string {
 
 func utfStart(b byte) bool { return b&0xC0 != 0x80 }
 
-// Violation is one problem with a call's arguments.
-type Violation struct {
-	Pointer string `json:"pointer"` // JSON pointer into the arguments
-	Message string `json:"message"`
-}
+// Violation is one problem with a call's arguments. The server checks
+// arguments with the same checker, so the harness refuses a call in the
+// words the server would have used.
+type Violation = schemacheck.Violation
 
-func (v Violation) String() string {
-	if v.Pointer == "" {
-		return v.Message
-	}
-	return v.Pointer + ": " + v.Message
-}
-
-type refuseLoader struct{}
-
-func (refuseLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("schema loading is disabled (%s)", url)
-}
-
-func compile(name string, schema json.RawMessage) (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
-	if err != nil {
-		return nil, err
-	}
-	c := jsonschema.NewCompiler()
-	c.UseLoader(refuseLoader{})
-	c.DefaultDraft(jsonschema.Draft2020)
-	url := "mem:///" + name + ".json"
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, err
-	}
-	return c.Compile(url)
-}
-
-// validate checks args against s and returns every violation.
-func validate(s *jsonschema.Schema, args json.RawMessage) []Violation {
+// validate checks args against s and returns every violation. Empty
+// arguments are an empty object, as the server takes them.
+func validate(s *schemacheck.Schema, args json.RawMessage) []Violation {
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = json.RawMessage("{}")
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
-	if err != nil {
-		return []Violation{{Message: "arguments are not valid JSON: " + err.Error()}}
-	}
-	if _, ok := inst.(map[string]any); !ok {
-		return []Violation{{Message: "arguments must be a JSON object"}}
-	}
-	err = s.Validate(inst)
-	if err == nil {
-		return nil
-	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return []Violation{{Message: err.Error()}}
-	}
-	p := message.NewPrinter(language.English)
-	var out []Violation
-	var walk func(*jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			ptr := ""
-			for _, tok := range e.InstanceLocation {
-				ptr += "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(tok)
-			}
-			out = append(out, Violation{Pointer: ptr, Message: e.ErrorKind.LocalizedString(p)})
-		}
-		for _, c := range e.Causes {
-			walk(c)
-		}
-	}
-	walk(ve)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })
-	return out
+	inst, err := schemacheck.Parse(args)
+	return s.Check(args, inst, err)
 }

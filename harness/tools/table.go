@@ -10,7 +10,7 @@ import (
 
 	"github.com/repo-mcp/repo-mcp/harness/config"
 	"github.com/repo-mcp/repo-mcp/harness/source"
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/repo-mcp/repo-mcp/internal/schemacheck"
 )
 
 // Entry is one allowlisted tool.
@@ -31,7 +31,7 @@ type Entry struct {
 	// Pending is set while a new or changed definition waits for a person.
 	Pending *Pending
 
-	schema *jsonschema.Schema
+	schema *schemacheck.Schema
 }
 
 // Internal is the entry's "<source>.<tool>" name.
@@ -142,7 +142,7 @@ func (t *Table) entry(src string, d source.Descriptor, policy *config.Tool) (*En
 	schema, err := RebuildSchema(d.InputSchema, t.opts.DescriptionBytes)
 	if err == nil {
 		e.Schema = schema
-		e.schema, err = compile(e.Alias, schema)
+		e.schema, err = schemacheck.Compile(e.Alias, schema)
 	}
 	if err != nil {
 		e.Disabled = "unusable input schema: " + err.Error()

@@ -116,6 +116,14 @@ func TestTableEffectsAndValidation(t *testing.T) {
 		if v := e.Validate(json.RawMessage(`{"path":"","x":1}`)); len(v) != 2 {
 			t.Errorf("violations = %v; want two", v)
 		}
+		// The server would take the last of two keys, or refuse a case
+		// variant: the harness refuses both before sending, in the same words.
+		if v := e.Validate(json.RawMessage(`{"path":"a","path":"../b"}`)); len(v) != 1 || v[0].Message != `duplicate key "path"` {
+			t.Errorf("duplicate key: violations = %v; want it refused", v)
+		}
+		if v := e.Validate(json.RawMessage(`{"Path":"a"}`)); len(v) == 0 || !strings.Contains(v[len(v)-1].Message, `did you mean "path"`) {
+			t.Errorf("case variant: violations = %v; want it named", v)
+		}
 	}
 }
 

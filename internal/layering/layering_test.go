@@ -18,13 +18,17 @@ type pkg struct {
 	ImportPath string
 	Imports    []string // direct imports
 	Deps       []string // every package it depends on, transitively
+
+	TestImports  []string // direct imports of the package's _test.go files
+	XTestImports []string // and of its external (package x_test) test files
 }
 
-// listPackages runs go list over the whole module, test files left out:
-// the rules are about what the shipped code depends on.
+// listPackages runs go list over the whole module. Deps are those of the
+// shipped code; the test files' direct imports are listed apart, for the
+// rules that hold for tests too.
 func listPackages(t *testing.T) map[string]pkg {
 	t.Helper()
-	cmd := exec.Command("go", "list", "-deps=false", "-json=ImportPath,Imports,Deps", module+"/...")
+	cmd := exec.Command("go", "list", "-deps=false", "-json=ImportPath,Imports,Deps,TestImports,XTestImports", module+"/...")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -71,20 +75,56 @@ func TestImportRules(t *testing.T) {
 		return p
 	}
 
-	t.Run("errclass imports nothing of the project", func(t *testing.T) {
-		if got := own(get("errclass").Deps); len(got) > 0 {
-			t.Errorf("errclass depends on %v", got)
+	// leaves are the packages server/ may import: each imports nothing of
+	// the project, and each is the one home of a concept both sides of the
+	// wire (or every layer) need.
+	leaves := []string{"errclass", "internal/jsonscan", "internal/schemacheck"}
+	for _, leaf := range leaves {
+		t.Run(leaf+" imports nothing of the project", func(t *testing.T) {
+			if got := own(get(leaf).Deps); len(got) > 0 {
+				t.Errorf("%s depends on %v", leaf, got)
+			}
+		})
+	}
+	t.Run("server imports nothing of the project but the leaves", func(t *testing.T) {
+		for _, imp := range own(get("server").Imports) {
+			if !slices.Contains(leaves, imp) {
+				t.Errorf("server imports %s; it may import only %v", imp, leaves)
+			}
 		}
 	})
-	t.Run("server imports nothing of the project but errclass", func(t *testing.T) {
-		if got := own(get("server").Imports); !slices.Equal(got, []string{"errclass"}) {
-			t.Errorf("server imports %v of the project, want only [errclass]", got)
+	t.Run("the harness does not link the server", func(t *testing.T) {
+		for name, p := range pkgs {
+			if name != "harness" && !strings.HasPrefix(name, "harness/") && name != "client" {
+				continue
+			}
+			for _, d := range own(p.Deps) {
+				if d == "server" || strings.HasPrefix(d, "server/") || d == "workspace" {
+					t.Errorf("%s depends on %s", name, d)
+				}
+			}
 		}
 	})
 	t.Run("workspace does not depend on server", func(t *testing.T) {
 		for _, d := range own(get("workspace").Deps) {
 			if d == "server" || strings.HasPrefix(d, "server/") {
 				t.Errorf("workspace depends on %s", d)
+			}
+		}
+	})
+	t.Run("workspace's tests do not depend on server", func(t *testing.T) {
+		// A test that needs server/ to check an error class would make the
+		// layer above a dependency of the layer below, in its tests if not
+		// in its code: classes are errclass's.
+		ws := get("workspace")
+		for _, imp := range own(append(ws.TestImports, ws.XTestImports...)) {
+			if imp == "workspace" {
+				continue
+			}
+			for _, d := range append(own(get(imp).Deps), imp) {
+				if d == "server" || strings.HasPrefix(d, "server/") {
+					t.Errorf("workspace's tests import %s, which is or depends on %s", imp, d)
+				}
 			}
 		}
 	})
@@ -108,7 +148,7 @@ func TestImportRules(t *testing.T) {
 				continue
 			}
 			for _, d := range own(p.Deps) {
-				if d == "server" || d == "workspace" || d == "errclass" || d == "internal/pathrule" ||
+				if d == "server" || d == "workspace" || d == "internal/pathrule" || slices.Contains(leaves, d) ||
 					strings.HasPrefix(d, "tools/") || strings.HasPrefix(d, "server/") {
 					continue
 				}

@@ -68,12 +68,7 @@ func (sv *Service) Warm(ctx context.Context, identity string, workspaceIDs ...st
 		acc := workspace.Access{Identity: identity, Action: workspace.ActionSearch}
 		snap, err := sv.reg.Snapshot(ctx, acc, id, "")
 		if err == nil {
-			var src goindex.Source
-			var done func()
-			if src, done, err = sv.source(snap); err == nil {
-				_, err = sv.ix.Index(ctx, src, goindex.Options{})
-				done()
-			}
+			_, err = sv.ix.Index(ctx, source(snap), goindex.Options{})
 		}
 		if err != nil {
 			sv.log.Warn("warming the symbol index", "workspace_id", id, "error", err)
@@ -86,11 +81,7 @@ func (sv *Service) search(ctx context.Context, req *server.Request, in SearchSym
 	if err != nil {
 		return SearchSymbolOut{}, err
 	}
-	src, done, err := sv.source(snap)
-	if err != nil {
-		return SearchSymbolOut{}, err
-	}
-	defer done()
+	src := source(snap)
 	q := in.query()
 	// One index serves every caller; each sees only the files its policy
 	// (and the secret patterns) let it read.
@@ -109,20 +100,17 @@ func (sv *Service) search(ctx context.Context, req *server.Request, in SearchSym
 	return output(snap.Revision().SHA, res), nil
 }
 
-// source returns the index source for a snapshot, and what to call when
-// the search is done with it.
-func (sv *Service) source(snap *workspace.Snapshot) (goindex.Source, func(), error) {
-	ws := snap.Workspace()
+// source returns the index source for a snapshot. Both read through the
+// workspace, so the entry-name rules and secret patterns apply.
+func source(snap *workspace.Snapshot) goindex.Source {
 	if snap.Revision().SHA == workspace.WorktreeRevision {
-		root, err := ws.OpenWorktree()
-		if err != nil {
-			return nil, nil, server.Errorf(server.PermissionDenied, "%s", err.Error())
-		}
-		return goindex.NewDirSource(root), func() { root.Close() }, nil
+		// The working tree's index is built for this search alone: from the
+		// caller's own snapshot, so a file it may not read is never read.
+		return goindex.NewSnapshotSource(snap)
 	}
 	// The index of a commit is shared by every caller: it is built from
 	// the workspace's own view, and search filters it per caller.
-	return goindex.NewSnapshotSource(snap.Shared()), func() {}, nil
+	return goindex.NewSnapshotSource(snap.Shared())
 }
 
 // classify gives repository faults the caller can act on their class.

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -148,6 +149,38 @@ func TestSearchSymbolWorktree(t *testing.T) {
 	out, res := search(t, st.alice, map[string]any{"query": "NewReaderFromDisk", "revision": "worktree"})
 	if res.IsError || names(out) != "app.NewReaderFromDisk" || out.Revision != "worktree" {
 		t.Errorf("worktree: %q %s", names(out), res.Text)
+	}
+}
+
+// TestSearchSymbolWorktreeReadsThroughPolicy searches the working tree,
+// which is indexed for each call from the caller's own snapshot: a file
+// the secret patterns hide, or the caller's policy denies, is not read at
+// all, so it is neither found nor counted among the files indexed.
+func TestSearchSymbolWorktreeReadsThroughPolicy(t *testing.T) {
+	st := newSetup(t)
+	if err := os.WriteFile(filepath.Join(st.repo.Dir, ".env.go"), []byte("package app\n\nfunc NewReaderEnv() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		client *servertest.Client
+		want   string
+		files  int // reader.go, broken.go, reader_test.go, extra.go, and keys.go when readable
+	}{
+		{"alice", st.alice, "app.NewReader app.NewReaderFromDisk secret.NewReaderKey", 5},
+		{"bob", st.bob, "app.NewReader app.NewReaderFromDisk", 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, res := search(t, tc.client, map[string]any{"query": "NewReader", "revision": "worktree", "include_tests": false})
+			got := strings.Fields(names(out))
+			slices.Sort(got)
+			if res.IsError || strings.Join(got, " ") != tc.want || out.Index.Files != tc.files {
+				t.Errorf("found %v in %d files (%s); want %s in %d", got, out.Index.Files, res.Text, tc.want, tc.files)
+			}
+			if strings.Contains(res.Text, "NewReaderEnv") || strings.Contains(res.Text, ".env") {
+				t.Errorf("a file the secret patterns hide was read: %s", res.Text)
+			}
+		})
 	}
 }
 

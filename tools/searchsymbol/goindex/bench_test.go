@@ -352,18 +352,26 @@ func TestFirstQueryProcess(t *testing.T) {
 // stat checks, assembling the index from the blob cache, and the search.
 func BenchmarkWorkTreeQuery(b *testing.B) {
 	dir, _, _ := benchCorpus(b)
-	root, err := os.OpenRoot(dir)
+	repo, err := openTestRepo(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer root.Close()
+	defer repo.Close()
+	src := func() Source {
+		// A new snapshot per query, as search_symbol makes one per call.
+		s, err := worktreeSource(repo)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return s
+	}
 	ix := NewIndexer(IndexerOptions{})
 	q := Query{Query: "NewReader"}
-	if _, err := ix.Search(context.Background(), NewDirSource(root), benchOptions(), q); err != nil {
+	if _, err := ix.Search(context.Background(), src(), benchOptions(), q); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		res, err := ix.Search(context.Background(), NewDirSource(root), benchOptions(), q)
+		res, err := ix.Search(context.Background(), src(), benchOptions(), q)
 		if err != nil {
 			b.Fatal(err)
 		}

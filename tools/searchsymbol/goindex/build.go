@@ -22,14 +22,15 @@ func (ix *Indexer) build(ctx context.Context, src Source, opts Options, counts *
 		return nil, err
 	}
 	counts.total.Store(int64(len(goFiles)))
-	memoKey := ""
+	var memoKey any
+	memo := false
 	if m, ok := src.(memoKeyer); ok {
-		memoKey = m.memoKey()
+		memoKey, memo = m.memoKey()
 	}
 	files := make([]indexedFile, len(goFiles))
 	reused := make(map[string]statEntry)
 	for i, f := range goFiles {
-		if e, ok := ix.stats.lookup(memoKey, f); ok && memoKey != "" {
+		if e, ok := ix.stats.lookup(memoKey, f); ok && memo {
 			goFiles[i].ID = e.id // unchanged since it was last read
 			reused[f.Path] = e
 		}
@@ -39,7 +40,7 @@ func (ix *Indexer) build(ctx context.Context, src Source, opts Options, counts *
 	if err != nil {
 		return nil, err
 	}
-	if memoKey != "" {
+	if memo {
 		ix.stats.replace(memoKey, statEntries(goFiles, files, reused, start))
 	}
 	// Files removed between the walk and the read have no parse result.

@@ -204,18 +204,13 @@ func TestCanceledWaiterDoesNotFailTheBuild(t *testing.T) {
 
 func TestWorkTreeSeesEdits(t *testing.T) {
 	r, _ := newFixtureRepo(t, "testdata/fixture.txtar")
-	root, err := os.OpenRoot(r.dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
 	ix := NewIndexer(IndexerOptions{})
 	ctx := context.Background()
-	src := NewDirSource(root)
+	src := r.worktree(t)
 	if _, err := ix.Index(ctx, src, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := root.WriteFile("sub/edit.go", []byte("package sub\n\nfunc Edited() {}\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(r.dir, "sub", "edit.go"), []byte("package sub\n\nfunc Edited() {}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	res, err := ix.Search(ctx, src, Options{}, Query{Query: "Edited"})
@@ -227,27 +222,22 @@ func TestWorkTreeSeesEdits(t *testing.T) {
 	}
 }
 
-// countingDir counts the .go files a DirSource reads (go.mod files are read
-// on every build: they are few and small).
-type countingDir struct {
-	*DirSource
+// countingReads counts the .go files a working tree's source reads
+// (go.mod files are read on every build: they are few and small).
+type countingReads struct {
+	*SnapshotSource
 	reads atomic.Int32
 }
 
-func (s *countingDir) ReadFile(ctx context.Context, f File) ([]byte, error) {
+func (s *countingReads) ReadFile(ctx context.Context, f File) ([]byte, error) {
 	if strings.HasSuffix(f.Path, ".go") {
 		s.reads.Add(1)
 	}
-	return s.DirSource.ReadFile(ctx, f)
+	return s.SnapshotSource.ReadFile(ctx, f)
 }
 
 func TestWorkTreeReadsOnlyChangedFiles(t *testing.T) {
 	r, _ := newFixtureRepo(t, "testdata/fixture.txtar")
-	root, err := os.OpenRoot(r.dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
 	old := time.Now().Add(-time.Hour)
 	ageAll := func() {
 		filepath.WalkDir(r.dir, func(p string, d fs.DirEntry, err error) error {
@@ -262,7 +252,7 @@ func TestWorkTreeReadsOnlyChangedFiles(t *testing.T) {
 	ctx := context.Background()
 	index := func(t *testing.T) (*Index, int) {
 		t.Helper()
-		src := &countingDir{DirSource: NewDirSource(root)}
+		src := &countingReads{SnapshotSource: r.worktree(t)}
 		idx, err := ix.Index(ctx, src, Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -280,7 +270,7 @@ func TestWorkTreeReadsOnlyChangedFiles(t *testing.T) {
 	// Same size, same (old) time stamp, new contents: a write the time
 	// stamp cannot show. The memo cannot see it either, until the stamp
 	// moves; a changed stamp is seen at once.
-	if err := root.WriteFile("sub/reader.go", []byte(strings.Replace(mustRead(t, root, "sub/reader.go"), "NewReader()", "NewRe4der()", 1)), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(r.dir, "sub", "reader.go"), []byte(strings.Replace(mustRead(t, r.dir, "sub/reader.go"), "NewReader()", "NewRe4der()", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	newer := old.Add(time.Minute)
@@ -298,7 +288,7 @@ func TestWorkTreeReadsOnlyChangedFiles(t *testing.T) {
 
 	// A file written just now is read again on every build until its time
 	// stamp is safely in the past.
-	if err := root.WriteFile("sub/fresh.go", []byte("package sub\n\nfunc Fresh() {}\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(r.dir, "sub", "fresh.go"), []byte("package sub\n\nfunc Fresh() {}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for range 2 {
@@ -308,9 +298,9 @@ func TestWorkTreeReadsOnlyChangedFiles(t *testing.T) {
 	}
 }
 
-func mustRead(t *testing.T, root *os.Root, name string) string {
+func mustRead(t *testing.T, dir, name string) string {
 	t.Helper()
-	b, err := root.ReadFile(name)
+	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
 	if err != nil {
 		t.Fatal(err)
 	}

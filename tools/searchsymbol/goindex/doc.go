@@ -6,17 +6,16 @@
 // # Reading
 //
 // An index takes its input through a [Source], which lists a snapshot's
-// files and reads them:
+// files and reads them. [SnapshotSource] reads a revision through a
+// [workspace.Snapshot], so the workspace's entry-name rules, its secret
+// patterns and the snapshot's policies apply:
 //
-//   - [SnapshotSource]: the tree of a commit, read through a
-//     [workspace.Snapshot] (its entry-name rules and secret patterns
-//     apply). Files carry their blob ids, so the index reads only blobs it
-//     has not parsed before.
-//   - [DirSource]: a directory (the "worktree" revision) read through an
-//     [os.Root]. Files are identified by the git blob id of their contents,
-//     so a working tree and a commit share parsed files; an unchanged file
-//     (same size and modification time, not modified just before it was
-//     read) is not even read again.
+//   - a commit: files carry their blob ids, so the index reads only blobs
+//     it has not parsed before;
+//   - the working tree ("worktree"): files are identified by the git blob
+//     id of their contents, so a working tree and a commit share parsed
+//     files; an unchanged file (same size and modification time, not
+//     modified just before it was read) is not even read again.
 //
 // # Building and caching
 //

@@ -5,14 +5,16 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"os/exec"
 	"path/filepath"
 
 	"github.com/repo-mcp/repo-mcp/tools/searchsymbol/goindex"
+	"github.com/repo-mcp/repo-mcp/workspace"
 )
 
-// This example indexes a directory through an os.Root and searches it.
-// For a commit, use NewSnapshotSource over a workspace snapshot instead
-// of NewDirSource.
+// This example indexes the working tree of a repository, read through a
+// workspace snapshot, and searches it. A snapshot of a commit is read the
+// same way; search_symbol builds a commit's index from its Shared view.
 func Example() {
 	dir, err := os.MkdirTemp("", "goindex-example")
 	if err != nil {
@@ -41,15 +43,26 @@ func NewReader() *Reader { return &Reader{} }
 func (r *Reader) Read(p []byte) (int, error) { return 0, nil }
 `)
 
-	root, err := os.OpenRoot(dir)
+	if err := exec.Command("git", "init", "-q", dir).Run(); err != nil {
+		log.Fatal(err)
+	}
+	reg, err := workspace.Open(workspace.Config{
+		Workspaces: []workspace.WorkspaceConfig{{ID: "m", Root: dir, Worktree: true}},
+	}, workspace.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer root.Close()
+	defer reg.Close()
+	ctx := context.Background()
+	acc := workspace.Access{Identity: "local", Action: workspace.ActionSearch}
+	snap, err := reg.Snapshot(ctx, acc, "m", workspace.WorktreeRevision)
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	ix := goindex.NewIndexer(goindex.IndexerOptions{})
 	for _, q := range []string{"NewReader", "rd.Reader.Read", "NR"} {
-		res, err := ix.Search(context.Background(), goindex.NewDirSource(root), goindex.Options{}, goindex.Query{Query: q})
+		res, err := ix.Search(ctx, goindex.NewSnapshotSource(snap), goindex.Options{}, goindex.Query{Query: q})
 		if err != nil {
 			log.Fatal(err)
 		}

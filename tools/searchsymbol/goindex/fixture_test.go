@@ -93,6 +93,16 @@ func (r *fixtureRepo) source(t testing.TB, commit plumbing.Hash) *SnapshotSource
 	return src
 }
 
+// worktree is the source over the working tree of the repository.
+func (r *fixtureRepo) worktree(t testing.TB) *SnapshotSource {
+	t.Helper()
+	src, err := worktreeSource(r.repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
 // dump renders every entry of x, in index order, one per line.
 func dump(x *Index) string {
 	var b strings.Builder
@@ -158,9 +168,10 @@ func TestFixtureGolden(t *testing.T) {
 	}
 }
 
-// TestDirSourceMatchesGit indexes the work tree of the fixture through
-// os.Root and expects the same index as the commit, blob ids included.
-func TestDirSourceMatchesGit(t *testing.T) {
+// TestWorktreeMatchesGit indexes the work tree of the fixture through a
+// worktree snapshot and expects the same index as the commit, blob ids
+// included.
+func TestWorktreeMatchesGit(t *testing.T) {
 	r, commit := newFixtureRepo(t, "testdata/fixture.txtar")
 	ctx := context.Background()
 	ix := NewIndexer(IndexerOptions{})
@@ -168,12 +179,7 @@ func TestDirSourceMatchesGit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	root, err := os.OpenRoot(r.dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	fromDir, err := NewIndexer(IndexerOptions{}).Index(ctx, NewDirSource(root), Options{})
+	fromDir, err := NewIndexer(IndexerOptions{}).Index(ctx, r.worktree(t), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

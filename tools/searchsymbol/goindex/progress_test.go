@@ -3,25 +3,35 @@ package goindex
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
+	"maps"
+	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
 )
 
-// slowSource takes a second to read each file, so that a build lasts long
-// enough for its progress to be polled.
+// slowSource holds files in memory and takes a second to read each, so
+// that a build lasts long enough for its progress to be polled. Its files
+// are the root's, in lexical order.
 type slowSource struct {
-	Source
-	rev string
+	files map[string]string
+	rev   string
 }
 
 func (s slowSource) Revision() string { return s.rev }
 
+func (s slowSource) Walk(ctx context.Context, fn func(File) error) error {
+	for _, name := range slices.Sorted(maps.Keys(s.files)) {
+		if err := fn(File{Path: name, Size: int64(len(s.files[name]))}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (s slowSource) ReadFile(ctx context.Context, f File) ([]byte, error) {
 	time.Sleep(time.Second)
-	return s.Source.ReadFile(ctx, f)
+	return []byte(s.files[f.Path]), nil
 }
 
 type report struct{ done, total int }
@@ -31,19 +41,16 @@ type report struct{ done, total int }
 // for a revision (built by a shared flight), and nothing when the index is
 // ready.
 func TestSearchProgress(t *testing.T) {
-	dir := t.TempDir()
 	const files = 5
+	contents := make(map[string]string)
 	for i := range files {
-		src := fmt.Sprintf("package p\n\nfunc F%d() {}\n", i)
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.go", i)), []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		contents[fmt.Sprintf("f%d.go", i)] = fmt.Sprintf("package p\n\nfunc F%d() {}\n", i)
 	}
 	for _, rev := range []string{"", "0123456789012345678901234567890123456789"} {
 		t.Run("revision "+rev, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				ix := NewIndexer(IndexerOptions{Workers: 1})
-				src := slowSource{Source: NewDirSource(mustOpenRoot(t, dir)), rev: rev}
+				src := slowSource{files: contents, rev: rev}
 				var got []report
 				q := Query{Query: "F", Progress: func(done, total int) { got = append(got, report{done, total}) }}
 				res, err := ix.Search(context.Background(), src, Options{}, q)
@@ -71,14 +78,4 @@ func TestSearchProgress(t *testing.T) {
 			})
 		})
 	}
-}
-
-func mustOpenRoot(t *testing.T, dir string) *os.Root {
-	t.Helper()
-	r, err := os.OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
-	return r
 }

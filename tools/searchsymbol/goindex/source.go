@@ -4,15 +4,11 @@ import (
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
 	"strconv"
 )
 
 // A Source is a snapshot of a file tree that the indexer reads: a commit's
-// tree (see [SnapshotSource]) or a directory on disk (see [DirSource]). The index
+// tree or a working tree (see [SnapshotSource]). The index
 // takes all of its input through this interface, so it never sees how a
 // workspace or revision was resolved or authorized.
 type Source interface {
@@ -56,63 +52,4 @@ func BlobID(contents []byte) string {
 	h.Write([]byte("blob " + strconv.Itoa(len(contents)) + "\x00"))
 	h.Write(contents)
 	return hex.EncodeToString(h.Sum(nil))
-}
-
-// DirSource is a [Source] over a directory on disk, read through an
-// [os.Root] so that no path can escape it. It has no revision: each index
-// built from it reflects the files as they were read.
-type DirSource struct {
-	root *os.Root
-}
-
-// NewDirSource returns a source over root. The caller keeps ownership of
-// root and closes it after the last index build that uses it.
-func NewDirSource(root *os.Root) *DirSource { return &DirSource{root: root} }
-
-// Revision returns "": a directory is not an immutable snapshot.
-func (s *DirSource) Revision() string { return "" }
-
-// Walk implements [Source]. The .git directory is never reported.
-func (s *DirSource) Walk(ctx context.Context, fn func(File) error) error {
-	return fs.WalkDir(s.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if p == "." {
-			return nil
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		switch {
-		case d.IsDir():
-			if d.Name() == ".git" {
-				return fs.SkipDir
-			}
-			return fn(File{Path: p, Dir: true})
-		case d.Type().IsRegular():
-			info, err := d.Info()
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil // removed while walking
-			}
-			if err != nil {
-				return err
-			}
-			return fn(File{Path: p, Size: info.Size(), ModTime: info.ModTime().UnixNano()})
-		default:
-			return nil // symbolic links, devices, sockets
-		}
-	})
-}
-
-// ReadFile implements [Source].
-func (s *DirSource) ReadFile(ctx context.Context, f File) ([]byte, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	b, err := s.root.ReadFile(f.Path)
-	if err != nil {
-		return nil, fmt.Errorf("goindex: reading %s: %w", f.Path, err)
-	}
-	return b, nil
 }

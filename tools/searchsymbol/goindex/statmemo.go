@@ -5,14 +5,14 @@ import (
 	"time"
 )
 
-// statMemo remembers, per directory source, the blob ids of its files by
+// statMemo remembers, per working tree, the blob ids of its files by
 // their size and modification time, so that indexing a working tree again
 // reads only the files that changed. Like git's index, it distrusts a file
 // modified shortly before it was read (its time stamp might not change on a
 // later write): such a file is read again next time.
 type statMemo struct {
 	mu   sync.Mutex
-	dirs map[string]map[string]statEntry // source key -> path -> entry
+	dirs map[any]map[string]statEntry // source key -> path -> entry
 }
 
 type statEntry struct {
@@ -25,7 +25,7 @@ type statEntry struct {
 const racyWindow = int64(2 * time.Second)
 
 // lookup returns the blob id recorded for f, if f is unchanged since.
-func (m *statMemo) lookup(dir string, f File) (statEntry, bool) {
+func (m *statMemo) lookup(dir any, f File) (statEntry, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	e, ok := m.dirs[dir][f.Path]
@@ -36,19 +36,24 @@ func (m *statMemo) lookup(dir string, f File) (statEntry, bool) {
 }
 
 // replace records the files of the latest build of dir, dropping the rest.
-func (m *statMemo) replace(dir string, entries map[string]statEntry) {
+func (m *statMemo) replace(dir any, entries map[string]statEntry) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.dirs == nil {
-		m.dirs = make(map[string]map[string]statEntry)
+		m.dirs = make(map[any]map[string]statEntry)
 	}
 	m.dirs[dir] = entries
 }
 
 // memoKeyer is implemented by sources whose files can be recognized by
-// their size and modification time.
+// their size and modification time. The key is comparable and names one
+// tree for as long as the memo holds it.
 type memoKeyer interface {
-	memoKey() string
+	memoKey() (key any, ok bool)
 }
 
-func (s *DirSource) memoKey() string { return s.root.Name() }
+// memoKey is the workspace itself for a working tree: the memo keeps it,
+// so the key never names another; a commit's files have ids and need no memo.
+func (s *SnapshotSource) memoKey() (any, bool) {
+	return s.snap.Workspace(), s.worktree()
+}

@@ -13,7 +13,7 @@ import (
 type testRepo struct{ reg *workspace.Registry }
 
 func openTestRepo(dir string) (*testRepo, error) {
-	reg, err := workspace.Open(workspace.Config{Workspaces: []workspace.WorkspaceConfig{{ID: "t", Root: dir}}}, workspace.Options{})
+	reg, err := workspace.Open(workspace.Config{Workspaces: []workspace.WorkspaceConfig{{ID: "t", Root: dir, Worktree: true}}}, workspace.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -31,4 +31,16 @@ func testSource(r *testRepo, commit plumbing.Hash) (*SnapshotSource, error) {
 		return nil, err
 	}
 	return NewSnapshotSource(snap.Shared()), nil
+}
+
+// worktreeSource is the source over the working tree, as search_symbol
+// reads it: through a caller's snapshot. Sources of one testRepo share its
+// workspace, and so the indexer's memo of file stats.
+func worktreeSource(r *testRepo) (*SnapshotSource, error) {
+	acc := workspace.Access{Identity: "local", Action: workspace.ActionSearch}
+	snap, err := r.reg.Snapshot(context.Background(), acc, "t", workspace.WorktreeRevision)
+	if err != nil {
+		return nil, err
+	}
+	return NewSnapshotSource(snap), nil
 }

@@ -1,4 +1,4 @@
-package client
+package jsonscan
 
 import (
 	"bytes"
@@ -10,150 +10,158 @@ import (
 	"unicode/utf8"
 )
 
-// A decoder reads one JSON text in a single pass. It accepts exactly what
+// A Scanner reads one JSON text in a single pass. It accepts exactly what
 // encoding/json accepts (json.Valid), and its typed readers store values the
-// way json.Unmarshal would store them into the client's structs: keys match
-// field names case-insensitively, the last of duplicate keys wins, null
-// leaves a string or bool unchanged, and invalid UTF-8 or lone surrogates
-// become U+FFFD. A value of the wrong JSON type for its field is skipped and
-// reported apart from syntax errors, as encoding/json reports an
+// way json.Unmarshal would store them into a struct's fields: keys match
+// field names case-insensitively (KeyIs), the last of duplicate keys wins,
+// null leaves a string or bool unchanged, and invalid UTF-8 or lone
+// surrogates become U+FFFD. A value of the wrong JSON type for its field is
+// skipped and reported apart from syntax errors, as encoding/json reports an
 // *UnmarshalTypeError after decoding the rest, rather than a *SyntaxError.
 //
 // encoding/json checks a whole text before decoding it and checks every
-// json.RawMessage again while decoding; reading the frame, the result and
-// each content block in turn cost about six passes over a large text. Here a
-// text result is read once to find its end and once to unquote it.
-type decoder struct {
+// json.RawMessage again while decoding; reading a frame, its result and
+// each content block in turn cost about six passes over a large text. With a
+// Scanner a text result is read once to find its end and once to unquote it.
+type Scanner struct {
 	data  []byte
 	pos   int
 	depth int
 }
 
+// NewScanner returns a Scanner at the start of data. It is a value, so a
+// caller that keeps it in a local variable scans without allocating.
+func NewScanner(data []byte) Scanner { return Scanner{data: data} }
+
+// Pos is the offset of the next byte to read.
+func (s *Scanner) Pos() int { return s.pos }
+
 // maxDepth is encoding/json's limit on nesting: a deeper text is a syntax
 // error there, so it is one here too.
 const maxDepth = 10000
 
-// end reports whether only white space is left.
-func (d *decoder) end() bool {
-	d.skipSpace()
-	return d.pos == len(d.data)
+// End reports whether only white space is left.
+func (s *Scanner) End() bool {
+	s.SkipSpace()
+	return s.pos == len(s.data)
 }
 
-func (d *decoder) skipSpace() {
-	for d.pos < len(d.data) {
-		switch d.data[d.pos] {
+// SkipSpace moves past white space.
+func (s *Scanner) SkipSpace() {
+	for s.pos < len(s.data) {
+		switch s.data[s.pos] {
 		case ' ', '\t', '\n', '\r':
-			d.pos++
+			s.pos++
 		default:
 			return
 		}
 	}
 }
 
-// peek skips white space and returns the next byte, or 0 at the end.
-func (d *decoder) peek() byte {
-	d.skipSpace()
-	if d.pos < len(d.data) {
-		return d.data[d.pos]
+// Peek skips white space and returns the next byte, or 0 at the end.
+func (s *Scanner) Peek() byte {
+	s.SkipSpace()
+	if s.pos < len(s.data) {
+		return s.data[s.pos]
 	}
 	return 0
 }
 
-// skip checks the syntax of the next value and moves past it.
-func (d *decoder) skip() bool {
-	switch c := d.peek(); c {
+// Skip checks the syntax of the next value and moves past it.
+func (s *Scanner) Skip() bool {
+	switch c := s.Peek(); c {
 	case '{':
-		return d.object(nil)
+		return s.Object(nil)
 	case '[':
-		return d.array(nil)
+		return s.Array(nil)
 	case '"':
-		_, _, ok := d.str()
+		_, _, ok := s.Str()
 		return ok
 	case 't':
-		return d.literal("true")
+		return s.Literal("true")
 	case 'f':
-		return d.literal("false")
+		return s.Literal("false")
 	case 'n':
-		return d.literal("null")
+		return s.Literal("null")
 	default:
-		return d.number()
+		return s.number()
 	}
 }
 
-// raw skips the next value and returns its bytes, without surrounding white
+// Raw skips the next value and returns its bytes, without surrounding white
 // space, as json.RawMessage would hold them.
-func (d *decoder) raw() ([]byte, bool) {
-	d.skipSpace()
-	start := d.pos
-	ok := d.skip()
-	return d.data[start:d.pos], ok
+func (s *Scanner) Raw() ([]byte, bool) {
+	s.SkipSpace()
+	start := s.pos
+	ok := s.Skip()
+	return s.data[start:s.pos], ok
 }
 
-// object reads an object; the next byte is '{'. For each member it reads the
+// Object reads an object; the next byte is '{'. For each member it reads the
 // key (unquoted when it has escapes) and the colon and calls member, which
 // must read the value; a nil member skips every value.
-func (d *decoder) object(member func(key []byte) bool) bool {
-	if !d.enter() {
+func (s *Scanner) Object(member func(key []byte) bool) bool {
+	if !s.enter() {
 		return false
 	}
-	if d.peek() == '}' {
-		return d.leave()
+	if s.Peek() == '}' {
+		return s.leave()
 	}
 	for {
-		if d.peek() != '"' {
+		if s.Peek() != '"' {
 			return false
 		}
-		key, escaped, ok := d.str()
-		if !ok || d.peek() != ':' {
+		key, escaped, ok := s.Str()
+		if !ok || s.Peek() != ':' {
 			return false
 		}
-		d.pos++
+		s.pos++
 		switch {
 		case member == nil:
-			ok = d.skip()
+			ok = s.Skip()
 		case escaped:
-			ok = member([]byte(unquote(key, true)))
+			ok = member([]byte(Unquote(key, true)))
 		default:
 			ok = member(key)
 		}
 		if !ok {
 			return false
 		}
-		switch d.peek() {
+		switch s.Peek() {
 		case ',':
-			d.pos++
+			s.pos++
 		case '}':
-			return d.leave()
+			return s.leave()
 		default:
 			return false
 		}
 	}
 }
 
-// array reads an array; the next byte is '['. element must read one value; a
+// Array reads an array; the next byte is '['. element must read one value; a
 // nil element skips every value.
-func (d *decoder) array(element func() bool) bool {
-	if !d.enter() {
+func (s *Scanner) Array(element func() bool) bool {
+	if !s.enter() {
 		return false
 	}
-	if d.peek() == ']' {
-		return d.leave()
+	if s.Peek() == ']' {
+		return s.leave()
 	}
 	for {
 		var ok bool
 		if element == nil {
-			ok = d.skip()
+			ok = s.Skip()
 		} else {
 			ok = element()
 		}
 		if !ok {
 			return false
 		}
-		switch d.peek() {
+		switch s.Peek() {
 		case ',':
-			d.pos++
+			s.pos++
 		case ']':
-			return d.leave()
+			return s.leave()
 		default:
 			return false
 		}
@@ -161,68 +169,69 @@ func (d *decoder) array(element func() bool) bool {
 }
 
 // enter consumes the '{' or '[' that opens a nested value.
-func (d *decoder) enter() bool {
-	d.pos++
-	d.depth++
-	return d.depth <= maxDepth
+func (s *Scanner) enter() bool {
+	s.pos++
+	s.depth++
+	return s.depth <= maxDepth
 }
 
 // leave consumes the '}' or ']' that closes a nested value.
-func (d *decoder) leave() bool {
-	d.pos++
-	d.depth--
+func (s *Scanner) leave() bool {
+	s.pos++
+	s.depth--
 	return true
 }
 
-func (d *decoder) literal(lit string) bool {
-	if !bytes.HasPrefix(d.data[d.pos:], []byte(lit)) {
+// Literal reads lit (true, false or null) and reports whether it was next.
+func (s *Scanner) Literal(lit string) bool {
+	if !bytes.HasPrefix(s.data[s.pos:], []byte(lit)) {
 		return false
 	}
-	d.pos += len(lit)
+	s.pos += len(lit)
 	return true
 }
 
 // number checks the syntax of a number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-func (d *decoder) number() bool {
-	if d.pos < len(d.data) && d.data[d.pos] == '-' {
-		d.pos++
+func (s *Scanner) number() bool {
+	if s.pos < len(s.data) && s.data[s.pos] == '-' {
+		s.pos++
 	}
 	switch {
-	case d.pos < len(d.data) && d.data[d.pos] == '0':
-		d.pos++
-	case !d.digits():
+	case s.pos < len(s.data) && s.data[s.pos] == '0':
+		s.pos++
+	case !s.digits():
 		return false
 	}
-	if d.pos < len(d.data) && d.data[d.pos] == '.' {
-		d.pos++
-		if !d.digits() {
+	if s.pos < len(s.data) && s.data[s.pos] == '.' {
+		s.pos++
+		if !s.digits() {
 			return false
 		}
 	}
-	if d.pos < len(d.data) && (d.data[d.pos] == 'e' || d.data[d.pos] == 'E') {
-		d.pos++
-		if d.pos < len(d.data) && (d.data[d.pos] == '+' || d.data[d.pos] == '-') {
-			d.pos++
+	if s.pos < len(s.data) && (s.data[s.pos] == 'e' || s.data[s.pos] == 'E') {
+		s.pos++
+		if s.pos < len(s.data) && (s.data[s.pos] == '+' || s.data[s.pos] == '-') {
+			s.pos++
 		}
-		return d.digits()
+		return s.digits()
 	}
 	return true
 }
 
 // digits reads one or more decimal digits.
-func (d *decoder) digits() bool {
-	start := d.pos
-	for d.pos < len(d.data) && '0' <= d.data[d.pos] && d.data[d.pos] <= '9' {
-		d.pos++
+func (s *Scanner) digits() bool {
+	start := s.pos
+	for s.pos < len(s.data) && '0' <= s.data[s.pos] && s.data[s.pos] <= '9' {
+		s.pos++
 	}
-	return d.pos > start
+	return s.pos > start
 }
 
-// str reads a string; the next byte is '"'. It returns the bytes between the
+// Str reads a string; the next byte is '"'. It returns the bytes between the
 // quotes and whether they hold an escape.
-func (d *decoder) str() (raw []byte, escaped, ok bool) {
-	data := d.data
-	start := d.pos + 1
+func (s *Scanner) Str() (raw []byte, escaped, ok bool) {
+	data := s.data
+	start := s.pos + 1
 	for i := start; ; {
 		i = nextSpecial(data, i)
 		if i == len(data) {
@@ -230,7 +239,7 @@ func (d *decoder) str() (raw []byte, escaped, ok bool) {
 		}
 		switch data[i] {
 		case '"':
-			d.pos = i + 1
+			s.pos = i + 1
 			return data[start:i], escaped, true
 		case '\\':
 			n := escapeLen(data[i:])
@@ -324,10 +333,10 @@ func hex4(s []byte) rune {
 	return r
 }
 
-// unquote decodes the bytes of a string that str accepted, as encoding/json
+// Unquote decodes the bytes of a string that Str accepted, as encoding/json
 // does: escapes are decoded, and invalid UTF-8 and unpaired surrogates become
 // U+FFFD.
-func unquote(raw []byte, escaped bool) string {
+func Unquote(raw []byte, escaped bool) string {
 	valid := utf8.Valid(raw)
 	if !escaped && valid {
 		return string(raw)
@@ -397,41 +406,44 @@ func unescape(b *strings.Builder, raw []byte, i int) int {
 	return i + 2
 }
 
-// keyIs reports whether an object key selects the struct field whose JSON
+// KeyIs reports whether an object key selects the struct field whose JSON
 // name is name: encoding/json matches keys case-insensitively (bytes.EqualFold).
-func keyIs(key []byte, name string) bool {
+func KeyIs(key []byte, name string) bool {
 	return string(key) == name || bytes.EqualFold(key, []byte(name))
 }
 
-// stringField reads a value for a string field: a string is stored, null
+// StringField reads a value for a string field: a string is stored, null
 // leaves the field unchanged, and any other value is a type mismatch.
-func (d *decoder) stringField(field *string, mismatch *bool) bool {
-	switch d.peek() {
+func (s *Scanner) StringField(field *string, mismatch *bool) bool {
+	switch s.Peek() {
 	case '"':
-		raw, escaped, ok := d.str()
+		raw, escaped, ok := s.Str()
 		if ok {
-			*field = unquote(raw, escaped)
+			*field = Unquote(raw, escaped)
 		}
 		return ok
 	case 'n':
-		return d.literal("null")
+		return s.Literal("null")
 	}
 	*mismatch = true
-	return d.skip()
+	return s.Skip()
 }
 
-// boolField reads a value for a bool field, as stringField does.
-func (d *decoder) boolField(field *bool, mismatch *bool) bool {
-	switch d.peek() {
+// BoolField reads a value for a bool field, as StringField does.
+func (s *Scanner) BoolField(field *bool, mismatch *bool) bool {
+	switch s.Peek() {
 	case 't':
 		*field = true
-		return d.literal("true")
+		return s.Literal("true")
 	case 'f':
 		*field = false
-		return d.literal("false")
+		return s.Literal("false")
 	case 'n':
-		return d.literal("null")
+		return s.Literal("null")
 	}
 	*mismatch = true
-	return d.skip()
+	return s.Skip()
 }
+
+// Span returns the bytes read since offset from (an earlier Pos).
+func (s *Scanner) Span(from int) []byte { return s.data[from:s.pos] }

@@ -1,0 +1,45 @@
+package jsonscan
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// TestValidity checks that the Scanner accepts exactly what
+// json.Valid accepts, value by value, at any nesting.
+func TestValidity(t *testing.T) {
+	values := []string{
+		`0`, `-0`, `1.5`, `1e5`, `1E-5`, `-12.34e+56`, `01`, `1.`, `.5`, `-`, `1e`, `+1`, `0x1`,
+		`true`, `false`, `null`, `nul`, `True`, `"\u00"`, `"\uD800"`, "\"\x7f\"", "\"\x1f\"",
+		`[]`, `[1,]`, `[,1]`, `{}`, `{"a":1,}`, `{"a"}`, `{1:2}`, `[1 2]`, `{"a":1 "b":2}`, `"a`, `[`, `{`,
+	}
+	for _, v := range values {
+		for _, text := range []string{v, "[" + v + "]", `{"k":` + v + `}`, " " + v + " "} {
+			d := NewScanner([]byte(text))
+			got := d.Skip() && d.End()
+			if want := json.Valid([]byte(text)); got != want {
+				t.Errorf("Scanner accepts %q: %v; json.Valid: %v", text, got, want)
+			}
+		}
+	}
+}
+
+// FuzzUnquote compares the decoding of one string with encoding/json's.
+func FuzzUnquote(f *testing.F) {
+	for _, s := range []string{`a\"b`, `\ud83d\ude00`, `\ud8000uDC00`, "\xff\\n", `\u2028`, "é\\u00e9"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		quoted := append(append([]byte{'"'}, body...), '"')
+		var want string
+		wantErr := json.Unmarshal(quoted, &want)
+		d := NewScanner(quoted)
+		raw, escaped, ok := d.Str()
+		if ok = ok && d.End(); ok != (wantErr == nil) {
+			t.Fatalf("%q: Scanner accepts it: %v; encoding/json: %v", quoted, ok, wantErr)
+		}
+		if got := Unquote(raw, escaped); ok && got != want {
+			t.Fatalf("%q: decoded %q; encoding/json %q", quoted, got, want)
+		}
+	})
+}

@@ -1,0 +1,92 @@
+package schemacheck
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const testSchema = `{
+	"type": "object",
+	"additionalProperties": false,
+	"required": ["path"],
+	"properties": {
+		"path": {"type": "string", "minLength": 1},
+		"opts": {
+			"type": "object",
+			"additionalProperties": false,
+			"properties": {"upper": {"type": "boolean"}}
+		},
+		"lines": {"type": "array", "items": {"type": "object", "properties": {"from": {"type": "integer"}}}}
+	}
+}`
+
+func TestCheck(t *testing.T) {
+	s, err := Compile("t", []byte(testSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	deep := strings.Repeat(`{"a":`, MaxDepth) + "1" + strings.Repeat("}", MaxDepth)
+	for _, tc := range []struct {
+		name string
+		args string
+		want []Violation
+	}{
+		{"valid", `{"path": "a"}`, nil},
+		{"missing required", `{}`, []Violation{{"", "missing property 'path'"}}},
+		{"every problem at once", `{"path": "", "x": 1}`, []Violation{
+			{"", "additional properties 'x' not allowed"},
+			{"/path", "minLength: got 0, want 1"},
+		}},
+		{"duplicate key", `{"path": "a", "path": "b"}`, []Violation{{"/path", `duplicate key "path"`}}},
+		{"case variant", `{"Path": "a"}`, []Violation{
+			{"", "missing property 'path'"},
+			{"", "additional properties 'Path' not allowed"},
+			{"/Path", `unknown key "Path": keys are case-sensitive; did you mean "path"?`},
+		}},
+		{"case variant in an object", `{"path": "a", "opts": {"Upper": true}}`, []Violation{
+			{"/opts", "additional properties 'Upper' not allowed"},
+			{"/opts/Upper", `unknown key "Upper": keys are case-sensitive; did you mean "upper"?`},
+		}},
+		{"case variant in an array's items", `{"path": "a", "lines": [{"From": 1}]}`, []Violation{
+			{"/lines/0/From", `unknown key "From": keys are case-sensitive; did you mean "from"?`},
+		}},
+		{"pointer tokens escaped", `{"path": "a", "a/b~": 1}`, []Violation{{"", "additional properties 'a/b~' not allowed"}}},
+		{"not JSON", `{"path":`, []Violation{{"", "arguments are not valid JSON: EOF"}}},
+		{"not an object", `["path"]`, []Violation{{"", "arguments must be a JSON object"}}},
+		{"extra data", `{"path": "a"} {}`, []Violation{{"", "arguments are followed by extra data"}}},
+		{"too deep", `{"path": "a", "opts": ` + deep + `}`, []Violation{{"", fmt.Sprintf("arguments are not valid JSON: nested deeper than %d levels", MaxDepth)}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			inst, perr := Parse([]byte(tc.args))
+			got := s.Check([]byte(tc.args), inst, perr)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Check(%s) (-want +got):\n%s", tc.args, diff)
+			}
+		})
+	}
+}
+
+func TestCheckBoundsTheReport(t *testing.T) {
+	s, err := Compile("t", []byte(`{"type": "object", "properties": {"a": {"type": "array", "items": {"type": "string"}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := `{"a": [` + strings.TrimSuffix(strings.Repeat("1,", 2*MaxViolations), ",") + `]}`
+	inst, perr := Parse([]byte(args))
+	got := s.Check([]byte(args), inst, perr)
+	if len(got) != MaxViolations+1 || got[MaxViolations].Message != "more problems not shown" {
+		t.Errorf("got %d violations, the last %v; want %d and a last one saying more were not shown", len(got), got[len(got)-1], MaxViolations+1)
+	}
+}
+
+func TestCompileRefusesExternalReferences(t *testing.T) {
+	for _, ref := range []string{"https://example.com/s.json", "file:///etc/passwd", "other.json"} {
+		schema := fmt.Sprintf(`{"type": "object", "properties": {"a": {"$ref": %q}}}`, ref)
+		if _, err := Compile("t", []byte(schema)); err == nil || !strings.Contains(err.Error(), "schema loading is disabled") {
+			t.Errorf("Compile with $ref %s: err = %v, want loading refused", ref, err)
+		}
+	}
+}
