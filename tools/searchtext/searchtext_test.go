@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
@@ -42,6 +44,13 @@ type setup struct {
 
 func newSetup(t *testing.T) *setup {
 	t.Helper()
+	return newSetupWith(t, searchtext.Options{MaxFileBytes: 1500})
+}
+
+// newSetupWith is newSetup with the service's options (CacheDir is set
+// here).
+func newSetupWith(t *testing.T, opts searchtext.Options) *setup {
+	t.Helper()
 	repo := gitfixture.New(t)
 	head := repo.Commit(t, "first", files)
 	for p, f := range files {
@@ -61,7 +70,8 @@ func newSetup(t *testing.T) *setup {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { reg.Close() })
-	svc, err := searchtext.New(reg, searchtext.Options{CacheDir: t.TempDir(), MaxFileBytes: 1500})
+	opts.CacheDir = t.TempDir()
+	svc, err := searchtext.New(reg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,4 +302,75 @@ func singleService(t *testing.T, dir string, opts searchtext.Options) (*serverte
 		t.Fatal(err)
 	}
 	return servertest.Start(t, s), svc
+}
+
+// TestSearchTextTimeCut searches with a time budget too short for any
+// file, so that every page is cut after the one file a page always
+// matches: the pages, resumed by their cursors, must hold exactly what
+// one uncut search holds, at every revision and in every output.
+func TestSearchTextTimeCut(t *testing.T) {
+	whole := newSetup(t)
+	cut := newSetupWith(t, searchtext.Options{MaxFileBytes: 1500, TimeBudget: time.Nanosecond})
+	for _, tt := range []struct {
+		args map[string]any
+		// sum says the pages' totals add up to the uncut totals: each page
+		// counts from where it starts to where it was cut, unless a
+		// limit ended it earlier.
+		sum bool
+	}{
+		{map[string]any{"pattern": "e", "limit": 2000}, true},
+		{map[string]any{"pattern": "e", "limit": 2}, false},
+		{map[string]any{"pattern": "hello", "revision": "worktree"}, true},
+		{map[string]any{"pattern": "e", "output": "files"}, true},
+		{map[string]any{"pattern": "e", "output": "files", "limit": 1}, false},
+		{map[string]any{"pattern": "e", "output": "count"}, true},
+	} {
+		args := tt.args
+		t.Run(fmt.Sprint(args), func(t *testing.T) {
+			want, res := search(t, whole.alice, maps.Clone(args))
+			if res.IsError || !want.Complete || want.Truncated && args["limit"] == nil {
+				t.Fatalf("uncut: %s", res.Text)
+			}
+			if args["limit"] == 2 || args["limit"] == 1 {
+				// The uncut search, paged to its end.
+				want = pageAll(t, whole.alice, args, want)
+			}
+			first, res := search(t, cut.alice, maps.Clone(args))
+			if res.IsError || first.Complete || !first.Truncated {
+				t.Fatalf("a page cut by the budget must say it is incomplete and give a cursor: %s", res.Text)
+			}
+			got := pageAll(t, cut.alice, args, first)
+			if hits(got) != hits(want) || tt.sum && (got.TotalMatches != want.TotalMatches || got.TotalFiles != want.TotalFiles) {
+				t.Errorf("resumed pages: %d matches in %d files, %s\nuncut: %d in %d, %s",
+					got.TotalMatches, got.TotalFiles, hits(got), want.TotalMatches, want.TotalFiles, hits(want))
+			}
+		})
+	}
+}
+
+// pageAll follows first's cursors to the end and returns the union of the
+// pages: their matches and files, and the sums of their totals (a page of
+// a cut search counts from where it starts).
+func pageAll(t *testing.T, c *servertest.Client, args map[string]any, first searchtext.SearchTextOut) searchtext.SearchTextOut {
+	t.Helper()
+	all, out := first, first
+	cut := !first.Complete
+	for n := 0; out.Truncated; n++ {
+		if n == 1000 {
+			t.Fatal("more than 1000 pages")
+		}
+		next := maps.Clone(args)
+		next["cursor"] = out.NextCursor
+		var res *servertest.Result
+		if out, res = search(t, c, next); res.IsError {
+			t.Fatalf("page %d: %s", n, res.Text)
+		}
+		all.Matches = append(all.Matches, out.Matches...)
+		all.Files = append(all.Files, out.Files...)
+		if cut {
+			all.TotalMatches += out.TotalMatches
+			all.TotalFiles += out.TotalFiles
+		}
+	}
+	return all
 }

@@ -13,7 +13,7 @@
 //
 //	ix, err := textindex.Open(textindex.Options{Dir: dir})
 //	known := ix.Lookup(blobs)                // which blobs are indexed already
-//	ix.Build(ctx, missing, read, nil)        // index the others, in bounded memory
+//	ix.Build(ctx, missing, src, nil)         // index the others, in bounded memory
 //	cands := ix.Candidates(textindex.NewPlan(re), blobs)
 //
 // Shards live on disk under Options.Dir, named by a digest of the blobs

@@ -48,8 +48,9 @@ type Options struct {
 	// memory (16 bytes each while sorting) before it writes a shard.
 	// Default 4M.
 	MaxPostings int
-	// Workers is the number of blobs read and split into trigrams at
-	// once. Default 2.
+	// Workers is the number of blobs a build expects to be split into
+	// trigrams at once (the source decides): it sizes the build's buffers.
+	// Default 2.
 	Workers int
 	// Logger receives warnings about unreadable shards. Default: discard.
 	Logger *slog.Logger
