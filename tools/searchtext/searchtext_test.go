@@ -6,14 +6,13 @@ import (
 	"io"
 	"log/slog"
 	"maps"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
 
 	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
+	"github.com/repo-mcp/repo-mcp/internal/searchfixture"
 	"github.com/repo-mcp/repo-mcp/server"
 	"github.com/repo-mcp/repo-mcp/server/servertest"
 	"github.com/repo-mcp/repo-mcp/tools/searchtext"
@@ -51,41 +50,15 @@ func newSetup(t *testing.T) *setup {
 // here).
 func newSetupWith(t *testing.T, opts searchtext.Options) *setup {
 	t.Helper()
-	repo := gitfixture.New(t)
-	head := repo.Commit(t, "first", files)
-	for p, f := range files {
-		os.MkdirAll(filepath.Join(repo.Dir, filepath.Dir(p)), 0o755)
-		os.WriteFile(filepath.Join(repo.Dir, p), []byte(f.Content), 0o644)
-	}
-	os.WriteFile(filepath.Join(repo.Dir, "extra.go"), []byte("package main\n\n// hello from disk\n"), 0o644)
-	cfg := workspace.Config{
-		Workspaces: []workspace.WorkspaceConfig{{ID: "app", Root: repo.Dir, Worktree: true}},
-		Policies: []workspace.PolicyConfig{
-			{Identity: "alice", Workspaces: []string{"*"}, Actions: []workspace.Action{workspace.ActionSearch}, Allow: []string{"**"}},
-			{Identity: "bob", Workspaces: []string{"*"}, Actions: []workspace.Action{workspace.ActionSearch}, Allow: []string{"**"}, Deny: []string{"internal/secret/**"}},
-		},
-	}
-	reg, err := workspace.Open(cfg, workspace.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { reg.Close() })
+	fx := searchfixture.New(t, files, map[string]string{"extra.go": "package main\n\n// hello from disk\n"})
 	opts.CacheDir = t.TempDir()
-	svc, err := searchtext.New(reg, opts)
+	svc, err := searchtext.New(fx.Reg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { svc.Close() })
-	client := func(identity string) *servertest.Client {
-		s := server.New(server.Info{Name: "t"}, server.Options{
-			Caller: identity, Logger: slog.New(slog.DiscardHandler), Audit: io.Discard, Authorize: toolkit.Authorizer(reg),
-		})
-		if err := svc.Register(s); err != nil {
-			t.Fatal(err)
-		}
-		return servertest.Start(t, s)
-	}
-	return &setup{repo: repo, head: head, svc: svc, alice: client("alice"), bob: client("bob")}
+	return &setup{repo: fx.Repo, head: fx.Head, svc: svc,
+		alice: fx.Client(t, searchfixture.Alice, svc.Register), bob: fx.Client(t, searchfixture.Bob, svc.Register)}
 }
 
 func search(t *testing.T, c *servertest.Client, args map[string]any) (searchtext.SearchTextOut, *servertest.Result) {
