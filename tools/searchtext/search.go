@@ -19,7 +19,9 @@ import (
 // fileRef is a file of the revision searched.
 type fileRef struct {
 	path string
-	sha  string // "" in the working tree
+	// sha is the file's blob id; "" for a file of the working tree that
+	// differs from HEAD (or is not in it), which is read from disk.
+	sha  string
 	blob textindex.Blob
 	size int64
 }
@@ -78,9 +80,12 @@ func blobsOf(files []fileRef) []textindex.Blob {
 type run struct {
 	sv   *Service
 	snap *workspace.Snapshot
-	m    *matcher
-	key  string // the search's arguments and commit, for cursors
-	cur  cursor // where the page starts, when the call gave a cursor
+	// blobs reads the files that have a blob id: snap, or HEAD's snapshot
+	// when snap is the working tree.
+	blobs *workspace.Snapshot
+	m     *matcher
+	key   string // the search's arguments and commit, for cursors
+	cur   cursor // where the page starts, when the call gave a cursor
 	// files are the files searched, in path order; after a cursor of a
 	// cut search, only those at or after its path.
 	files []fileRef
@@ -95,7 +100,15 @@ type run struct {
 
 // read returns a file's content, or nil when it is over the bound.
 func (r *run) read(ctx context.Context, f fileRef) ([]byte, error) {
-	return r.sv.readBlob(ctx, r.snap, f)
+	return r.sv.readBlob(ctx, r.source(f), f)
+}
+
+// source returns the snapshot f is read through.
+func (r *run) source(f fileRef) *workspace.Snapshot {
+	if f.sha != "" {
+		return r.blobs
+	}
+	return r.snap
 }
 
 // verdict is what matching one file found.
@@ -134,7 +147,7 @@ func (sv *Service) execute(ctx context.Context, req *server.Request, snap *works
 		return nil, nil, err
 	}
 	rev := snap.Revision().SHA
-	r := &run{sv: sv, snap: snap, m: m, key: searchKey(rev, in), frontier: -1}
+	r := &run{sv: sv, snap: snap, blobs: snap, m: m, key: searchKey(rev, in), frontier: -1}
 	if in.Cursor != "" {
 		if r.cur, err = decodeCursor(in.Cursor, r.key); err != nil {
 			return nil, nil, err
@@ -143,6 +156,11 @@ func (sv *Service) execute(ctx context.Context, req *server.Request, snap *works
 	files, tooLarge, err := listFiles(ctx, snap, filter, sv.opts.MaxFileBytes)
 	if err != nil {
 		return nil, nil, err
+	}
+	if rev == workspace.WorktreeRevision {
+		if r.blobs, err = sv.overlay(ctx, snap, filter, files); err != nil {
+			return nil, nil, err
+		}
 	}
 	if r.cur.Rest {
 		// A cut search goes on where it stopped: the files before the
@@ -213,21 +231,17 @@ func (r *run) firstUndone(work []int) int {
 func (r *run) plan(out *SearchTextOut) []int {
 	verdicts := r.verdicts
 	var work []int
-	if r.snap.Revision().SHA == workspace.WorktreeRevision {
-		// The working tree has no blob ids before a read: every file is
-		// scanned.
-		out.Index.Unindexed = len(r.files)
-		for i := range r.files {
-			work = append(work, i)
-		}
-		return work
-	}
 	blobs := blobsOf(r.files)
 	status := r.sv.ix.Lookup(blobs)
 	cands := r.sv.ix.Candidates(r.m.plan, blobs)
 	var unknown []fileRef
+	unindexed := 0
 	for i := range r.files {
 		switch {
+		case r.files[i].sha == "":
+			// A working tree file that is not HEAD's: read from disk.
+			unindexed++
+			work = append(work, i)
 		case status[i] == textindex.Binary:
 			verdicts[i] = verdict{done: true, binary: true}
 		case status[i] == textindex.Unknown:
@@ -239,9 +253,9 @@ func (r *run) plan(out *SearchTextOut) []int {
 			verdicts[i].done = true
 		}
 	}
-	out.Index.Unindexed = len(unknown)
+	out.Index.Unindexed = unindexed + len(unknown)
 	if len(unknown) > 0 {
-		out.Index.Building = r.sv.buildInBackground(r.sv.repo(r.snap.Workspace()), r.snap, unknown)
+		out.Index.Building = r.sv.buildInBackground(r.sv.repo(r.snap.Workspace()), r.blobs, unknown)
 	}
 	return work
 }
@@ -336,9 +350,26 @@ func (r *run) matchCached(ctx context.Context, todo []int, progress *progress) e
 	return g.Wait()
 }
 
-// matchRead reads files in bulk through the snapshot and matches them as
-// they come.
+// matchRead reads files in bulk, blobs first then files from disk, and
+// matches them as they come.
 func (r *run) matchRead(ctx context.Context, todo []int, progress *progress) error {
+	var blobs, disk []int
+	for _, i := range todo {
+		if r.files[i].sha != "" {
+			blobs = append(blobs, i)
+		} else {
+			disk = append(disk, i)
+		}
+	}
+	err := r.matchFrom(ctx, r.blobs, blobs, progress)
+	if err == nil {
+		err = r.matchFrom(ctx, r.snap, disk, progress)
+	}
+	return err
+}
+
+// matchFrom reads the files todo lists through snap, in bulk.
+func (r *run) matchFrom(ctx context.Context, snap *workspace.Snapshot, todo []int, progress *progress) error {
 	if len(todo) == 0 {
 		return nil
 	}
@@ -346,8 +377,8 @@ func (r *run) matchRead(ctx context.Context, todo []int, progress *progress) err
 	for k, i := range todo {
 		refs[k] = workspace.BlobRef{Path: r.files[i].path, SHA: r.files[i].sha}
 	}
-	worktree := r.snap.Revision().SHA == workspace.WorktreeRevision
-	return r.snap.ReadBlobs(ctx, refs, r.sv.opts.MaxFileBytes, r.sv.opts.Workers, func(k int, data []byte, size int64, err error) error {
+	worktree := snap.Revision().SHA == workspace.WorktreeRevision
+	return snap.ReadBlobs(ctx, refs, r.sv.opts.MaxFileBytes, r.sv.opts.Workers, func(k int, data []byte, size int64, err error) error {
 		if cerr := ctx.Err(); cerr != nil {
 			return context.Cause(ctx)
 		}

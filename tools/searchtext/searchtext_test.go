@@ -6,6 +6,8 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -165,6 +167,39 @@ func TestSearchTextWorktree(t *testing.T) {
 	out, _ = search(t, st.bob, map[string]any{"pattern": "hello from", "revision": "worktree"})
 	if hits(out) != "extra.go:3:4" {
 		t.Errorf("bob in the worktree: %q", hits(out))
+	}
+}
+
+// TestSearchTextWorktreeOverlay checks that the working tree is HEAD's
+// index with the files that differ from HEAD read from disk: only those
+// are unindexed, and what they hold now is what is found.
+func TestSearchTextWorktreeOverlay(t *testing.T) {
+	st := newSetup(t)
+	gitfixture.Git(t, st.repo.Dir, "reset", "-q") // the fixture's commits write no index
+	search(t, st.alice, map[string]any{"pattern": "hello"}) // indexes HEAD
+	st.svc.WaitBuilds()
+	write := func(p, content string) {
+		if err := os.WriteFile(filepath.Join(st.repo.Dir, p), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("main.go", "package main\n\n// hello overlay\n")
+	write("new.txt", "hello overlay, untracked\n")
+	if err := os.Remove(filepath.Join(st.repo.Dir, "docs/guide.md")); err != nil {
+		t.Fatal(err)
+	}
+	out, res := search(t, st.alice, map[string]any{"pattern": "hello", "revision": "worktree"})
+	want := "config/app.yaml:3:13 extra.go:3:4 internal/secret/keys.go:3:4 main.go:3:4 new.txt:1:1 utf8.txt:3:12"
+	if res.IsError || hits(out) != want {
+		t.Errorf("worktree:\n got %s\nwant %s\n%s", hits(out), want, res.Text)
+	}
+	// extra.go, main.go and new.txt differ from HEAD; the others come
+	// from the index.
+	if out.Index.Unindexed != 3 || out.Index.Building {
+		t.Errorf("unindexed %d (building %v), want the 3 files that differ from HEAD", out.Index.Unindexed, out.Index.Building)
+	}
+	if out.Index.Candidates >= out.Index.Files {
+		t.Errorf("%d candidates of %d files: the index ruled none out", out.Index.Candidates, out.Index.Files)
 	}
 }
 
