@@ -109,6 +109,9 @@ func (ix *Index) Build(ctx context.Context, blobs []Blob, src Source, progress f
 	if progress != nil {
 		progress(Progress{Done: stats.Blobs, Total: len(todo), Bytes: stats.Bytes})
 	}
+	if _, merr := ix.Merge(); merr != nil && err == nil {
+		err = merr
+	}
 	return stats, err
 }
 
@@ -145,6 +148,17 @@ func (w *shardWriter) add(b Blob, binary bool, tris []trigram) {
 
 // flush writes the accumulated shard, loads it and resets w.
 func (ix *Index) flush(w *shardWriter) error {
+	s, err := ix.write(w)
+	if err != nil {
+		return err
+	}
+	ix.add(s)
+	return nil
+}
+
+// write sorts and encodes w's shard, writes it to the directory and
+// resets w; it returns the shard as loaded.
+func (ix *Index) write(w *shardWriter) (*shard, error) {
 	radixSortByTrigram(w.post)
 	data := encodeShard(w.blobs, w.binary, w.post)
 	sum := sha256.Sum256(data)
@@ -152,15 +166,14 @@ func (ix *Index) flush(w *shardWriter) error {
 	*w = shardWriter{post: w.post[:0]}
 	if ix.opts.Dir != "" {
 		if err := writeAtomic(filepath.Join(ix.opts.Dir, name), data); err != nil {
-			return fmt.Errorf("textindex: writing a shard: %w", err)
+			return nil, fmt.Errorf("textindex: writing a shard: %w", err)
 		}
 	}
 	s, err := parseShard(name, data)
 	if err != nil {
-		return err // a bug: the shard was just encoded
+		return nil, err // a bug: the shard was just encoded
 	}
-	ix.add(s)
-	return nil
+	return s, nil
 }
 
 // radixSortByTrigram sorts postings by trigram, stably, so that each
