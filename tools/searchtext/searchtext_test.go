@@ -175,7 +175,7 @@ func TestSearchTextWorktree(t *testing.T) {
 // are unindexed, and what they hold now is what is found.
 func TestSearchTextWorktreeOverlay(t *testing.T) {
 	st := newSetup(t)
-	gitfixture.Git(t, st.repo.Dir, "reset", "-q") // the fixture's commits write no index
+	gitfixture.Git(t, st.repo.Dir, "reset", "-q")           // the fixture's commits write no index
 	search(t, st.alice, map[string]any{"pattern": "hello"}) // indexes HEAD
 	st.svc.WaitBuilds()
 	write := func(p, content string) {
