@@ -16,7 +16,7 @@ import (
 // snapshot of HEAD the blobs are read through, or wt itself when there is
 // no HEAD to overlay (no commit yet, or one the caller may not read):
 // every file is then read from disk.
-func (sv *Service) overlay(ctx context.Context, wt *workspace.Snapshot, filter *pathFilter, files []fileRef) (*workspace.Snapshot, error) {
+func (sv *Service) overlay(ctx context.Context, wt *workspace.Snapshot, in SearchTextIn, filter *pathFilter, files []fileRef) (*workspace.Snapshot, error) {
 	h, err := wt.Head()
 	if err != nil || h.SHA == "" {
 		return wt, err
@@ -37,7 +37,7 @@ func (sv *Service) overlay(ctx context.Context, wt *workspace.Snapshot, filter *
 	for _, c := range changed {
 		differs[c.Path] = true
 	}
-	headFiles, _, err := listFiles(ctx, head, filter, sv.opts.MaxFileBytes)
+	headFiles, _, err := sv.listings.list(ctx, head, in, filter, sv.opts.MaxFileBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -153,14 +153,17 @@ func (sv *Service) execute(ctx context.Context, req *server.Request, snap *works
 			return nil, nil, err
 		}
 	}
-	files, tooLarge, err := listFiles(ctx, snap, filter, sv.opts.MaxFileBytes)
-	if err != nil {
-		return nil, nil, err
-	}
+	var files []fileRef
+	var tooLarge int
 	if rev == workspace.WorktreeRevision {
-		if r.blobs, err = sv.overlay(ctx, snap, filter, files); err != nil {
+		if files, tooLarge, err = listFiles(ctx, snap, filter, sv.opts.MaxFileBytes); err != nil {
 			return nil, nil, err
 		}
+		if r.blobs, err = sv.overlay(ctx, snap, in, filter, files); err != nil {
+			return nil, nil, err
+		}
+	} else if files, tooLarge, err = sv.listings.list(ctx, snap, in, filter, sv.opts.MaxFileBytes); err != nil {
+		return nil, nil, err
 	}
 	if r.cur.Rest {
 		// A cut search goes on where it stopped: the files before the

@@ -53,11 +53,12 @@ const (
 // Service is the state search_text keeps between calls: the index, the
 // content cache, and per workspace the index build in flight.
 type Service struct {
-	reg     *workspace.Registry
-	ix      *textindex.Index
-	log     *slog.Logger
-	opts    Options
-	content *contentCache
+	reg      *workspace.Registry
+	ix       *textindex.Index
+	log      *slog.Logger
+	opts     Options
+	content  *contentCache
+	listings *listings
 
 	mu    sync.Mutex
 	repos map[string]*repoState // by workspace id
@@ -94,7 +95,7 @@ func New(reg *workspace.Registry, opts Options) (*Service, error) {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	return &Service{
-		reg: reg, ix: ix, log: opts.Logger, opts: opts, content: newContentCache(max(opts.ContentCacheBytes, 0)),
+		reg: reg, ix: ix, log: opts.Logger, opts: opts, content: newContentCache(max(opts.ContentCacheBytes, 0)), listings: newListings(),
 		repos: make(map[string]*repoState), ctx: ctx, stop: stop,
 	}, nil
 }
