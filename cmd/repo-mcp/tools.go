@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -37,6 +39,7 @@ type toolConfig struct {
 	verifyUnconfined []verify.Property
 	verifyDisk       uint64
 	verifyProcs      uint64
+	verifyUIDs       [2]int // first uid and how many
 }
 
 func (c *toolConfig) flags(fs *flag.FlagSet) {
@@ -60,6 +63,16 @@ func (c *toolConfig) flags(fs *flag.FlagSet) {
 	})
 	fs.Uint64Var(&c.verifyDisk, "verify-disk", 2<<30, "bytes a verify_patch check may write (the size of its tmpfs, which holds its copy of the export)")
 	fs.Uint64Var(&c.verifyProcs, "verify-procs", 1024, "processes and threads a verify_patch check may run")
+	fs.Func("verify-uids", "the `range` FIRST-LAST of uids verify_patch checks run as when the server runs as root: each running check holds one of its own, so checks share no process limit (default 65536-65599; no user or service may hold them)", func(v string) error {
+		first, last, ok := strings.Cut(v, "-")
+		lo, err1 := strconv.Atoi(first)
+		hi, err2 := strconv.Atoi(last)
+		if !ok || err1 != nil || err2 != nil || lo <= 0 || hi < lo {
+			return fmt.Errorf("want FIRST-LAST, two uids above 0, got %q", v)
+		}
+		c.verifyUIDs = [2]int{lo, hi - lo + 1}
+		return nil
+	})
 }
 
 // registerTools adds the repository tools to s, reading through reg (nil
@@ -113,6 +126,7 @@ func registerTools(ctx context.Context, s *server.Server, reg *workspace.Registr
 		Verify: verify.Options{
 			Checks: checks, Timeout: c.verifyTimeout, FreshBuildCache: c.verifyFreshGoc,
 			Unconfined: c.verifyUnconfined, DiskBytes: c.verifyDisk, MaxProcs: c.verifyProcs,
+			UID: c.verifyUIDs[0], UIDCount: c.verifyUIDs[1],
 			SelfHelper: true, // main calls verify.RunHelper
 		},
 	})
