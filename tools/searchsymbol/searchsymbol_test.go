@@ -2,8 +2,6 @@ package searchsymbol_test
 
 import (
 	"encoding/json"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,11 +9,9 @@ import (
 	"testing"
 
 	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
-	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/internal/searchfixture"
 	"github.com/repo-mcp/repo-mcp/server/servertest"
 	"github.com/repo-mcp/repo-mcp/tools/searchsymbol"
-	"github.com/repo-mcp/repo-mcp/tools/toolkit"
-	"github.com/repo-mcp/repo-mcp/workspace"
 )
 
 var files = map[string]gitfixture.File{
@@ -45,39 +41,11 @@ type setup struct {
 
 func newSetup(t *testing.T) *setup {
 	t.Helper()
-	repo := gitfixture.New(t)
-	head := repo.Commit(t, "first", files)
-	// The working tree holds a newer version of reader.go.
-	for p, f := range files {
-		os.MkdirAll(filepath.Join(repo.Dir, filepath.Dir(p)), 0o755)
-		os.WriteFile(filepath.Join(repo.Dir, p), []byte(f.Content), 0o644)
-	}
-	os.WriteFile(filepath.Join(repo.Dir, "extra.go"), []byte("package app\n\nfunc NewReaderFromDisk() {}\n"), 0o644)
-
-	cfg := workspace.Config{
-		Workspaces: []workspace.WorkspaceConfig{{ID: "app", Root: repo.Dir, Worktree: true}},
-		Policies: []workspace.PolicyConfig{
-			{Identity: "alice", Workspaces: []string{"*"}, Actions: []workspace.Action{workspace.ActionSearch}, Allow: []string{"**"}},
-			{Identity: "bob", Workspaces: []string{"*"}, Actions: []workspace.Action{workspace.ActionSearch}, Allow: []string{"**"}, Deny: []string{"internal/secret/**"}},
-		},
-	}
-	reg, err := workspace.Open(cfg, workspace.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { reg.Close() })
-	svc := searchsymbol.New(reg, searchsymbol.Options{CacheDir: t.TempDir()})
+	fx := searchfixture.New(t, files, map[string]string{"extra.go": "package app\n\nfunc NewReaderFromDisk() {}\n"})
+	svc := searchsymbol.New(fx.Reg, searchsymbol.Options{CacheDir: t.TempDir()})
 	t.Cleanup(func() { svc.Close() })
-	client := func(identity string) *servertest.Client {
-		s := server.New(server.Info{Name: "t"}, server.Options{
-			Caller: identity, Logger: slog.New(slog.DiscardHandler), Audit: io.Discard, Authorize: toolkit.Authorizer(reg),
-		})
-		if err := svc.Register(s); err != nil {
-			t.Fatal(err)
-		}
-		return servertest.Start(t, s)
-	}
-	return &setup{repo: repo, head: head, alice: client("alice"), bob: client("bob")}
+	return &setup{repo: fx.Repo, head: fx.Head,
+		alice: fx.Client(t, searchfixture.Alice, svc.Register), bob: fx.Client(t, searchfixture.Bob, svc.Register)}
 }
 
 func search(t *testing.T, c *servertest.Client, args map[string]any) (searchsymbol.SearchSymbolOut, *servertest.Result) {

@@ -153,12 +153,8 @@ func BenchmarkSecondRevision(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		rs, err := sv.repo(snap.Workspace())
-		if err != nil {
-			b.Fatal(err)
-		}
 		before := sv.ix.Stats().Blobs
-		if _, err := sv.build(context.Background(), rs, "w", blobsOf(files)); err != nil {
+		if _, err := sv.build(context.Background(), sv.repo(snap.Workspace()), snap, files); err != nil {
 			b.Fatal(err)
 		}
 		if added := sv.ix.Stats().Blobs - before; added != 20 {

@@ -40,6 +40,14 @@ func (c *contentCache) get(b textindex.Blob) ([]byte, bool) {
 	return e.Value.(*cacheEntry).data, true
 }
 
+// has reports whether b is cached, without making it recent.
+func (c *contentCache) has(b textindex.Blob) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.items[b]
+	return ok
+}
+
 // put keeps data unless it alone is over a quarter of the bound.
 func (c *contentCache) put(b textindex.Blob, data []byte) {
 	n := int64(len(data))

@@ -10,13 +10,19 @@ import (
 )
 
 // cursor is where a page starts: after line Line of Path (Line 0: after
-// the whole file Path, for output files), for the search whose arguments
-// and commit hash to Key. It carries no secret: a forged cursor can only
+// the whole file Path, for output files), or at the start of Path when At
+// is set (a page the time budget cut ends before the first file it did
+// not match), for the search whose arguments and commit hash to Key. Rest
+// says a page of this search was cut: later pages match only the files
+// from Path on, since earlier pages showed the ones before, and their
+// totals count from there. It carries no secret: a forged cursor can only
 // move the start of a page, and pages show only what the caller may read.
 type cursor struct {
 	Key  string `json:"k"`
 	Path string `json:"p"`
-	Line int    `json:"l"`
+	Line int    `json:"l,omitempty"`
+	At   bool   `json:"a,omitempty"`
+	Rest bool   `json:"r,omitempty"`
 }
 
 // searchKey binds a cursor to the commit and to every argument but the
@@ -49,5 +55,14 @@ func decodeCursor(s, key string) (cursor, error) {
 
 // after reports whether (path, line) comes after the cursor.
 func (c cursor) after(path string, line int) bool {
+	if c.At {
+		return path >= c.Path
+	}
 	return path > c.Path || path == c.Path && line > c.Line
+}
+
+// fileAfter reports whether the whole file path comes after the cursor
+// (output files).
+func (c cursor) fileAfter(path string) bool {
+	return path > c.Path || c.At && path == c.Path
 }

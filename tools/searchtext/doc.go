@@ -14,7 +14,11 @@
 // A search reads the revision's listing, asks the index which blobs may
 // match, scans the blobs the index does not know yet (and starts indexing
 // them in the background, once per workspace), then reads and matches the
-// candidates in parallel. Matching is line by line, as grep does: no match
+// candidates in parallel, in path order. The working tree is HEAD's index
+// with an overlay: the files git status would call changed or untracked
+// are read from disk, the others are HEAD's blobs. A search the time
+// budget cuts answers with the files before the first one it did not
+// match, and a cursor that resumes there. Matching is line by line, as grep does: no match
 // spans a newline, ^ and $ are line anchors, and a file with a NUL byte in
 // its first 8000 bytes is binary (git's rule) and never searched.
 package searchtext

@@ -7,25 +7,39 @@ import (
 
 // page fills out's matches or files: the page that starts after cur, in
 // (path, line) order, of at most in.Limit entries and maxPageBytes of
-// text.
+// text, ending before the frontier when the time budget cut the search.
 func (r *run) page(ctx context.Context, in SearchTextIn, out *SearchTextOut) error {
-	cur, key, verdicts := r.cur, r.key, r.verdicts
+	cur, verdicts := r.cur, r.verdicts
 	limit := in.Limit
 	if limit == 0 {
 		limit = DefaultLimit
+	}
+	// A cursor of a search that was cut (this page or an earlier one)
+	// tells the next page to go on from its path.
+	rest := cur.Rest || r.frontier >= 0
+	next := func(c cursor) {
+		c.Key, c.Rest = r.key, rest
+		out.Truncated, out.NextCursor = true, c.encode()
+	}
+	end := len(r.files)
+	if r.frontier >= 0 {
+		end = r.frontier
+		defer func() {
+			if !out.Truncated {
+				next(cursor{Path: r.files[r.frontier].path, At: true})
+			}
+		}()
 	}
 	switch in.Output {
 	case "count":
 		return nil
 	case "files":
-		for i, f := range r.files {
-			if verdicts[i].lines == 0 || in.Cursor != "" && f.path <= cur.Path {
+		for i, f := range r.files[:end] {
+			if verdicts[i].lines == 0 || in.Cursor != "" && !cur.fileAfter(f.path) {
 				continue
 			}
 			if len(out.Files) == limit {
-				out.Truncated = true
-				last := out.Files[len(out.Files)-1].Path
-				out.NextCursor = cursor{Key: key, Path: last}.encode()
+				next(cursor{Path: out.Files[len(out.Files)-1].Path})
 				return nil
 			}
 			out.Files = append(out.Files, FileCount{Path: f.path, Matches: verdicts[i].lines})
@@ -33,7 +47,7 @@ func (r *run) page(ctx context.Context, in SearchTextIn, out *SearchTextOut) err
 		return nil
 	}
 	bytesShown := 0
-	for i, f := range r.files {
+	for i, f := range r.files[:end] {
 		if verdicts[i].lines == 0 || in.Cursor != "" && f.path < cur.Path {
 			continue
 		}
@@ -65,8 +79,7 @@ func (r *run) page(ctx context.Context, in SearchTextIn, out *SearchTextOut) err
 		})
 		if full {
 			last := out.Matches[len(out.Matches)-1]
-			out.Truncated = true
-			out.NextCursor = cursor{Key: key, Path: last.Path, Line: last.Line}.encode()
+			next(cursor{Path: last.Path, Line: last.Line})
 			return nil
 		}
 	}

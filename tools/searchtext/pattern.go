@@ -28,6 +28,9 @@ type matcher struct {
 	// prefix says the expression starts with a literal, which Go's
 	// regexp finds fast in a whole file.
 	prefix bool
+	// bytes, when the expression has no literal to search for, rules out
+	// lines that cannot match.
+	bytes *byteFilter
 }
 
 // compile turns the pattern arguments into a matcher. Matching is line by
@@ -87,6 +90,9 @@ func compile(in SearchTextIn) (*matcher, error) {
 	if lp, _ := compiled.LiteralPrefix(); lp != "" {
 		m.prefix = true
 	}
+	if m.lits == nil {
+		m.bytes = requiredBytes(re)
+	}
 	return m, nil
 }
 
@@ -105,7 +111,7 @@ func requiredLiterals(re *syntax.Regexp) [][]byte {
 		if re.Flags&syntax.FoldCase == 0 {
 			return [][]byte{[]byte(string(re.Rune))}
 		}
-		return foldedSpellings(re.Rune)
+		return foldedWindow(re.Rune)
 	case syntax.OpCapture, syntax.OpPlus:
 		return requiredLiterals(re.Sub[0])
 	case syntax.OpRepeat:
@@ -114,8 +120,12 @@ func requiredLiterals(re *syntax.Regexp) [][]byte {
 		}
 	case syntax.OpConcat:
 		var best [][]byte
-		for _, sub := range re.Sub {
-			if l := requiredLiterals(sub); shortest(l) > shortest(best) {
+		for i, sub := range re.Sub {
+			l := requiredLiterals(sub)
+			if joined := joinedLiterals(re.Sub[i:]); better(joined, l) {
+				l = joined
+			}
+			if better(l, best) {
 				best = l
 			}
 		}
@@ -142,6 +152,73 @@ func requiredLiterals(re *syntax.Regexp) [][]byte {
 			all = append(all, l...)
 		}
 		return all
+	}
+	return nil
+}
+
+// better reports whether literal set a is worth more than b to search
+// for: a longer shortest literal, then fewer literals.
+func better(a, b [][]byte) bool {
+	if sa, sb := shortest(a), shortest(b); sa != sb {
+		return sa > sb
+	}
+	return len(a) > 0 && len(a) < len(b)
+}
+
+// joinedLiterals returns the strings the start of subs spells, when its
+// first elements are exact (literals, small classes): "v[0-9]+" spells
+// v0 to v9, each a required literal longer than "v". The product stops
+// before it holds more than maxLiterals strings, and at the first element
+// that is not exact, taking one repetition of a repeat of at least one.
+func joinedLiterals(subs []*syntax.Regexp) [][]byte {
+	var out [][]byte
+	for _, sub := range subs {
+		last := false
+		if (sub.Op == syntax.OpPlus || sub.Op == syntax.OpRepeat && sub.Min >= 1) && len(out) > 0 {
+			sub, last = sub.Sub[0], true
+		}
+		var set [][]byte
+		switch {
+		case sub.Op == syntax.OpLiteral && sub.Flags&syntax.FoldCase != 0:
+			set = foldedSpellings(sub.Rune) // every spelling: no window
+		case sub.Op == syntax.OpLiteral, sub.Op == syntax.OpCharClass:
+			set = requiredLiterals(sub)
+		}
+		if set == nil || len(out) > 0 && len(out)*len(set) > maxLiterals {
+			break
+		}
+		if out == nil {
+			out = set
+		} else {
+			var next [][]byte
+			for _, a := range out {
+				for _, b := range set {
+					next = append(next, append(append([]byte(nil), a...), b...))
+				}
+			}
+			out = next
+		}
+		if last {
+			break
+		}
+	}
+	return out
+}
+
+// foldedWindow returns every spelling, under simple case folding, of the
+// longest run of runes that has at most maxLiterals of them: ERROR has 32
+// spellings, ERRO has 16.
+func foldedWindow(runes []rune) [][]byte {
+	for n := len(runes); n > 0; n-- {
+		var best [][]byte
+		for i := 0; i+n <= len(runes); i++ {
+			if l := foldedSpellings(runes[i : i+n]); l != nil && better(l, best) {
+				best = l
+			}
+		}
+		if best != nil {
+			return best
+		}
 	}
 	return nil
 }

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"io/fs"
 	"slices"
-	"sync"
+	"sort"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/repo-mcp/repo-mcp/server"
 	"github.com/repo-mcp/repo-mcp/tools/searchtext/textindex"
@@ -17,7 +19,9 @@ import (
 // fileRef is a file of the revision searched.
 type fileRef struct {
 	path string
-	sha  string // "" in the working tree
+	// sha is the file's blob id; "" for a file of the working tree that
+	// differs from HEAD (or is not in it), which is read from disk.
+	sha  string
 	blob textindex.Blob
 	size int64
 }
@@ -74,29 +78,37 @@ func blobsOf(files []fileRef) []textindex.Blob {
 
 // run is one search in progress.
 type run struct {
-	sv    *Service
-	snap  *workspace.Snapshot
-	rs    *repoState // nil in the working tree
+	sv   *Service
+	snap *workspace.Snapshot
+	// blobs reads the files that have a blob id: snap, or HEAD's snapshot
+	// when snap is the working tree.
+	blobs *workspace.Snapshot
 	m     *matcher
 	key   string // the search's arguments and commit, for cursors
 	cur   cursor // where the page starts, when the call gave a cursor
+	// files are the files searched, in path order; after a cursor of a
+	// cut search, only those at or after its path.
 	files []fileRef
 	// verdicts are per file, once matched (or ruled out by the index).
 	verdicts []verdict
+	// start is the first file at or after the cursor's path.
+	start int
+	// frontier is the first file from start on that the time budget left
+	// unmatched, or -1: the page ends there, and its cursor resumes there.
+	frontier int
 }
 
-// read returns a file's content, or nil when it is now over the bound
-// (the working tree changed since the listing).
+// read returns a file's content, or nil when it is over the bound.
 func (r *run) read(ctx context.Context, f fileRef) ([]byte, error) {
-	max := r.sv.opts.MaxFileBytes
-	if r.rs != nil {
-		return r.sv.readBlob(ctx, r.rs, f.blob)
+	return r.sv.readBlob(ctx, r.source(f), f)
+}
+
+// source returns the snapshot f is read through.
+func (r *run) source(f fileRef) *workspace.Snapshot {
+	if f.sha != "" {
+		return r.blobs
 	}
-	file, err := r.snap.ReadFile(ctx, f.path, workspace.ReadOptions{Limit: max})
-	if err != nil || file.Truncated {
-		return nil, err
-	}
-	return file.Data, nil
+	return r.snap
 }
 
 // verdict is what matching one file found.
@@ -135,37 +147,62 @@ func (sv *Service) execute(ctx context.Context, req *server.Request, snap *works
 		return nil, nil, err
 	}
 	rev := snap.Revision().SHA
-	r := &run{sv: sv, snap: snap, m: m, key: searchKey(rev, in)}
+	r := &run{sv: sv, snap: snap, blobs: snap, m: m, key: searchKey(rev, in), frontier: -1}
 	if in.Cursor != "" {
 		if r.cur, err = decodeCursor(in.Cursor, r.key); err != nil {
 			return nil, nil, err
 		}
 	}
-	files, tooLarge, err := listFiles(ctx, snap, filter, sv.opts.MaxFileBytes)
-	if err != nil {
-		return nil, nil, err
-	}
-	r.files = files
-	if rev != workspace.WorktreeRevision {
-		if r.rs, err = sv.repo(snap.Workspace()); err != nil {
+	var files []fileRef
+	var tooLarge int
+	if rev == workspace.WorktreeRevision {
+		if files, tooLarge, err = listFiles(ctx, snap, filter, sv.opts.MaxFileBytes); err != nil {
 			return nil, nil, err
 		}
+		if r.blobs, err = sv.overlay(ctx, snap, in, filter, files); err != nil {
+			return nil, nil, err
+		}
+	} else if files, tooLarge, err = sv.listings.list(ctx, snap, in, filter, sv.opts.MaxFileBytes); err != nil {
+		return nil, nil, err
+	}
+	if r.cur.Rest {
+		// A cut search goes on where it stopped: the files before the
+		// cursor were matched and shown by earlier pages.
+		files = files[sort.Search(len(files), func(i int) bool { return files[i].path >= r.cur.Path }):]
+	}
+	r.files = files
+	if in.Cursor != "" {
+		r.start = sort.Search(len(files), func(i int) bool { return files[i].path >= r.cur.Path })
 	}
 	out := &SearchTextOut{Revision: rev, Skipped: Skipped{TooLarge: tooLarge, MaxFileBytes: sv.opts.MaxFileBytes}}
 	out.Index.Files = len(files)
 	r.verdicts = make([]verdict, len(files))
 	work := r.plan(out)
 	out.Index.Candidates = len(work)
+	// The files of this page are matched first; those before the cursor
+	// count only towards the totals.
+	k := sort.SearchInts(work, r.start)
+	work = append(work[k:len(work):len(work)], work[:k]...)
 	if err := r.match(ctx, req, work); err != nil {
 		return nil, nil, err
 	}
-	out.Complete = true
-	for _, i := range work {
-		if !r.verdicts[i].done {
-			out.Complete = false
+	r.frontier = r.firstUndone(work)
+	if len(work) > 0 && r.frontier == work[0] {
+		// Not one file fitted in the budget: match the first anyway, so
+		// that every page moves the search on.
+		if err := r.matchAll(ctx, ctx, work[:1], nil); err != nil {
+			return nil, nil, err
 		}
+		r.frontier = r.firstUndone(work)
 	}
-	for _, v := range r.verdicts {
+	out.Complete = r.frontier < 0 && !r.cur.Rest
+	for i, v := range r.verdicts {
+		switch {
+		case r.frontier >= 0 && i >= r.frontier:
+			continue // counted by the page that resumes here
+		case !v.done:
+			out.Complete = false // before the cursor, cut by the budget
+		}
 		switch {
 		case v.binary:
 			out.Skipped.Binary++
@@ -179,32 +216,39 @@ func (sv *Service) execute(ctx context.Context, req *server.Request, snap *works
 	return r, out, nil
 }
 
+// firstUndone returns the first file of work at or after the page's
+// start not matched yet, or -1.
+func (r *run) firstUndone(work []int) int {
+	for _, i := range work {
+		if i >= r.start && !r.verdicts[i].done {
+			return i
+		}
+	}
+	return -1
+}
+
 // plan asks the index which files may match and returns the indexes of
-// files to read and match; it marks the others done (and binary ones
-// binary). Blobs the index does not know are read, and indexed in the
-// background for later searches.
+// files to read and match, ascending; it marks the others done (and
+// binary ones binary). Blobs the index does not know are read, and
+// indexed in the background for later searches.
 func (r *run) plan(out *SearchTextOut) []int {
 	verdicts := r.verdicts
 	var work []int
-	if r.snap.Revision().SHA == workspace.WorktreeRevision {
-		// The working tree has no blob ids before a read: every file is
-		// scanned.
-		out.Index.Unindexed = len(r.files)
-		for i := range r.files {
-			work = append(work, i)
-		}
-		return work
-	}
 	blobs := blobsOf(r.files)
 	status := r.sv.ix.Lookup(blobs)
 	cands := r.sv.ix.Candidates(r.m.plan, blobs)
-	var unknown []textindex.Blob
+	var unknown []fileRef
+	unindexed := 0
 	for i := range r.files {
 		switch {
+		case r.files[i].sha == "":
+			// A working tree file that is not HEAD's: read from disk.
+			unindexed++
+			work = append(work, i)
 		case status[i] == textindex.Binary:
 			verdicts[i] = verdict{done: true, binary: true}
 		case status[i] == textindex.Unknown:
-			unknown = append(unknown, blobs[i])
+			unknown = append(unknown, r.files[i])
 			work = append(work, i)
 		case cands[i]:
 			work = append(work, i)
@@ -212,9 +256,9 @@ func (r *run) plan(out *SearchTextOut) []int {
 			verdicts[i].done = true
 		}
 	}
-	out.Index.Unindexed = len(unknown)
+	out.Index.Unindexed = unindexed + len(unknown)
 	if len(unknown) > 0 {
-		out.Index.Building = r.sv.buildInBackground(r.rs, r.snap.Workspace().ID(), unknown)
+		out.Index.Building = r.sv.buildInBackground(r.sv.repo(r.snap.Workspace()), r.blobs, unknown)
 	}
 	return work
 }
@@ -223,9 +267,8 @@ func (r *run) plan(out *SearchTextOut) []int {
 var errBudget = errors.New("search time budget spent")
 
 // match reads and matches the files work lists, in parallel, each blob
-// once, until done or the time budget is spent.
+// once, in path order, until done or the time budget is spent.
 func (r *run) match(ctx context.Context, req *server.Request, work []int) error {
-	verdicts := r.verdicts
 	budget := r.sv.opts.TimeBudget
 	if d, ok := ctx.Deadline(); ok {
 		// Leave a tenth of the call's time to render the page.
@@ -233,11 +276,17 @@ func (r *run) match(ctx context.Context, req *server.Request, work []int) error 
 	}
 	bctx, cancel := context.WithTimeoutCause(ctx, budget, errBudget)
 	defer cancel()
+	return r.matchAll(ctx, bctx, work, newProgress(r.sv, req, len(work)))
+}
 
-	// Files with the same blob are matched once.
+// matchAll matches the files work lists under bctx, a context of ctx
+// that the time budget may end early. Files with the same blob are
+// matched once. Blobs in the content cache are matched first; the others
+// are read in bulk.
+func (r *run) matchAll(ctx, bctx context.Context, work []int, progress *progress) error {
 	first := make(map[textindex.Blob]int)
 	var same [][2]int // (duplicate, original)
-	var todo []int
+	var cached, uncached []int
 	for _, i := range work {
 		f := r.files[i]
 		if f.sha != "" {
@@ -246,75 +295,123 @@ func (r *run) match(ctx context.Context, req *server.Request, work []int) error 
 				continue
 			}
 			first[f.blob] = i
-		}
-		todo = append(todo, i)
-	}
-	progress := newProgress(r.sv, req, len(todo))
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var firstErr error
-	for range r.sv.opts.Workers {
-		wg.Go(func() {
-			for i := range jobs {
-				v, err := r.matchFile(bctx, r.files[i])
-				if err != nil {
-					mu.Lock()
-					firstErr = cmpErr(firstErr, err)
-					mu.Unlock()
-					continue
-				}
-				verdicts[i] = v
-				progress.step()
+			if r.sv.content.has(f.blob) {
+				cached = append(cached, i)
+				continue
 			}
-		})
-	}
-feed:
-	for _, i := range todo {
-		select {
-		case jobs <- i:
-		case <-bctx.Done():
-			break feed
 		}
+		uncached = append(uncached, i)
 	}
-	close(jobs)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return err // the call itself ended
+	err := r.matchCached(bctx, cached, progress)
+	if err == nil {
+		err = r.matchRead(bctx, uncached, progress)
 	}
-	if firstErr != nil && !errors.Is(firstErr, context.DeadlineExceeded) && !errors.Is(firstErr, errBudget) {
-		return firstErr
+	if cerr := ctx.Err(); cerr != nil {
+		return cerr // the call itself ended
+	}
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, errBudget) {
+		return err
 	}
 	for _, p := range same {
-		verdicts[p[0]] = verdicts[p[1]]
+		r.verdicts[p[0]] = r.verdicts[p[1]]
 	}
 	return nil
 }
 
-func cmpErr(have, err error) error {
-	if have != nil {
-		return have
+// matchCached matches files whose content is in the cache, on the
+// service's workers.
+func (r *run) matchCached(ctx context.Context, todo []int, progress *progress) error {
+	next := make(chan int)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		defer close(next)
+		for _, i := range todo {
+			select {
+			case next <- i:
+			case <-gctx.Done():
+				return context.Cause(gctx)
+			}
+		}
+		return nil
+	})
+	for range r.sv.opts.Workers {
+		g.Go(func() error {
+			for i := range next {
+				if err := gctx.Err(); err != nil {
+					return context.Cause(gctx)
+				}
+				f := r.files[i]
+				data, err := r.read(gctx, f)
+				if err != nil {
+					return err
+				}
+				r.judge(i, data, f.size, progress)
+			}
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// matchRead reads files in bulk, blobs first then files from disk, and
+// matches them as they come.
+func (r *run) matchRead(ctx context.Context, todo []int, progress *progress) error {
+	var blobs, disk []int
+	for _, i := range todo {
+		if r.files[i].sha != "" {
+			blobs = append(blobs, i)
+		} else {
+			disk = append(disk, i)
+		}
+	}
+	err := r.matchFrom(ctx, r.blobs, blobs, progress)
+	if err == nil {
+		err = r.matchFrom(ctx, r.snap, disk, progress)
 	}
 	return err
 }
 
-// matchFile reads and matches one file.
-func (r *run) matchFile(ctx context.Context, f fileRef) (verdict, error) {
-	if err := ctx.Err(); err != nil {
-		return verdict{}, context.Cause(ctx)
+// matchFrom reads the files todo lists through snap, in bulk.
+func (r *run) matchFrom(ctx context.Context, snap *workspace.Snapshot, todo []int, progress *progress) error {
+	if len(todo) == 0 {
+		return nil
 	}
-	data, err := r.read(ctx, f)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) && r.rs == nil {
-			return verdict{done: true}, nil // removed from the working tree meanwhile
+	refs := make([]workspace.BlobRef, len(todo))
+	for k, i := range todo {
+		refs[k] = workspace.BlobRef{Path: r.files[i].path, SHA: r.files[i].sha}
+	}
+	worktree := snap.Revision().SHA == workspace.WorktreeRevision
+	return snap.ReadBlobs(ctx, refs, r.sv.opts.MaxFileBytes, r.sv.opts.Workers, func(k int, data []byte, size int64, err error) error {
+		if cerr := ctx.Err(); cerr != nil {
+			return context.Cause(ctx)
 		}
-		return verdict{}, err
-	}
+		i := todo[k]
+		switch {
+		case err != nil && worktree && errors.Is(err, fs.ErrNotExist):
+			r.verdicts[i] = verdict{done: true} // removed from the working tree meanwhile
+			return nil
+		case err != nil:
+			return err
+		}
+		if data != nil && !worktree {
+			r.sv.content.put(r.files[i].blob, data)
+		}
+		r.judge(i, data, size, progress)
+		return nil
+	})
+}
+
+// judge matches file i's content (nil when over the size bound).
+func (r *run) judge(i int, data []byte, size int64, progress *progress) {
 	switch {
-	case data == nil && f.size > 0:
-		return verdict{done: true, tooLarge: true}, nil
+	case data == nil && size > 0:
+		r.verdicts[i] = verdict{done: true, tooLarge: true}
 	case textindex.IsBinary(data):
-		return verdict{done: true, binary: true}, nil
+		r.verdicts[i] = verdict{done: true, binary: true}
+	default:
+		r.verdicts[i] = verdict{done: true, lines: r.m.countLines(data)}
 	}
-	return verdict{done: true, lines: r.m.countLines(data)}, nil
+	if progress != nil {
+		progress.step()
+	}
 }

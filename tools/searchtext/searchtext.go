@@ -45,22 +45,20 @@ const (
 	// DefaultContentCacheBytes holds the text of a repository the size of
 	// Go's standard library's most searched part.
 	DefaultContentCacheBytes = 128 << 20
-	// objectCacheBytes sizes each blob reader's object cache: deltas
-	// resolve against recently read bases.
-	objectCacheBytes = 16 << 20
 	// maxPageBytes bounds the text one page shows; past it the page ends
 	// early, with a cursor.
 	maxPageBytes = 512 << 10
 )
 
-// Service is the state search_text keeps between calls: the index, and
-// per workspace a pool of blob readers and the index build in flight.
+// Service is the state search_text keeps between calls: the index, the
+// content cache, and per workspace the index build in flight.
 type Service struct {
-	reg     *workspace.Registry
-	ix      *textindex.Index
-	log     *slog.Logger
-	opts    Options
-	content *contentCache
+	reg      *workspace.Registry
+	ix       *textindex.Index
+	log      *slog.Logger
+	opts     Options
+	content  *contentCache
+	listings *listings
 
 	mu    sync.Mutex
 	repos map[string]*repoState // by workspace id
@@ -97,24 +95,16 @@ func New(reg *workspace.Registry, opts Options) (*Service, error) {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	return &Service{
-		reg: reg, ix: ix, log: opts.Logger, opts: opts, content: newContentCache(max(opts.ContentCacheBytes, 0)),
+		reg: reg, ix: ix, log: opts.Logger, opts: opts, content: newContentCache(max(opts.ContentCacheBytes, 0)), listings: newListings(),
 		repos: make(map[string]*repoState), ctx: ctx, stop: stop,
 	}, nil
 }
 
-// Close stops background builds, waits for them, and releases the blob
-// readers.
+// Close stops background builds and waits for them.
 func (sv *Service) Close() error {
 	sv.stop()
 	sv.wg.Wait()
-	sv.mu.Lock()
-	defer sv.mu.Unlock()
-	var errs []error
-	for id, rs := range sv.repos {
-		errs = append(errs, rs.close())
-		delete(sv.repos, id)
-	}
-	return errors.Join(errs...)
+	return nil
 }
 
 // Register adds search_text to s.
@@ -155,11 +145,7 @@ func (sv *Service) warm(ctx context.Context, identity, id string) error {
 	if err != nil {
 		return err
 	}
-	rs, err := sv.repo(snap.Workspace())
-	if err != nil {
-		return err
-	}
-	_, err = sv.build(ctx, rs, id, blobsOf(files))
+	_, err = sv.build(ctx, sv.repo(snap.Workspace()), snap, files)
 	return err
 }
 
@@ -167,87 +153,51 @@ func (sv *Service) warm(ctx context.Context, identity, id string) error {
 // measure it.
 func (sv *Service) Index() *textindex.Index { return sv.ix }
 
-// repoState is what the service keeps per workspace.
+// repoState is what the service keeps per workspace: whether an index
+// build of it is running.
 type repoState struct {
-	readers  chan blobStore
-	all      []blobStore
 	mu       sync.Mutex
 	building bool
 }
 
-// blobStore is the git access search_text needs beyond a Snapshot's walk:
-// whole blobs by id, from ids an authorized walk listed. It is kept this
-// small so that moving it onto another read API of workspace is a few
-// lines.
-type blobStore interface {
-	Read(sha string, max int64) ([]byte, int64, error)
-	Close() error
-}
-
-// repo returns the workspace's state, opening its blob readers once.
-func (sv *Service) repo(ws *workspace.Workspace) (*repoState, error) {
+// repo returns the workspace's state.
+func (sv *Service) repo(ws *workspace.Workspace) *repoState {
 	sv.mu.Lock()
 	defer sv.mu.Unlock()
-	if rs, ok := sv.repos[ws.ID()]; ok {
-		return rs, nil
+	rs, ok := sv.repos[ws.ID()]
+	if !ok {
+		rs = &repoState{}
+		sv.repos[ws.ID()] = rs
 	}
-	rs := &repoState{readers: make(chan blobStore, sv.opts.Workers)}
-	for range sv.opts.Workers {
-		r, err := ws.OpenBlobReader(objectCacheBytes)
-		if err != nil {
-			rs.close()
-			return nil, fmt.Errorf("opening workspace %s for search: %w", ws.ID(), err)
+	return rs
+}
+
+// readBlob returns a file's content, from the content cache when it is
+// there, or nil when it is over the size bound (in the working tree:
+// grew past it since the listing).
+func (sv *Service) readBlob(ctx context.Context, snap *workspace.Snapshot, f fileRef) ([]byte, error) {
+	if f.sha != "" {
+		if data, ok := sv.content.get(f.blob); ok {
+			return data, nil
 		}
-		rs.all = append(rs.all, r)
-		rs.readers <- r
 	}
-	sv.repos[ws.ID()] = rs
-	return rs, nil
-}
-
-func (rs *repoState) close() error {
-	var errs []error
-	for _, r := range rs.all {
-		errs = append(errs, r.Close())
-	}
-	return errors.Join(errs...)
-}
-
-// readBlob returns a blob's content, from the content cache when it is
-// there, or nil when it is over the size bound.
-func (sv *Service) readBlob(ctx context.Context, rs *repoState, b textindex.Blob) ([]byte, error) {
-	if data, ok := sv.content.get(b); ok {
-		return data, nil
-	}
-	data, err := rs.read(ctx, b.String(), sv.opts.MaxFileBytes)
-	if data != nil {
-		sv.content.put(b, data)
-	}
-	return data, err
-}
-
-// read returns a blob's content, or nil when it is over max bytes.
-func (rs *repoState) read(ctx context.Context, sha string, max int64) ([]byte, error) {
-	var r blobStore
-	select {
-	case r = <-rs.readers:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	defer func() { rs.readers <- r }()
-	data, size, err := r.Read(sha, max)
+	file, err := snap.ReadBlob(ctx, f.path, f.sha, workspace.ReadOptions{Limit: sv.opts.MaxFileBytes})
 	switch {
-	case err != nil || size > max:
+	case err != nil || file.Truncated:
 		return nil, err
-	case data == nil:
+	case file.Data == nil:
 		return []byte{}, nil // empty, not over the bound
 	}
-	return data, nil
+	if f.sha != "" {
+		sv.content.put(f.blob, file.Data)
+	}
+	return file.Data, nil
 }
 
-// build indexes blobs the index does not know, unless a build of this
-// workspace is running (which then indexes them on a later search).
-func (sv *Service) build(ctx context.Context, rs *repoState, id string, blobs []textindex.Blob) (bool, error) {
+// build indexes the blobs of files the index does not know, reading them
+// through snap, unless a build of this workspace is running (which then
+// indexes them on a later search).
+func (sv *Service) build(ctx context.Context, rs *repoState, snap *workspace.Snapshot, files []fileRef) (bool, error) {
 	rs.mu.Lock()
 	if rs.building {
 		rs.mu.Unlock()
@@ -261,17 +211,10 @@ func (sv *Service) build(ctx context.Context, rs *repoState, id string, blobs []
 		rs.mu.Unlock()
 	}()
 	start := time.Now()
-	read := func(ctx context.Context, b textindex.Blob) ([]byte, error) {
-		data, err := sv.readBlob(ctx, rs, b)
-		if data == nil && err == nil {
-			// Listings leave out blobs over the bound, and blobs never change.
-			err = fmt.Errorf("blob %s is over %d bytes", b, sv.opts.MaxFileBytes)
-		}
-		return data, err
-	}
-	// A build runs detached from any request: its progress goes to the
-	// log. A request's own progress is reported by progress.step.
-	stats, err := sv.ix.Build(ctx, blobs, read, func(p textindex.Progress) {
+	id := snap.Workspace().ID()
+	stats, err := sv.ix.Build(ctx, blobsOf(files), sv.source(snap, files), func(p textindex.Progress) {
+		// A build runs detached from any request: its progress goes to
+		// the log. A request's own progress is reported by progress.step.
 		sv.log.Info("text index: building", "workspace_id", id, "blobs_done", p.Done, "blobs_total", p.Total, "bytes", p.Bytes)
 	})
 	sv.log.Info("text index: built", "workspace_id", id, "blobs", stats.Blobs, "binary", stats.Binary,
@@ -279,10 +222,37 @@ func (sv *Service) build(ctx context.Context, rs *repoState, id string, blobs []
 	return true, err
 }
 
-// buildInBackground starts a build of blobs, detached from the request,
+// source reads the blobs of files for an index build, through snap (so
+// through the caller's policy), keeping what it reads in the content
+// cache.
+func (sv *Service) source(snap *workspace.Snapshot, files []fileRef) textindex.Source {
+	byBlob := make(map[textindex.Blob]fileRef, len(files))
+	for _, f := range files {
+		byBlob[f.blob] = f
+	}
+	return func(ctx context.Context, blobs []textindex.Blob, fn func(int, []byte) error) error {
+		refs := make([]workspace.BlobRef, len(blobs))
+		for i, b := range blobs {
+			refs[i] = workspace.BlobRef{Path: byBlob[b].path, SHA: byBlob[b].sha}
+		}
+		return snap.ReadBlobs(ctx, refs, sv.opts.MaxFileBytes, sv.opts.Workers, func(i int, data []byte, _ int64, err error) error {
+			switch {
+			case err != nil:
+				return err
+			case data == nil:
+				// Listings leave out blobs over the bound, and blobs never change.
+				return fmt.Errorf("blob %s is over %d bytes", blobs[i], sv.opts.MaxFileBytes)
+			}
+			sv.content.put(blobs[i], data)
+			return fn(i, data)
+		})
+	}
+}
+
+// buildInBackground starts a build of files, detached from the request,
 // unless one is running for the workspace. It reports whether a build
 // runs.
-func (sv *Service) buildInBackground(rs *repoState, id string, blobs []textindex.Blob) bool {
+func (sv *Service) buildInBackground(rs *repoState, snap *workspace.Snapshot, files []fileRef) bool {
 	rs.mu.Lock()
 	running := rs.building
 	rs.mu.Unlock()
@@ -292,8 +262,8 @@ func (sv *Service) buildInBackground(rs *repoState, id string, blobs []textindex
 	sv.wg.Add(1)
 	go func() {
 		defer sv.wg.Done()
-		if _, err := sv.build(sv.ctx, rs, id, blobs); err != nil && !errors.Is(err, context.Canceled) {
-			sv.log.Warn("text index: build failed", "workspace_id", id, "error", err)
+		if _, err := sv.build(sv.ctx, rs, snap, files); err != nil && !errors.Is(err, context.Canceled) {
+			sv.log.Warn("text index: build failed", "workspace_id", snap.Workspace().ID(), "error", err)
 		}
 	}()
 	return true

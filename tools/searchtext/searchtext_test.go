@@ -5,13 +5,16 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
+	"github.com/repo-mcp/repo-mcp/internal/searchfixture"
 	"github.com/repo-mcp/repo-mcp/server"
 	"github.com/repo-mcp/repo-mcp/server/servertest"
 	"github.com/repo-mcp/repo-mcp/tools/searchtext"
@@ -42,40 +45,22 @@ type setup struct {
 
 func newSetup(t *testing.T) *setup {
 	t.Helper()
-	repo := gitfixture.New(t)
-	head := repo.Commit(t, "first", files)
-	for p, f := range files {
-		os.MkdirAll(filepath.Join(repo.Dir, filepath.Dir(p)), 0o755)
-		os.WriteFile(filepath.Join(repo.Dir, p), []byte(f.Content), 0o644)
-	}
-	os.WriteFile(filepath.Join(repo.Dir, "extra.go"), []byte("package main\n\n// hello from disk\n"), 0o644)
-	cfg := workspace.Config{
-		Workspaces: []workspace.WorkspaceConfig{{ID: "app", Root: repo.Dir, Worktree: true}},
-		Policies: []workspace.PolicyConfig{
-			{Identity: "alice", Workspaces: []string{"*"}, Actions: []workspace.Action{workspace.ActionSearch}, Allow: []string{"**"}},
-			{Identity: "bob", Workspaces: []string{"*"}, Actions: []workspace.Action{workspace.ActionSearch}, Allow: []string{"**"}, Deny: []string{"internal/secret/**"}},
-		},
-	}
-	reg, err := workspace.Open(cfg, workspace.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { reg.Close() })
-	svc, err := searchtext.New(reg, searchtext.Options{CacheDir: t.TempDir(), MaxFileBytes: 1500})
+	return newSetupWith(t, searchtext.Options{MaxFileBytes: 1500})
+}
+
+// newSetupWith is newSetup with the service's options (CacheDir is set
+// here).
+func newSetupWith(t *testing.T, opts searchtext.Options) *setup {
+	t.Helper()
+	fx := searchfixture.New(t, files, map[string]string{"extra.go": "package main\n\n// hello from disk\n"})
+	opts.CacheDir = t.TempDir()
+	svc, err := searchtext.New(fx.Reg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { svc.Close() })
-	client := func(identity string) *servertest.Client {
-		s := server.New(server.Info{Name: "t"}, server.Options{
-			Caller: identity, Logger: slog.New(slog.DiscardHandler), Audit: io.Discard, Authorize: toolkit.Authorizer(reg),
-		})
-		if err := svc.Register(s); err != nil {
-			t.Fatal(err)
-		}
-		return servertest.Start(t, s)
-	}
-	return &setup{repo: repo, head: head, svc: svc, alice: client("alice"), bob: client("bob")}
+	return &setup{repo: fx.Repo, head: fx.Head, svc: svc,
+		alice: fx.Client(t, searchfixture.Alice, svc.Register), bob: fx.Client(t, searchfixture.Bob, svc.Register)}
 }
 
 func search(t *testing.T, c *servertest.Client, args map[string]any) (searchtext.SearchTextOut, *servertest.Result) {
@@ -182,6 +167,39 @@ func TestSearchTextWorktree(t *testing.T) {
 	out, _ = search(t, st.bob, map[string]any{"pattern": "hello from", "revision": "worktree"})
 	if hits(out) != "extra.go:3:4" {
 		t.Errorf("bob in the worktree: %q", hits(out))
+	}
+}
+
+// TestSearchTextWorktreeOverlay checks that the working tree is HEAD's
+// index with the files that differ from HEAD read from disk: only those
+// are unindexed, and what they hold now is what is found.
+func TestSearchTextWorktreeOverlay(t *testing.T) {
+	st := newSetup(t)
+	gitfixture.Git(t, st.repo.Dir, "reset", "-q")           // the fixture's commits write no index
+	search(t, st.alice, map[string]any{"pattern": "hello"}) // indexes HEAD
+	st.svc.WaitBuilds()
+	write := func(p, content string) {
+		if err := os.WriteFile(filepath.Join(st.repo.Dir, p), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("main.go", "package main\n\n// hello overlay\n")
+	write("new.txt", "hello overlay, untracked\n")
+	if err := os.Remove(filepath.Join(st.repo.Dir, "docs/guide.md")); err != nil {
+		t.Fatal(err)
+	}
+	out, res := search(t, st.alice, map[string]any{"pattern": "hello", "revision": "worktree"})
+	want := "config/app.yaml:3:13 extra.go:3:4 internal/secret/keys.go:3:4 main.go:3:4 new.txt:1:1 utf8.txt:3:12"
+	if res.IsError || hits(out) != want {
+		t.Errorf("worktree:\n got %s\nwant %s\n%s", hits(out), want, res.Text)
+	}
+	// extra.go, main.go and new.txt differ from HEAD; the others come
+	// from the index.
+	if out.Index.Unindexed != 3 || out.Index.Building {
+		t.Errorf("unindexed %d (building %v), want the 3 files that differ from HEAD", out.Index.Unindexed, out.Index.Building)
+	}
+	if out.Index.Candidates >= out.Index.Files {
+		t.Errorf("%d candidates of %d files: the index ruled none out", out.Index.Candidates, out.Index.Files)
 	}
 }
 
@@ -292,4 +310,75 @@ func singleService(t *testing.T, dir string, opts searchtext.Options) (*serverte
 		t.Fatal(err)
 	}
 	return servertest.Start(t, s), svc
+}
+
+// TestSearchTextTimeCut searches with a time budget too short for any
+// file, so that every page is cut after the one file a page always
+// matches: the pages, resumed by their cursors, must hold exactly what
+// one uncut search holds, at every revision and in every output.
+func TestSearchTextTimeCut(t *testing.T) {
+	whole := newSetup(t)
+	cut := newSetupWith(t, searchtext.Options{MaxFileBytes: 1500, TimeBudget: time.Nanosecond})
+	for _, tt := range []struct {
+		args map[string]any
+		// sum says the pages' totals add up to the uncut totals: each page
+		// counts from where it starts to where it was cut, unless a
+		// limit ended it earlier.
+		sum bool
+	}{
+		{map[string]any{"pattern": "e", "limit": 2000}, true},
+		{map[string]any{"pattern": "e", "limit": 2}, false},
+		{map[string]any{"pattern": "hello", "revision": "worktree"}, true},
+		{map[string]any{"pattern": "e", "output": "files"}, true},
+		{map[string]any{"pattern": "e", "output": "files", "limit": 1}, false},
+		{map[string]any{"pattern": "e", "output": "count"}, true},
+	} {
+		args := tt.args
+		t.Run(fmt.Sprint(args), func(t *testing.T) {
+			want, res := search(t, whole.alice, maps.Clone(args))
+			if res.IsError || !want.Complete || want.Truncated && args["limit"] == nil {
+				t.Fatalf("uncut: %s", res.Text)
+			}
+			if args["limit"] == 2 || args["limit"] == 1 {
+				// The uncut search, paged to its end.
+				want = pageAll(t, whole.alice, args, want)
+			}
+			first, res := search(t, cut.alice, maps.Clone(args))
+			if res.IsError || first.Complete || !first.Truncated {
+				t.Fatalf("a page cut by the budget must say it is incomplete and give a cursor: %s", res.Text)
+			}
+			got := pageAll(t, cut.alice, args, first)
+			if hits(got) != hits(want) || tt.sum && (got.TotalMatches != want.TotalMatches || got.TotalFiles != want.TotalFiles) {
+				t.Errorf("resumed pages: %d matches in %d files, %s\nuncut: %d in %d, %s",
+					got.TotalMatches, got.TotalFiles, hits(got), want.TotalMatches, want.TotalFiles, hits(want))
+			}
+		})
+	}
+}
+
+// pageAll follows first's cursors to the end and returns the union of the
+// pages: their matches and files, and the sums of their totals (a page of
+// a cut search counts from where it starts).
+func pageAll(t *testing.T, c *servertest.Client, args map[string]any, first searchtext.SearchTextOut) searchtext.SearchTextOut {
+	t.Helper()
+	all, out := first, first
+	cut := !first.Complete
+	for n := 0; out.Truncated; n++ {
+		if n == 1000 {
+			t.Fatal("more than 1000 pages")
+		}
+		next := maps.Clone(args)
+		next["cursor"] = out.NextCursor
+		var res *servertest.Result
+		if out, res = search(t, c, next); res.IsError {
+			t.Fatalf("page %d: %s", n, res.Text)
+		}
+		all.Matches = append(all.Matches, out.Matches...)
+		all.Files = append(all.Files, out.Files...)
+		if cut {
+			all.TotalMatches += out.TotalMatches
+			all.TotalFiles += out.TotalFiles
+		}
+	}
+	return all
 }

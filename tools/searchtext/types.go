@@ -44,11 +44,11 @@ type SearchTextOut struct {
 	Matches []Match `json:"matches,omitempty"`
 	// Files are this page's matching files with their number of matching lines (output files).
 	Files []FileCount `json:"files,omitempty"`
-	// TotalMatches is the number of matching lines in all pages.
+	// TotalMatches is the number of matching lines in all pages; once the time budget cut a page of this search, in the files from this page's start to where it was cut.
 	TotalMatches int `json:"total_matches"`
-	// TotalFiles is the number of files with a match in all pages.
+	// TotalFiles is the number of files with a match, counted as TotalMatches is.
 	TotalFiles int `json:"total_files"`
-	// Complete says the totals are exact; when false, the time budget cut the search and they are lower bounds ("at least").
+	// Complete says the totals are exact; when false, the time budget cut the search: the totals are lower bounds ("at least"), and next_cursor resumes exactly where it stopped.
 	Complete bool `json:"complete"`
 	// Truncated says more results follow this page.
 	Truncated bool `json:"truncated"`
@@ -100,7 +100,7 @@ type IndexFacts struct {
 	Files int `json:"files"`
 	// Candidates is the number of files read and matched: those the index could not rule out, and those it does not know yet.
 	Candidates int `json:"candidates"`
-	// Unindexed is the number of files scanned because the index does not know their content yet.
+	// Unindexed is the number of files scanned because the index does not know their content yet, or because they differ from HEAD in the working tree.
 	Unindexed int `json:"unindexed"`
 	// Building says an index build of this revision's new content is running.
 	Building bool `json:"building,omitempty"`

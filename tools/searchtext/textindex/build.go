@@ -7,13 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-
-	"golang.org/x/sync/errgroup"
 )
 
-// ReadFunc returns a blob's content. Build calls it from several
-// goroutines at once.
-type ReadFunc func(ctx context.Context, b Blob) ([]byte, error)
+// A Source reads the blobs of a build: it calls fn once for each of
+// blobs, with its index in blobs and its content, from as many goroutines
+// at once as it likes, and returns the first error of a read or of fn.
+type Source func(ctx context.Context, blobs []Blob, fn func(i int, data []byte) error) error
 
 // Progress says how far a build is.
 type Progress struct {
@@ -33,11 +32,13 @@ type BuildStats struct {
 const progressEvery = 1000
 
 // Build indexes the blobs the index does not know yet, reading each once
-// through read, and writes shards of at most Options.MaxPostings pairs as
-// it goes: memory stays bounded whatever the number of blobs, and the
-// shards written before an error or cancellation are kept. progress, when
-// not nil, is called from Build's goroutine now and then.
-func (ix *Index) Build(ctx context.Context, blobs []Blob, read ReadFunc, progress func(Progress)) (BuildStats, error) {
+// from src, and writes shards of at most Options.MaxPostings pairs as it
+// goes: memory stays bounded whatever the number of blobs, and the shards
+// written before an error or cancellation are kept. The source's
+// goroutines split blobs into trigrams; one goroutine, Build's own, writes
+// shards. progress, when not nil, is called from Build's goroutine now
+// and then.
+func (ix *Index) Build(ctx context.Context, blobs []Blob, src Source, progress func(Progress)) (BuildStats, error) {
 	todo := ix.missing(blobs)
 	var stats BuildStats
 	if len(todo) == 0 {
@@ -51,46 +52,26 @@ func (ix *Index) Build(ctx context.Context, blobs []Blob, read ReadFunc, progres
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	g, gctx := errgroup.WithContext(ctx)
-	jobs := make(chan Blob)
 	results := make(chan result, ix.opts.Workers)
-	g.Go(func() error {
-		defer close(jobs)
-		for _, b := range todo {
-			select {
-			case jobs <- b:
-			case <-gctx.Done():
-				return gctx.Err()
-			}
-		}
-		return nil
-	})
-	workers, _ := errgroup.WithContext(gctx)
-	for range ix.opts.Workers {
-		workers.Go(func() error {
-			seen := newSeenSet()
-			for b := range jobs {
-				data, err := read(gctx, b)
-				if err != nil {
-					return fmt.Errorf("textindex: reading blob %s: %w", b, err)
-				}
-				r := result{blob: b, size: len(data), binary: IsBinary(data)}
-				if !r.binary {
-					r.tris = appendTrigrams(nil, data, seen)
-				}
-				select {
-				case results <- r:
-				case <-gctx.Done():
-					return gctx.Err()
-				}
-			}
-			return nil
-		})
-	}
-	g.Go(func() error {
+	seen := make(seenPool, ix.opts.Workers)
+	srcErr := make(chan error, 1)
+	go func() {
 		defer close(results)
-		return workers.Wait()
-	})
+		srcErr <- src(ctx, todo, func(i int, data []byte) error {
+			r := result{blob: todo[i], size: len(data), binary: IsBinary(data)}
+			if !r.binary {
+				s := seen.get()
+				r.tris = appendTrigrams(nil, data, s)
+				seen.put(s)
+			}
+			select {
+			case results <- r:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+	}()
 
 	w := shardWriter{post: make([]uint64, 0, ix.opts.MaxPostings+1<<16)}
 	for r := range results {
@@ -105,7 +86,7 @@ func (ix *Index) Build(ctx context.Context, blobs []Blob, read ReadFunc, progres
 				cancel()
 				for range results {
 				}
-				g.Wait()
+				<-srcErr
 				return stats, err
 			}
 			stats.Shards++
@@ -114,7 +95,10 @@ func (ix *Index) Build(ctx context.Context, blobs []Blob, read ReadFunc, progres
 			progress(Progress{Done: stats.Blobs, Total: len(todo), Bytes: stats.Bytes})
 		}
 	}
-	err := g.Wait()
+	err := <-srcErr
+	if err != nil {
+		err = fmt.Errorf("textindex: reading blobs: %w", err)
+	}
 	// What was read is kept even when the build stopped early.
 	if len(w.blobs) > 0 {
 		if ferr := ix.flush(&w); ferr != nil && err == nil {
@@ -124,6 +108,9 @@ func (ix *Index) Build(ctx context.Context, blobs []Blob, read ReadFunc, progres
 	}
 	if progress != nil {
 		progress(Progress{Done: stats.Blobs, Total: len(todo), Bytes: stats.Bytes})
+	}
+	if _, merr := ix.Merge(); merr != nil && err == nil {
+		err = merr
 	}
 	return stats, err
 }
@@ -161,6 +148,17 @@ func (w *shardWriter) add(b Blob, binary bool, tris []trigram) {
 
 // flush writes the accumulated shard, loads it and resets w.
 func (ix *Index) flush(w *shardWriter) error {
+	s, err := ix.write(w)
+	if err != nil {
+		return err
+	}
+	ix.add(s)
+	return nil
+}
+
+// write sorts and encodes w's shard, writes it to the directory and
+// resets w; it returns the shard as loaded.
+func (ix *Index) write(w *shardWriter) (*shard, error) {
 	radixSortByTrigram(w.post)
 	data := encodeShard(w.blobs, w.binary, w.post)
 	sum := sha256.Sum256(data)
@@ -168,15 +166,14 @@ func (ix *Index) flush(w *shardWriter) error {
 	*w = shardWriter{post: w.post[:0]}
 	if ix.opts.Dir != "" {
 		if err := writeAtomic(filepath.Join(ix.opts.Dir, name), data); err != nil {
-			return fmt.Errorf("textindex: writing a shard: %w", err)
+			return nil, fmt.Errorf("textindex: writing a shard: %w", err)
 		}
 	}
 	s, err := parseShard(name, data)
 	if err != nil {
-		return err // a bug: the shard was just encoded
+		return nil, err // a bug: the shard was just encoded
 	}
-	ix.add(s)
-	return nil
+	return s, nil
 }
 
 // radixSortByTrigram sorts postings by trigram, stably, so that each

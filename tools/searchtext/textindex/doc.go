@@ -13,7 +13,7 @@
 //
 //	ix, err := textindex.Open(textindex.Options{Dir: dir})
 //	known := ix.Lookup(blobs)                // which blobs are indexed already
-//	ix.Build(ctx, missing, read, nil)        // index the others, in bounded memory
+//	ix.Build(ctx, missing, src, nil)         // index the others, in bounded memory
 //	cands := ix.Candidates(textindex.NewPlan(re), blobs)
 //
 // Shards live on disk under Options.Dir, named by a digest of the blobs
@@ -22,6 +22,10 @@
 // pick up each other's shards ([Index.Refresh]), and two processes that
 // build the same shard write the same bytes. A shard that fails its
 // checksum is ignored and removed; its blobs are simply indexed again.
+// A build that leaves more than Options.MaxShards shards merges the
+// smallest into one ([Index.Merge]), writing the merged shard before it
+// removes the sources, so that the count stays bounded while other
+// processes read the directory.
 package textindex
 
 // Why not all of codesearch: its query planner is used as is, but its

@@ -48,9 +48,13 @@ type Options struct {
 	// memory (16 bytes each while sorting) before it writes a shard.
 	// Default 4M.
 	MaxPostings int
-	// Workers is the number of blobs read and split into trigrams at
-	// once. Default 2.
+	// Workers is the number of blobs a build expects to be split into
+	// trigrams at once (the source decides): it sizes the build's buffers.
+	// Default 2.
 	Workers int
+	// MaxShards bounds the shards a build leaves before it merges the
+	// smallest (see [Index.Merge]). Default DefaultMaxShards.
+	MaxShards int
 	// Logger receives warnings about unreadable shards. Default: discard.
 	Logger *slog.Logger
 }
@@ -66,6 +70,8 @@ const shardExt = ".tri"
 type Index struct {
 	opts Options
 	log  *slog.Logger
+
+	mergeMu sync.Mutex // one merge at a time
 
 	mu     sync.RWMutex
 	shards []*shard
@@ -88,6 +94,9 @@ func Open(opts Options) (*Index, error) {
 	}
 	if opts.Workers <= 0 {
 		opts.Workers = 2
+	}
+	if opts.MaxShards <= 0 {
+		opts.MaxShards = DefaultMaxShards
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)

@@ -13,11 +13,32 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"golang.org/x/sync/errgroup"
 )
 
+// readEach is a Source that reads each blob with read, on three
+// goroutines.
+func readEach(read func(context.Context, Blob) ([]byte, error)) Source {
+	return func(ctx context.Context, blobs []Blob, fn func(int, []byte) error) error {
+		g, ctx := errgroup.WithContext(ctx)
+		g.SetLimit(3)
+		for i, b := range blobs {
+			g.Go(func() error {
+				data, err := read(ctx, b)
+				if err != nil {
+					return err
+				}
+				return fn(i, data)
+			})
+		}
+		return g.Wait()
+	}
+}
+
 // corpus returns n generated text blobs, keyed by their SHA-1, and a
-// reader over them.
-func corpus(n int) ([]Blob, map[Blob][]byte, ReadFunc) {
+// source of them.
+func corpus(n int) ([]Blob, map[Blob][]byte, Source) {
 	words := []string{"alpha", "beta", "gamma", "Delta", "epsilon", "zeta", "eta", "théta", "ιota", "kappa", "func", "return", "nil", "err"}
 	data := make(map[Blob][]byte)
 	var blobs []Blob
@@ -34,13 +55,13 @@ func corpus(n int) ([]Blob, map[Blob][]byte, ReadFunc) {
 		data[blob] = content
 		blobs = append(blobs, blob)
 	}
-	return blobs, data, func(_ context.Context, b Blob) ([]byte, error) {
+	return blobs, data, readEach(func(_ context.Context, b Blob) ([]byte, error) {
 		d, ok := data[b]
 		if !ok {
 			return nil, fmt.Errorf("no blob %s", b)
 		}
 		return d, nil
-	}
+	})
 }
 
 func plan(t *testing.T, expr string) (Plan, *regexp.Regexp) {
@@ -94,12 +115,12 @@ func TestBinaryAndUnknown(t *testing.T) {
 		t.Fatal(err)
 	}
 	text, bin, unknown := Blob{1}, Blob{2}, Blob{3}
-	read := func(_ context.Context, b Blob) ([]byte, error) {
+	read := readEach(func(_ context.Context, b Blob) ([]byte, error) {
 		if b == bin {
 			return []byte("abc\x00def"), nil
 		}
 		return []byte("abcdef"), nil
-	}
+	})
 	if _, err := ix.Build(context.Background(), []Blob{text, bin}, read, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -212,11 +233,13 @@ func TestBuildStopsOnReadError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	failing := func(ctx context.Context, b Blob) ([]byte, error) {
-		if b == blobs[25] {
-			return nil, fmt.Errorf("disk on fire")
-		}
-		return read(ctx, b)
+	failing := func(ctx context.Context, todo []Blob, fn func(int, []byte) error) error {
+		return read(ctx, todo, func(i int, data []byte) error {
+			if todo[i] == blobs[25] {
+				return fmt.Errorf("disk on fire")
+			}
+			return fn(i, data)
+		})
 	}
 	if _, err := ix.Build(context.Background(), blobs, failing, nil); err == nil || !strings.Contains(err.Error(), "disk on fire") {
 		t.Errorf("build error %v", err)

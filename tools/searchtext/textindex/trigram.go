@@ -12,6 +12,26 @@ type seenSet []uint64
 
 func newSeenSet() seenSet { return make(seenSet, 1<<24/64) }
 
+// seenPool keeps a build's seen sets for reuse, up to its capacity; a
+// source running more goroutines than that allocates the others.
+type seenPool chan seenSet
+
+func (p seenPool) get() seenSet {
+	select {
+	case s := <-p:
+		return s
+	default:
+		return newSeenSet()
+	}
+}
+
+func (p seenPool) put(s seenSet) {
+	select {
+	case p <- s:
+	default:
+	}
+}
+
 // BinarySniffBytes is how much of a blob is looked at to call it binary:
 // git's rule (a NUL byte in the first 8000 bytes), so that a search skips
 // exactly the files git grep -I skips.

@@ -1,0 +1,71 @@
+package searchtext
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"slices"
+	"testing"
+)
+
+// TestLineFiltersAgree checks that the literal and byte prefilters find
+// exactly the lines the expression alone finds, line by line, on text
+// with ASCII, multi-byte UTF-8, invalid bytes and runs at line edges.
+func TestLineFiltersAgree(t *testing.T) {
+	text := []byte("package main\n\nfunc F() {}\nconst ERROR = \"ÉRROR\" // Error\n" +
+		"HTTPS ABCDE ABCD\n世界 hello 中文\nα β γ ω\n\xff\xfe bad bytes\n" +
+		"date 2024-01-02 and v12 v\nKelvin \u212a sign\nſtate\n\ntrailing" + " ABCDEF")
+	for _, tt := range []struct {
+		in     SearchTextIn
+		filter string // which prefilter the pattern must get: lits, bytes or none
+	}{
+		{SearchTextIn{Pattern: `\p{Han}`, Mode: "regexp"}, "bytes"},
+		{SearchTextIn{Pattern: `[^\x00-\x7f]`, Mode: "regexp"}, "bytes"},
+		{SearchTextIn{Pattern: `[α-ω]+`, Mode: "regexp"}, "bytes"},
+		{SearchTextIn{Pattern: `[A-Z]{5,}`, Mode: "regexp"}, "bytes"},
+		{SearchTextIn{Pattern: `[A-Z]{4}\b`, Mode: "regexp"}, "bytes"},
+		{SearchTextIn{Pattern: `\d{4}-\d{2}-\d{2}`, Mode: "regexp"}, "lits"},
+		{SearchTextIn{Pattern: `\bv[0-9]+\b`, Mode: "regexp"}, "lits"},
+		{SearchTextIn{Pattern: "error", Case: "insensitive"}, "lits"},
+		{SearchTextIn{Pattern: "kelvin", Case: "insensitive"}, "lits"},
+		{SearchTextIn{Pattern: "state", Case: "insensitive"}, "lits"},
+		{SearchTextIn{Pattern: `^\s*$`, Mode: "regexp"}, "none"},
+		{SearchTextIn{Pattern: `\w+\(\)`, Mode: "regexp"}, "lits"},
+	} {
+		t.Run(tt.in.Pattern, func(t *testing.T) {
+			m, err := compile(tt.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			filter := "none"
+			switch {
+			case m.lits != nil:
+				filter = "lits"
+			case m.bytes != nil:
+				filter = "bytes"
+			}
+			if filter != tt.filter {
+				t.Errorf("prefilter %s, want %s", filter, tt.filter)
+			}
+			var got []string
+			m.eachLine(text, func(line, _, _, col int) bool {
+				got = append(got, fmt.Sprintf("%d:%d", line, col))
+				return true
+			})
+			if want := linesMatching(m.line, text); !slices.Equal(got, want) {
+				t.Errorf("got %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// linesMatching matches re against each line of text alone.
+func linesMatching(re *regexp.Regexp, text []byte) []string {
+	var out []string
+	for i, l := range bytes.Split(bytes.TrimSuffix(text, []byte("\n")), []byte("\n")) {
+		if loc := re.FindIndex(l); loc != nil {
+			out = append(out, fmt.Sprintf("%d:%d", i+1, loc[0]+1))
+		}
+	}
+	return out
+}
