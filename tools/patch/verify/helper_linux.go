@@ -117,14 +117,22 @@ func allBut(required []Property) []Property {
 
 // closeOtherFiles closes every descriptor but stdin, stdout, stderr and
 // keep: the sandbox was built from descriptors of host directories, and a
-// descriptor is a way out of a mount namespace (openat(fd, "..")).
+// descriptor is a way out of a mount namespace (openat(fd, "..")). The Go
+// runtime's own poller (an epoll instance and its eventfd, which a
+// package's init may already have made) stays: it reaches no file, and
+// closing it under the runtime is fatal.
 func closeOtherFiles(keep int) {
 	entries, _ := os.ReadDir("/proc/self/fd")
 	for _, e := range entries {
 		fd, err := strconv.Atoi(e.Name())
-		if err == nil && fd > 2 && fd != keep {
-			unix.Close(fd)
+		if err != nil || fd <= 2 || fd == keep {
+			continue
 		}
+		switch target, _ := os.Readlink("/proc/self/fd/" + e.Name()); target {
+		case "anon_inode:[eventpoll]", "anon_inode:[eventfd]":
+			continue
+		}
+		unix.Close(fd)
 	}
 }
 
