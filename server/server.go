@@ -60,6 +60,14 @@ type Options struct {
 	// MaxFrameBytes bounds one incoming JSON-RPC message. Default
 	// [DefaultMaxFrameBytes].
 	MaxFrameBytes int
+	// Families, when not nil, are the tool families the server serves:
+	// [Register] skips a tool of any other family (see [Tool.Family]).
+	Families []string
+	// Visible, when set, decides which tools a caller is offered: a tool
+	// it returns false for is left out of the caller's tools/list, and a
+	// call to it is refused as an unknown tool, as if it did not exist.
+	// It should say whether any call of the tool could pass [Options.Authorize].
+	Visible func(caller string, t Tool) bool
 	// StateKey seals the state a tool saves when it asks the person behind
 	// the client a question (see Ask). Replicas that serve one client must
 	// share it. Default: a random key per process.
@@ -87,6 +95,8 @@ type Server struct {
 	mu    sync.Mutex
 	tools map[string]*registered
 	mcp   *mcp.Server // built when first served
+
+	life lifecycle // warm-up work, draining and what Close releases
 }
 
 // New returns a server with no tools.
@@ -127,6 +137,9 @@ func (s *Server) add(r *registered) error {
 	defer s.mu.Unlock()
 	if s.mcp != nil {
 		return fmt.Errorf("tool %s: register tools before serving", r.def.Name)
+	}
+	if !s.Serves(r.def.Family) {
+		return nil
 	}
 	if _, dup := s.tools[r.def.Name]; dup {
 		return fmt.Errorf("tool %s: already registered", r.def.Name)
@@ -180,7 +193,7 @@ func (s *Server) engine() *mcp.Server {
 			// (the tool set is fixed once serving starts).
 			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 		})
-	srv.AddReceivingMiddleware(coded, toolsOnly)
+	srv.AddReceivingMiddleware(coded, toolsOnly, s.visibleOnly)
 	for _, name := range slices.Sorted(maps.Keys(s.tools)) {
 		r := s.tools[name]
 		srv.AddTool(r.wireTool(), s.callHandler(r))

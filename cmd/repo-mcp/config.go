@@ -26,6 +26,7 @@ import (
 //	  - identity: alice
 //	    sha256: 5e8848...       # of the token; repo-mcp token alice makes one
 //	    expires: 2027-06-30     # optional
+//	toolsets: [read, search]    # tool families served (default all; --toolsets overrides)
 //	oauth:                      # or tokens from an OAuth authorization server
 //	  resource: https://repo.example/mcp
 //	  issuer: https://idp.example/realms/eng
@@ -33,7 +34,10 @@ import (
 type fileConfig struct {
 	workspace.Config `yaml:",inline"`
 	Tokens           []tokenConfig `yaml:"tokens"`
-	OAuth            *oauthConfig  `yaml:"oauth"`
+	// Toolsets are the tool families the deployment serves (default all;
+	// the --toolsets flag overrides them).
+	Toolsets []string     `yaml:"toolsets"`
+	OAuth    *oauthConfig `yaml:"oauth"`
 }
 
 // tokenConfig lets an identity call over HTTP with a bearer token. Only

@@ -113,7 +113,14 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer reg.Close()
-	opts := server.Options{Logger: logger, Caller: c.identity, Authorize: toolkit.Authorizer(reg)}
+	families, err := c.tools.families(cfg.Toolsets)
+	if err != nil {
+		return err
+	}
+	opts := server.Options{
+		Logger: logger, Caller: c.identity, Authorize: toolkit.Authorizer(reg),
+		Families: toolkit.Names(families), Visible: toolkit.Visible(reg),
+	}
 	if c.httpAddr != "" {
 		opts.MaxCallsPerCaller = c.maxCalls
 	}
@@ -136,11 +143,10 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		opts.Audit = f
 	}
 	s := newServer(opts)
-	closeTools, err := registerTools(ctx, s, reg, &c.tools, c.identity, logger)
-	if err != nil {
+	if err := registerTools(s, reg, &c.tools, c.identity, logger); err != nil {
 		return err
 	}
-	defer closeTools()
+	defer s.Close()
 	if c.httpAddr != "" {
 		return serveHTTP(ctx, s, c, bearer, resource, logger)
 	}

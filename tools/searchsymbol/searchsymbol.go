@@ -19,6 +19,10 @@ type Options struct {
 	CacheDir string
 	// Logger receives indexing warnings. Default: discard.
 	Logger *slog.Logger
+	// WarmAs, when set, is an identity: [Register] indexes HEAD of every
+	// workspace it may search, in the background, and the server is not
+	// ready until that is done.
+	WarmAs string
 }
 
 // Service is the state search_symbol keeps between calls: the indexer,
@@ -44,21 +48,6 @@ func New(reg *workspace.Registry, opts Options) *Service {
 // Close releases what the service holds. The repositories are the
 // registry's; the indexer holds only memory.
 func (sv *Service) Close() error { return nil }
-
-// Register adds search_symbol to s.
-func (sv *Service) Register(s *server.Server) error {
-	return server.Register(s, server.Tool{
-		Name:  "search_symbol",
-		Title: "Find Go declarations",
-		Description: "Find where Go symbols are declared in a repository at a revision (default HEAD): packages, functions, " +
-			"methods, types, fields, interface methods, constants and variables, with 1-based positions, signatures and the " +
-			"first sentence of their docs. Queries: NewReader, bufio.NewReader, Reader.Read, (*Server).Serve, camel-case " +
-			"initials (NR) or fuzzy (srvr). Ranked exact > prefix > initials > substring > fuzzy; paged with a cursor.",
-		Effect:   server.ReadOnly,
-		Action:   string(workspace.ActionSearch),
-		Comments: toolkit.Comments(goComments()),
-	}, sv.search)
-}
 
 // Warm builds the index of HEAD of each workspace, as the operator's
 // identity would see it, so that the first query finds it ready.
