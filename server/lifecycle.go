@@ -8,18 +8,23 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // lifecycle is what a server runs besides calls: warm-up work that
-// readiness waits for, and what Close releases. Its zero value is ready.
+// readiness waits for, the calls in flight, which a drain lets finish or
+// cancels, and what Close releases. Its zero value is ready.
 type lifecycle struct {
-	mu      sync.Mutex
-	ctx     context.Context // canceled by Close; made on first use
-	cancel  context.CancelFunc
-	warming map[string]int // names of warm-ups still running, with counts
-	closers []func() error
-	wg      sync.WaitGroup
-	closed  bool
+	mu       sync.Mutex
+	ctx      context.Context // canceled by Close; made on first use
+	cancel   context.CancelFunc
+	warming  map[string]int // names of warm-ups still running, with counts
+	closers  []func() error
+	wg       sync.WaitGroup
+	closed   bool
+	draining bool
+	calls    map[*Request]context.CancelCauseFunc // in flight
+	idle     chan struct{}                        // closed when draining and no call is in flight
 }
 
 // context returns the lifetime context, making it on first use.
@@ -73,6 +78,9 @@ func (s *Server) Ready() error {
 	if l.closed {
 		return fmt.Errorf("%w: closed", ErrNotReady)
 	}
+	if l.draining {
+		return fmt.Errorf("%w: draining", ErrNotReady)
+	}
 	if len(l.warming) == 0 {
 		return nil
 	}
@@ -112,4 +120,79 @@ func (s *Server) Close() error {
 		errs = append(errs, f())
 	}
 	return errors.Join(errs...)
+}
+
+// ErrDraining is the cause of the context of a call that was still
+// running when a drain's bound passed.
+var ErrDraining = errors.New("the server is shutting down")
+
+// Drain prepares the server to stop: it reports not ready, refuses new
+// calls as transient (another replica will take them), and waits for the
+// calls in flight until ctx ends. Then it cancels those still running,
+// with cause [ErrDraining], so that each ends with a transient error its
+// client can retry elsewhere, and waits for them to return. It returns
+// how many calls it had to cancel.
+func (s *Server) Drain(ctx context.Context) int {
+	l := &s.life
+	l.mu.Lock()
+	if !l.draining {
+		l.draining = true
+		l.idle = make(chan struct{})
+		if len(l.calls) == 0 {
+			close(l.idle)
+		}
+	}
+	idle := l.idle
+	l.mu.Unlock()
+	select {
+	case <-idle:
+		return 0
+	case <-ctx.Done():
+	}
+	l.mu.Lock()
+	n := len(l.calls)
+	for _, cancel := range l.calls {
+		cancel(ErrDraining)
+	}
+	l.mu.Unlock()
+	<-idle // a cancelled call still returns its result
+	return n
+}
+
+// track counts the calls in flight for Drain, refuses calls while
+// draining, and says why a call cancelled by Drain failed.
+func (s *Server) track(next Handler) Handler {
+	return func(ctx context.Context, req *Request) *Result {
+		l := &s.life
+		l.mu.Lock()
+		if l.draining {
+			l.mu.Unlock()
+			res := errorResult(&Error{Class: Transient, RetryAfter: time.Second, Message: ErrDraining.Error(),
+				Hint: "retry: another replica, or this one once restarted, will answer"})
+			res.Refusal = RefusedDraining
+			return res
+		}
+		ctx, cancel := context.WithCancelCause(ctx)
+		if l.calls == nil {
+			l.calls = make(map[*Request]context.CancelCauseFunc)
+		}
+		l.calls[req] = cancel
+		l.mu.Unlock()
+		defer func() {
+			cancel(nil)
+			l.mu.Lock()
+			delete(l.calls, req)
+			if l.draining && len(l.calls) == 0 {
+				close(l.idle)
+			}
+			l.mu.Unlock()
+		}()
+		res := next(ctx, req)
+		if res.Err != nil && res.Err.Class == Transient && errors.Is(context.Cause(ctx), ErrDraining) {
+			res = errorResult(&Error{Class: Transient, RetryAfter: time.Second,
+				Message: "the call was cancelled: " + ErrDraining.Error(),
+				Hint:    "retry: another replica, or this one once restarted, will answer"})
+		}
+		return res
+	}
 }

@@ -51,6 +51,10 @@ type Options struct {
 	// Middleware runs inside authorization and outside the per-tool
 	// timeout, in order.
 	Middleware []Middleware
+	// Observers run outside everything else, in order, so that they see
+	// every call and its result, refused or not: metrics and traces.
+	// Result.Refusal says why the server refused a call.
+	Observers []Middleware
 	// Timeout is the default per-call deadline. Default [DefaultTimeout];
 	// negative means none.
 	Timeout time.Duration

@@ -23,18 +23,19 @@ import (
 
 // serveConfig is what the serve flags say.
 type serveConfig struct {
-	workspaces  []string
-	configFile  string
-	httpAddr    string
-	allowRemote bool
-	hosts       []string
-	maxCalls    int
-	bodyTimeout time.Duration
-	stateKey    string
-	auditLog    string
-	identity    string
-	cpuProfile  string
-	tools       toolConfig
+	workspaces   []string
+	configFile   string
+	httpAddr     string
+	allowRemote  bool
+	hosts        []string
+	maxCalls     int
+	bodyTimeout  time.Duration
+	stateKey     string
+	auditLog     string
+	identity     string
+	cpuProfile   string
+	drainTimeout time.Duration
+	tools        toolConfig
 }
 
 func parseServe(args []string, stdout, stderr io.Writer) (*serveConfig, error) {
@@ -58,6 +59,7 @@ func parseServe(args []string, stdout, stderr io.Writer) (*serveConfig, error) {
 	fs.DurationVar(&c.bodyTimeout, "http-body-timeout", server.DefaultBodyTimeout, "over HTTP, how long a request's body may take to arrive once its headers have")
 	fs.StringVar(&c.stateKey, "state-key-file", "", "a `file` holding the secret (32 bytes or more) that seals the questions tools put to a person; replicas behind one load balancer must share it (default: a random key per process)")
 	fs.StringVar(&c.auditLog, "audit-log", "", "append the audit trail to `file` (default: stderr)")
+	fs.DurationVar(&c.drainTimeout, "drain-timeout", 20*time.Second, "over HTTP, on SIGTERM, how long calls in flight may take to finish before they are cancelled and answered transient")
 	fs.StringVar(&c.identity, "identity", server.DefaultCaller, "caller identity of calls over stdio, and over HTTP without tokens")
 	c.tools.flags(fs)
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to `file` (for diagnosis)")
@@ -272,9 +274,7 @@ func serveHTTP(ctx context.Context, s *server.Server, c *serveConfig, bearer *se
 		}
 	}
 	mux.Handle("/mcp", s.HTTPHandler(hopts))
-	// For load balancers: the process is up and serving. It needs no
-	// token and says nothing else.
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok\n") })
+	health(mux, s)
 	hs := &http.Server{
 		Handler: boundBodies(mux, c.bodyTimeout),
 		// A client that sends its headers slowly, or keeps an idle
@@ -292,10 +292,60 @@ func serveHTTP(ctx context.Context, s *server.Server, c *serveConfig, bearer *se
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
-		shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		return hs.Shutdown(shutdown)
+		return drain(s, hs, c.drainTimeout, logger)
 	}
+}
+
+// drain stops an HTTP server gracefully (SIGTERM, or SIGINT): it stops
+// accepting connections and reports not ready at once, lets the calls in
+// flight finish within bound, then cancels the rest, which are answered
+// transient so that their clients retry on another replica, and closes
+// what is left once they are answered.
+func drain(s *server.Server, hs *http.Server, bound time.Duration, logger *slog.Logger) error {
+	start := time.Now()
+	logger.Info("draining", "bound", bound)
+	shutdown := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), bound+5*time.Second)
+		defer cancel()
+		shutdown <- hs.Shutdown(ctx) // waits for the answers, cancelled ones included
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	defer cancel()
+	cancelled := s.Drain(ctx)
+	err := <-shutdown
+	if err != nil {
+		hs.Close()
+	}
+	logger.Info("drained", "cancelled_calls", cancelled, "duration", time.Since(start), "error", err)
+	return nil
+}
+
+// health serves the probes of load balancers and orchestrators. They
+// need no token and say nothing about the repositories:
+//
+//	/livez, /healthz     the process is up and answers
+//	/readyz, /healthz?ready
+//	                     it should be sent calls: workspaces open, warm-up
+//	                     (--warm) done, not draining
+func health(mux *http.ServeMux, s *server.Server) {
+	live := func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok\n") }
+	ready := func(w http.ResponseWriter, _ *http.Request) {
+		if err := s.Ready(); err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		io.WriteString(w, "ready\n")
+	}
+	mux.HandleFunc("GET /livez", live)
+	mux.HandleFunc("GET /readyz", ready)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Has("ready") {
+			ready(w, r)
+			return
+		}
+		live(w, r)
+	})
 }
 
 // boundBodies gives every request with a body the time d for it to
