@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -118,4 +119,21 @@ func validateTokens(tokens []tokenConfig) error {
 		digests[t.SHA256] = true
 	}
 	return nil
+}
+
+// identities are the callers the configuration names: the operator's,
+// the token holders' and the policies' own (not "*"), for bounded metric
+// labels.
+func (c fileConfig) identities(operator string) []string {
+	ids := []string{operator}
+	for _, t := range c.Tokens {
+		ids = append(ids, t.Identity)
+	}
+	for _, p := range c.Policies {
+		if p.Identity != "*" {
+			ids = append(ids, p.Identity)
+		}
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
 }

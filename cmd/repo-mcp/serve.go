@@ -16,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/server/metrics"
 	"github.com/repo-mcp/repo-mcp/server/oauth"
 	"github.com/repo-mcp/repo-mcp/tools/toolkit"
 	"github.com/repo-mcp/repo-mcp/workspace"
@@ -35,6 +36,7 @@ type serveConfig struct {
 	identity     string
 	cpuProfile   string
 	drainTimeout time.Duration
+	metricsAddr  string
 	tools        toolConfig
 }
 
@@ -59,6 +61,7 @@ func parseServe(args []string, stdout, stderr io.Writer) (*serveConfig, error) {
 	fs.DurationVar(&c.bodyTimeout, "http-body-timeout", server.DefaultBodyTimeout, "over HTTP, how long a request's body may take to arrive once its headers have")
 	fs.StringVar(&c.stateKey, "state-key-file", "", "a `file` holding the secret (32 bytes or more) that seals the questions tools put to a person; replicas behind one load balancer must share it (default: a random key per process)")
 	fs.StringVar(&c.auditLog, "audit-log", "", "append the audit trail to `file` (default: stderr)")
+	fs.StringVar(&c.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at /metrics on `addr` (its own listener, without tokens: keep it where only the scraper reaches it)")
 	fs.DurationVar(&c.drainTimeout, "drain-timeout", 20*time.Second, "over HTTP, on SIGTERM, how long calls in flight may take to finish before they are cancelled and answered transient")
 	fs.StringVar(&c.identity, "identity", server.DefaultCaller, "caller identity of calls over stdio, and over HTTP without tokens")
 	c.tools.flags(fs)
@@ -96,11 +99,17 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	logger := slog.New(slog.NewJSONHandler(stderr, nil))
 	cfg, err := loadConfig(c)
 	if err != nil {
 		return err
 	}
+	var m *metrics.Metrics
+	logHandler := slog.Handler(slog.NewJSONHandler(stderr, nil))
+	if c.metricsAddr != "" {
+		m = metrics.New(metrics.Options{Callers: cfg.identities(c.identity)})
+		logHandler = m.LogHandler(logHandler)
+	}
+	logger := slog.New(logHandler)
 	var (
 		bearer   *server.BearerAuth
 		resource *oauth.ResourceServer
@@ -144,13 +153,21 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		defer f.Close()
 		opts.Audit = f
 	}
+	if m != nil {
+		opts.Observers = append(opts.Observers, m.Middleware)
+		stop, err := serveMetrics(c.metricsAddr, m, logger)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	s := newServer(opts)
 	if err := registerTools(s, reg, &c.tools, c.identity, logger); err != nil {
 		return err
 	}
 	defer s.Close()
 	if c.httpAddr != "" {
-		return serveHTTP(ctx, s, c, bearer, resource, logger)
+		return serveHTTP(ctx, s, c, bearer, resource, m, logger)
 	}
 	logger.Info("serving MCP on stdio", "version", version(), "tools", len(s.Tools()), "workspaces", len(reg.IDs(c.identity)))
 	return s.Serve(ctx, os.Stdin, protocol)
@@ -255,7 +272,7 @@ func newServer(opts server.Options) *server.Server {
 	}, opts)
 }
 
-func serveHTTP(ctx context.Context, s *server.Server, c *serveConfig, bearer *server.BearerAuth, resource *oauth.ResourceServer, logger *slog.Logger) error {
+func serveHTTP(ctx context.Context, s *server.Server, c *serveConfig, bearer *server.BearerAuth, resource *oauth.ResourceServer, m *metrics.Metrics, logger *slog.Logger) error {
 	ln, err := net.Listen("tcp", c.httpAddr)
 	if err != nil {
 		return err
@@ -273,7 +290,11 @@ func serveHTTP(ctx context.Context, s *server.Server, c *serveConfig, bearer *se
 			mux.Handle(path, resource.MetadataHandler())
 		}
 	}
-	mux.Handle("/mcp", s.HTTPHandler(hopts))
+	var mcpHandler http.Handler = s.HTTPHandler(hopts)
+	if m != nil {
+		mcpHandler = m.HTTPRefusals(mcpHandler)
+	}
+	mux.Handle("/mcp", mcpHandler)
 	health(mux, s)
 	hs := &http.Server{
 		Handler: boundBodies(mux, c.bodyTimeout),
@@ -361,4 +382,19 @@ func boundBodies(h http.Handler, d time.Duration) http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// serveMetrics serves m at /metrics on its own listener, and returns what
+// stops it.
+func serveMetrics(addr string, m *metrics.Metrics, logger *slog.Logger) (func(), error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--metrics-addr: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", m.Handler())
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
+	logger.Info("serving metrics", "url", "http://"+ln.Addr().String()+"/metrics")
+	go hs.Serve(ln)
+	return func() { hs.Close() }, nil
 }
