@@ -384,7 +384,7 @@ func (f *fleet) checkRepository(t *testing.T) {
 			}
 		}
 	}
-	applied := map[string]int{}      // by patch
+	applied := map[string]int{}     // by patch
 	recorded := map[string]string{} // branch: the patch an apply recorded there
 	for _, e := range events {
 		if e.Outcome == "applied" {
