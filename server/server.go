@@ -259,6 +259,7 @@ func (s *Server) callHandler(r *registered) mcp.ToolHandler {
 	return func(ctx context.Context, creq *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		req := s.begin(r, creq.Params.Arguments)
 		req.ProtocolVersion = creq.ProtocolVersion()
+		req.Meta = creq.Params.Meta
 		if id, ok := creq.Params.Meta[metaRPCID].(string); ok {
 			req.RPCID = id
 		}

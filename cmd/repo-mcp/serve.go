@@ -18,6 +18,7 @@ import (
 	"github.com/repo-mcp/repo-mcp/server"
 	"github.com/repo-mcp/repo-mcp/server/metrics"
 	"github.com/repo-mcp/repo-mcp/server/oauth"
+	"github.com/repo-mcp/repo-mcp/server/tracing"
 	"github.com/repo-mcp/repo-mcp/tools/toolkit"
 	"github.com/repo-mcp/repo-mcp/workspace"
 )
@@ -37,6 +38,7 @@ type serveConfig struct {
 	cpuProfile   string
 	drainTimeout time.Duration
 	metricsAddr  string
+	otlpEndpoint string
 	tools        toolConfig
 }
 
@@ -62,6 +64,7 @@ func parseServe(args []string, stdout, stderr io.Writer) (*serveConfig, error) {
 	fs.StringVar(&c.stateKey, "state-key-file", "", "a `file` holding the secret (32 bytes or more) that seals the questions tools put to a person; replicas behind one load balancer must share it (default: a random key per process)")
 	fs.StringVar(&c.auditLog, "audit-log", "", "append the audit trail to `file` (default: stderr)")
 	fs.StringVar(&c.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at /metrics on `addr` (its own listener, without tokens: keep it where only the scraper reaches it)")
+	fs.StringVar(&c.otlpEndpoint, "otlp-endpoint", "", "export OpenTelemetry spans of every call to this OTLP/HTTP `url` (such as http://collector:4318/v1/traces); default: none are sent")
 	fs.DurationVar(&c.drainTimeout, "drain-timeout", 20*time.Second, "over HTTP, on SIGTERM, how long calls in flight may take to finish before they are cancelled and answered transient")
 	fs.StringVar(&c.identity, "identity", server.DefaultCaller, "caller identity of calls over stdio, and over HTTP without tokens")
 	c.tools.flags(fs)
@@ -160,6 +163,14 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 			return err
 		}
 		defer stop()
+	}
+	if c.otlpEndpoint != "" {
+		tp, err := newTracerProvider(ctx, c.otlpEndpoint)
+		if err != nil {
+			return err
+		}
+		defer tp.Shutdown(context.WithoutCancel(ctx)) // sends the last batch
+		opts.Observers = append(opts.Observers, tracing.Middleware(tp))
 	}
 	s := newServer(opts)
 	if err := registerTools(s, reg, &c.tools, c.identity, logger); err != nil {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/server/tracing"
 	"github.com/repo-mcp/repo-mcp/tools/searchsymbol/goindex"
 	"github.com/repo-mcp/repo-mcp/tools/toolkit"
 	"github.com/repo-mcp/repo-mcp/workspace"
@@ -90,7 +91,10 @@ func (sv *Service) search(ctx context.Context, req *server.Request, in SearchSym
 	q.Progress = func(done, total int) {
 		req.Progress(float64(done), float64(total), fmt.Sprintf("indexing Go files: %d of %d", done, total))
 	}
-	res, err := sv.ix.Search(ctx, src, goindex.Options{IncludeVendor: in.IncludeVendor, IncludeTestdata: in.IncludeTestdata}, q)
+	// The span covers the index build when the revision has none yet.
+	ictx, span := tracing.Start(ctx, "symbol index")
+	res, err := sv.ix.Search(ictx, src, goindex.Options{IncludeVendor: in.IncludeVendor, IncludeTestdata: in.IncludeTestdata}, q)
+	span.End()
 	if err != nil {
 		return SearchSymbolOut{}, classify(err)
 	}
