@@ -114,7 +114,7 @@ func linkedGitDir(root, file string) (gitLayout, error) {
 func openRepo(layout gitLayout, cacheBytes, largeObject int64) (*repo, error) {
 	var fs billy.Filesystem = osfs.New(layout.gitDir, osfs.WithBoundOS())
 	if layout.commonDir != "" {
-		fs = dotgit.NewRepositoryFilesystem(fs, osfs.New(layout.commonDir, osfs.WithBoundOS()))
+		fs = commonDirFS{dotgit.NewRepositoryFilesystem(fs, osfs.New(layout.commonDir, osfs.WithBoundOS())), layout.commonDir}
 	}
 	storage := filesystem.NewStorageWithOptions(fs,
 		cache.NewObjectLRU(cache.FileSize(cacheBytes)),

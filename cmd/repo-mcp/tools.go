@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -41,6 +42,7 @@ type toolConfig struct {
 	verifyUnconfined []verify.Property
 	verifyDisk       uint64
 	verifyProcs      uint64
+	verifyUIDs       [2]int // first uid and how many
 }
 
 func (c *toolConfig) flags(fs *flag.FlagSet) {
@@ -65,6 +67,16 @@ func (c *toolConfig) flags(fs *flag.FlagSet) {
 	})
 	fs.Uint64Var(&c.verifyDisk, "verify-disk", 2<<30, "bytes a verify_patch check may write (the size of its tmpfs, which holds its copy of the export)")
 	fs.Uint64Var(&c.verifyProcs, "verify-procs", 1024, "processes and threads a verify_patch check may run")
+	fs.Func("verify-uids", "the `range` FIRST-LAST of uids verify_patch checks run as when the server runs as root: each running check holds one of its own, so checks share no process limit (default 65536-65599; no user or service may hold them)", func(v string) error {
+		first, last, ok := strings.Cut(v, "-")
+		lo, err1 := strconv.Atoi(first)
+		hi, err2 := strconv.Atoi(last)
+		if !ok || err1 != nil || err2 != nil || lo <= 0 || hi < lo {
+			return fmt.Errorf("want FIRST-LAST, two uids above 0, got %q", v)
+		}
+		c.verifyUIDs = [2]int{lo, hi - lo + 1}
+		return nil
+	})
 }
 
 // registerTools adds the repository tools of the families s serves to s,
@@ -106,6 +118,7 @@ func registerTools(s *server.Server, reg *workspace.Registry, c *toolConfig, ide
 				Verify: verify.Options{
 					Checks: checks, Timeout: c.verifyTimeout, FreshBuildCache: c.verifyFreshGoc,
 					Unconfined: c.verifyUnconfined, DiskBytes: c.verifyDisk, MaxProcs: c.verifyProcs,
+					UID: c.verifyUIDs[0], UIDCount: c.verifyUIDs[1],
 					SelfHelper: true, // main calls verify.RunHelper
 				},
 			})

@@ -195,18 +195,7 @@ func (p *envParser) chunk(n int, anchors []string) (*hunk, error) {
 	}
 	body := trimBlankTail(p.lines[p.i:end])
 	for k, raw := range body {
-		if raw == "" {
-			raw = " "
-		}
-		l := line{text: raw[1:], nl: true}
-		switch raw[0] {
-		case ' ':
-			h.addContext(l)
-		case '-':
-			h.addOld(l)
-		case '+':
-			h.addNew(l)
-		default:
+		if !h.addBodyLine(raw) {
 			p.i += k
 			return nil, p.errorf("%s: %q starts with neither ' ', '-' nor '+'", h.name(), truncate(raw, 80))
 		}

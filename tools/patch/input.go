@@ -182,6 +182,27 @@ func (h *hunk) name() string {
 	return fmt.Sprintf("hunk %d (%s)", h.n, truncate(h.header, 80))
 }
 
+// addBodyLine adds a line of a hunk's body by its marker: ' ' context
+// (an empty line too, as GNU diff writes empty context), '-' removed, '+'
+// added. It reports false, adding nothing, for any other marker.
+func (h *hunk) addBodyLine(raw string) bool {
+	if raw == "" {
+		raw = " "
+	}
+	l := line{text: raw[1:], nl: true}
+	switch raw[0] {
+	case ' ':
+		h.addContext(l)
+	case '-':
+		h.addOld(l)
+	case '+':
+		h.addNew(l)
+	default:
+		return false
+	}
+	return true
+}
+
 func (h *hunk) addContext(l line) {
 	h.ctx = append(h.ctx, len(h.old))
 	h.old, h.new = append(h.old, l), append(h.new, l)

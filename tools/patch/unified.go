@@ -1,6 +1,7 @@
 package patch
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -286,18 +287,11 @@ func (p *diffParser) endsHunk(i int) bool {
 func (p *diffParser) hunkBody(h *hunk, body []string) error {
 	last := byte(0)
 	for k, raw := range body {
-		if raw == "" {
-			raw = " "
+		if h.addBodyLine(raw) {
+			last = cmp.Or(raw, " ")[0]
+			continue
 		}
-		l := line{text: raw[1:], nl: true}
-		switch raw[0] {
-		case ' ':
-			h.addContext(l)
-		case '-':
-			h.addOld(l)
-		case '+':
-			h.addNew(l)
-		case '\\':
+		if raw[0] == '\\' { // "\ No newline at end of file"
 			switch last {
 			case ' ':
 				h.old[len(h.old)-1].nl, h.new[len(h.new)-1].nl = false, false

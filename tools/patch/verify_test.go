@@ -53,13 +53,20 @@ var buildCache = filepath.Join(os.TempDir(), fmt.Sprintf("repo-mcp-patch-test-go
 
 func verifyFixture(t *testing.T, timeout time.Duration, policies ...workspace.PolicyConfig) *fixture {
 	t.Helper()
+	return verifyFixtureWith(t, verify.Options{Timeout: timeout}, policies...)
+}
+
+// verifyFixtureWith is verifyFixture with the verify options given.
+func verifyFixtureWith(t *testing.T, opts verify.Options, policies ...workspace.PolicyConfig) *fixture {
+	t.Helper()
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command")
 	}
 	if !canSandbox() {
 		t.Skip("verify's sandbox needs bubblewrap and a server run as root (to switch to an unprivileged uid)")
 	}
-	return newFixture(t, fixtureOptions{policies: policies, opts: patch.Options{Verify: verify.Options{Timeout: timeout, BuildCache: buildCache}}})
+	opts.BuildCache = buildCache
+	return newFixture(t, fixtureOptions{policies: policies, opts: patch.Options{Verify: opts}})
 }
 
 // canSandbox reports whether verify can build its sandbox here: it needs
@@ -215,7 +222,10 @@ func liveProcesses(t *testing.T, name string) []string {
 // tries each escape of issue 20: each attempt must fail inside the check,
 // so the test passes, and nothing may reach outside.
 func TestVerifySandboxAttacks(t *testing.T) {
-	f := verifyFixture(t, 3*time.Minute, workspace.PolicyConfig{
+	// The check gets one uid, apart from other tests' checks, so that a
+	// victim outside can run as it.
+	const sandboxUID = 65620
+	f := verifyFixtureWith(t, verify.Options{Timeout: 3 * time.Minute, UID: sandboxUID, UIDCount: 1}, workspace.PolicyConfig{
 		Identity: "local", Workspaces: []string{"*"}, Actions: []workspace.Action{"read", "propose", "verify"}, Deny: []string{"docs/**"},
 	})
 	outsideFile := filepath.Join(t.TempDir(), "outside.txt")
@@ -241,7 +251,7 @@ func TestVerifySandboxAttacks(t *testing.T) {
 	// The victim runs as the sandbox uid: only the PID namespace keeps a
 	// check's signals from it.
 	victim := exec.Command("sleep", "300")
-	victim.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	victim.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: sandboxUID, Gid: sandboxUID}}
 	if err := victim.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -71,7 +71,9 @@ func serveCacheProg(config string, r io.Reader, w io.Writer) int {
 	}
 	for _, d := range []string{put} {
 		for _, sub := range []string{"a", "o"} {
-			if err := os.MkdirAll(filepath.Join(d, sub), 0o700); err != nil {
+			// Group-writable: the shared cache's group is every sandbox's
+			// (see shareCache); a private cache's parent is private.
+			if err := os.MkdirAll(filepath.Join(d, sub), 0o770); err != nil {
 				fmt.Fprintln(os.Stderr, "verify cache:", err)
 				return 2
 			}
@@ -166,6 +168,12 @@ func cachePut(dir string, req cacheRequest, body []byte, resp *cacheResponse) er
 func writeAtomic(path string, data []byte) error {
 	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-")
 	if err != nil {
+		return err
+	}
+	// Readable by the group: checks of other uids read the shared cache.
+	if err := f.Chmod(0o640); err != nil {
+		f.Close()
+		os.Remove(f.Name())
 		return err
 	}
 	if _, err := f.Write(data); err != nil {

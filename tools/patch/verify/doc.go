@@ -18,10 +18,13 @@
 // Each check runs in its own bubblewrap sandbox (the bwrap command, as
 // Flatpak and Linux coding agents use it; go test runs in two, see below):
 //
-//   - as Options.UID (65534) on the host: when the server runs as root,
-//     bubblewrap starts the helper as root with only CAP_SETUID and
-//     CAP_SETGID, and the helper becomes that uid, losing them, before
-//     anything of the check runs; a server that is not root cannot switch
+//   - as a uid of its own on the host, leased from Options.UID to
+//     Options.UID+Options.UIDCount-1 for as long as the sandbox lives (a
+//     lock file per uid, so no two sandboxes of any server on the host
+//     hold one at once): when the server runs as root, bubblewrap starts
+//     the helper as root with only CAP_SETUID and CAP_SETGID, and the
+//     helper becomes that uid, losing them, before anything of the check
+//     runs; a server that is not root cannot switch
 //     uid (bubblewrap then makes a user namespace, the checks keep the
 //     server's uid, and the uid property does not hold);
 //   - mount, PID, network, IPC and UTS namespaces; the network namespace
@@ -37,8 +40,10 @@
 //     process exits or is killed at the deadline, the namespace's init
 //     dies and the kernel kills every process left in it, setsid() or not;
 //   - resource limits set by the helper before it executes the check:
-//     RLIMIT_NPROC (Options.MaxProcs; the kernel counts every process of
-//     the uid, so checks that run at the same time share it), RLIMIT_AS,
+//     RLIMIT_NPROC (Options.MaxProcs; the kernel counts the processes of
+//     a uid, whatever namespace they are in, which is why no two checks
+//     share one: a fork bomb in one check leaves every other its whole
+//     budget), RLIMIT_AS,
 //     RLIMIT_CPU, RLIMIT_FSIZE, RLIMIT_NOFILE, no core files.
 //
 // The sandbox's first process is the server's own binary (the helper;
@@ -79,8 +84,10 @@
 // compile again on every run what only tests import, it first runs in a
 // sandbox of its own as go test -exec with the helper as the program,
 // which builds every test binary and runs none, with the shared cache
-// writable; the tests then run in a second sandbox. The shared cache is
-// never trimmed; an operator removes it when it grows too large.
+// writable; the tests then run in a second sandbox. The shared cache
+// belongs to root and Options.GID, the group of every sandbox uid, which
+// may add entries and read all. It is never trimmed; an operator removes
+// it when it grows too large.
 //
 // # Output
 //

@@ -35,6 +35,7 @@ type sandboxSetup struct {
 	bwrap string   // "" when bubblewrap is not installed
 	libs  []string // what the helper binary needs to start
 	err   error    // why no sandbox can be built
+	uids  uidLeaser
 }
 
 func (c *Checker) setupSandbox() {
@@ -52,6 +53,7 @@ func (c *Checker) setupSandbox() {
 		return
 	}
 	c.sb.bwrap = path
+	c.sb.uids = uidLeaser{dir: c.opts.UIDLeaseDir, first: c.opts.UID, count: c.opts.UIDCount, poll: 100 * time.Millisecond}
 	c.sb.libs, err = sharedLibs(c.self)
 	if err != nil {
 		c.sb.err = fmt.Errorf("the helper binary: %w", err)
@@ -113,9 +115,18 @@ func (c *Checker) exec(ctx context.Context, rc *runContext, cmd command, out io.
 func (c *Checker) execSandboxed(ctx context.Context, rc *runContext, run command, out io.Writer) execResult {
 	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
 	defer cancel()
+	uid := c.opts.UID // a server that is not root keeps its own uid: see the package doc
+	if os.Geteuid() == 0 {
+		leased, release, err := c.sb.uids.lease(ctx)
+		if err != nil {
+			return execResult{err: err}
+		}
+		defer release()
+		uid = leased
+	}
 	var b binds
 	defer b.close()
-	spec, err := c.helperSpec(rc, run, &b)
+	spec, err := c.helperSpec(rc, run, uid, &b)
 	if err != nil {
 		return execResult{sandboxErr: err}
 	}
@@ -180,7 +191,7 @@ func readReport(r io.Reader) (probeReport, error) {
 }
 
 // helperSpec builds what the helper is told, and the binds of the view.
-func (c *Checker) helperSpec(rc *runContext, cmd command, b *binds) (*helperSpec, error) {
+func (c *Checker) helperSpec(rc *runContext, cmd command, uid int, b *binds) (*helperSpec, error) {
 	cache := cacheProgConfig{Private: filepath.Join(sbWork, "gocache", "private")}
 	if rc.sharedCache != "" {
 		cache.Shared, cache.Write = sbCache, !cmd.runsCode
@@ -189,7 +200,7 @@ func (c *Checker) helperSpec(rc *runContext, cmd command, b *binds) (*helperSpec
 		Src: sbExport, Work: sbWork,
 		Require:   rc.required,
 		ServerUID: os.Getuid(),
-		UID:       c.opts.UID, GID: c.opts.GID,
+		UID:       uid, GID: c.opts.GID,
 		ServerNS: map[string]uint64{"mnt": nsInode("mnt"), "pid": nsInode("pid"), "net": nsInode("net"), "user": nsInode("user")},
 		Absent:   append([]string{"/etc/shadow", "/root", rc.dir, c.self, c.goRoot, c.opts.ModCache, rc.sharedCache}, rc.absent...),
 		ReadOnly: []string{"/", "/etc", sbExport, sbGoRoot, sbModCache},
@@ -230,7 +241,7 @@ func (c *Checker) helperSpec(rc *runContext, cmd command, b *binds) (*helperSpec
 			spec.Top = append(spec.Top, top)
 		}
 	}
-	files := etcFiles(c.opts.UID, c.opts.GID)
+	files := etcFiles(uid, c.opts.GID)
 	for _, name := range slices.Sorted(maps.Keys(files)) {
 		if err := b.data(files[name], name); err != nil {
 			return nil, err

@@ -1,8 +1,10 @@
 package verify
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -97,4 +99,85 @@ func TestSandboxHTTPTest(t *testing.T) {
 	if iso := rep.Isolation; !iso.UID || !iso.Filesystem || !iso.PID || !iso.Network || !iso.Limits {
 		t.Errorf("isolation %+v, want %+v", iso, want)
 	}
+}
+
+// forkBombModule's test starts processes until the kernel refuses one,
+// then holds them until the check is killed.
+const forkBombModule = `package m
+
+import (
+	"os/exec"
+	"testing"
+	"time"
+)
+
+func TestHold(t *testing.T) {
+	for {
+		c := exec.Command("/verify/go/bin/go", "env", "-h")
+		c.Env = []string{"GOROOT=/verify/go"}
+		if err := c.Start(); err != nil {
+			break
+		}
+	}
+	time.Sleep(time.Hour)
+}
+`
+
+// TestSandboxProcessBudgets runs a check while another check of the same
+// server holds every process its limit allows: each check has a uid of
+// its own, so the second builds and runs its tests as if alone.
+func TestSandboxProcessBudgets(t *testing.T) {
+	const first, procs = 65610, 200
+	c := sandboxChecker(t, Options{Timeout: 5 * time.Minute, MaxProcs: procs, UID: first, UIDCount: 2})
+	bomb := writeModuleFiles(t, map[string]string{"go.mod": "module m\n\ngo 1.22\n", "m_test.go": forkBombModule})
+	ctx, cancel := context.WithCancel(t.Context())
+	bombed := make(chan Report, 1)
+	go func() { bombed <- c.Run(ctx, bomb, []Spec{{Name: "go_test"}}) }()
+	for tasksOf(first, first+1) < procs-20 {
+		select {
+		case rep := <-bombed:
+			t.Fatalf("the fork bomb's check ended before it held its processes: %s\n%s", rep.Checks[0].Error, rep.Checks[0].Output)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	defer func() {
+		cancel()
+		<-bombed
+	}()
+	dir := writeModuleFiles(t, map[string]string{
+		"go.mod":    "module m\n\ngo 1.22\n",
+		"m_test.go": "package m\n\nimport (\n\t\"sync\"\n\t\"testing\"\n)\n\nfunc TestThreads(t *testing.T) {\n\tvar wg sync.WaitGroup\n\tfor range 50 {\n\t\twg.Go(func() {})\n\t}\n\twg.Wait()\n}\n",
+	})
+	rep := c.Run(t.Context(), dir, []Spec{{Name: "go_test"}})
+	if r := rep.Checks[0]; !r.Passed {
+		t.Errorf("a check beside a fork bomb: %s\n%s", r.Error, r.Output)
+	}
+}
+
+// tasksOf counts the threads of every process whose real uid is in
+// [lo, hi]: what RLIMIT_NPROC counts.
+func tasksOf(lo, hi int) int {
+	entries, _ := os.ReadDir("/proc")
+	n := 0
+	for _, e := range entries {
+		status, err := os.ReadFile(filepath.Join("/proc", e.Name(), "status"))
+		if err != nil {
+			continue
+		}
+		var uid, threads int
+		for _, line := range strings.Split(string(status), "\n") {
+			if f := strings.Fields(line); len(f) >= 2 {
+				switch f[0] {
+				case "Uid:":
+					uid, _ = strconv.Atoi(f[1])
+				case "Threads:":
+					threads, _ = strconv.Atoi(f[1])
+				}
+			}
+		}
+		if uid >= lo && uid <= hi {
+			n += threads
+		}
+	}
+	return n
 }

@@ -28,14 +28,26 @@ type Options struct {
 	MaxOutputBytes int
 	// MemoryBytes is each process's address-space limit. Default 8 GiB.
 	MemoryBytes uint64
-	// MaxProcs bounds the processes and threads of a check. Default 1024.
+	// MaxProcs bounds the processes and threads of a check (RLIMIT_NPROC
+	// of its uid, which no other check shares). Default 1024.
 	MaxProcs uint64
 	// DiskBytes bounds what a check writes: the size of its tmpfs, which
 	// holds its copy of the export too. Default 2 GiB.
 	DiskBytes uint64
-	// UID and GID are what checks run as when the server runs as root.
-	// Default 65534 (nobody).
-	UID, GID int
+	// UID, UIDCount and GID are what checks run as when the server runs
+	// as root: each running sandbox leases a uid of its own from UID to
+	// UID+UIDCount-1, since the kernel counts RLIMIT_NPROC per uid (see
+	// MaxProcs), and all share GID, which the shared build cache belongs
+	// to. A check waits while every uid is leased. Defaults: UID 65536,
+	// UIDCount 64, GID 65536: ids above the 16-bit ones and below where
+	// useradd starts subordinate ids, which no user or service of a
+	// usual system holds (its processes would count against a check's
+	// limit).
+	UID, UIDCount, GID int
+	// UIDLeaseDir holds the uid leases, shared by every server of the
+	// host that runs checks. Default: repo-mcp-verify-uids-<server's uid>
+	// in os.TempDir().
+	UIDLeaseDir string
 	// Unconfined lists the isolation properties checks may run without
 	// where the platform cannot give them. Default none: such a check
 	// does not run.
@@ -153,10 +165,16 @@ func (opts *Options) defaults() error {
 		opts.DiskBytes = 2 << 30
 	}
 	if opts.UID == 0 {
-		opts.UID = 65534
+		opts.UID = 65536
+	}
+	if opts.UIDCount <= 0 {
+		opts.UIDCount = 64
 	}
 	if opts.GID == 0 {
-		opts.GID = 65534
+		opts.GID = 65536
+	}
+	if opts.UIDLeaseDir == "" {
+		opts.UIDLeaseDir = filepath.Join(os.TempDir(), fmt.Sprintf("repo-mcp-verify-uids-%d", os.Geteuid()))
 	}
 	if opts.TempDir == "" {
 		opts.TempDir = os.TempDir()
@@ -314,16 +332,18 @@ func (c *Checker) prepare(dir string, ro *runOptions) (*runContext, error) {
 	return rc, nil
 }
 
-// sharedCacheDir makes the shared build cache, owned by the sandbox uid
-// (only a sandbox writes it) when the server runs as root.
+// sharedCacheDir makes the shared build cache. When the server runs as
+// root, sandboxes of several uids write it: it belongs to root and the
+// sandboxes' group, which may add entries (see shareCache).
 func (c *Checker) sharedCacheDir() error {
 	if err := os.MkdirAll(c.opts.BuildCache, 0o700); err != nil {
 		return errors.New("the build cache cannot be created; see the server's verify configuration")
 	}
-	if os.Getuid() == 0 {
-		if err := os.Chown(c.opts.BuildCache, c.opts.UID, c.opts.GID); err != nil {
-			return fmt.Errorf("the build cache cannot be given to the sandbox uid: %w", err)
-		}
+	if os.Getuid() != 0 {
+		return nil
+	}
+	if err := shareCache(c.opts.BuildCache, c.opts.GID); err != nil {
+		return fmt.Errorf("the build cache cannot be given to the sandboxes' group: %w", err)
 	}
 	return nil
 }
