@@ -76,9 +76,11 @@ func (s *Server) limitCallers(next Handler) Handler {
 	}
 	return func(ctx context.Context, req *Request) *Result {
 		if !l.acquire(req.Caller) {
-			return errorResult(&Error{Class: Transient, RetryAfter: time.Second,
+			res := errorResult(&Error{Class: Transient, RetryAfter: time.Second,
 				Message: "too many calls in progress for this caller",
 				Hint:    "wait for a call to finish, then retry"})
+			res.Refusal = RefusedLimit
+			return res
 		}
 		defer l.release(req.Caller)
 		return next(ctx, req)

@@ -18,7 +18,10 @@ type Middleware func(next Handler) Handler
 // chain is the order every call goes through, outermost first. It is the
 // one place to read to know what happens to a call:
 //
+//	[observe]  the server's observers (Options.Observers): metrics, traces
 //	audit      one line per call, whatever happens inside
+//	track      the calls in flight, refused while draining and cancelled
+//	           at the drain's bound (lifecycle.go)
 //	recover    a panic becomes an internal error with a trace id
 //	validate   arguments against the input schema, all problems at once,
 //	           and the state of a previous round (see Ask); then decode
@@ -40,7 +43,11 @@ func (s *Server) chain(t *registered) Handler {
 	h = s.authorize(h)
 	h = validate(h)
 	h = s.recoverPanics(h)
+	h = s.track(h)
 	h = s.audit(h)
+	for i := len(s.opts.Observers) - 1; i >= 0; i-- {
+		h = s.opts.Observers[i](h)
+	}
 	return h
 }
 
@@ -84,7 +91,9 @@ func (s *Server) authorize(next Handler) Handler {
 	}
 	return func(ctx context.Context, req *Request) *Result {
 		if err := s.opts.Authorize(ctx, req); err != nil {
-			return s.failure(req, err)
+			res := s.failure(req, err)
+			res.Refusal = RefusedAuth
+			return res
 		}
 		return next(ctx, req)
 	}

@@ -34,6 +34,10 @@ type Request struct {
 	// without its Authorization: the caller's credential is the server's
 	// to check, never a tool's to keep or pass on.
 	Header http.Header
+	// Meta is the request's _meta as the client sent it (the W3C
+	// traceparent of the 2026-07-28 specification, for one); nil when
+	// there was none.
+	Meta map[string]any
 
 	tool    *registered
 	started time.Time

@@ -37,6 +37,9 @@ type Result struct {
 	Err *Error
 	// Truncated reports that Text was cut to the result bound.
 	Truncated bool
+	// Refusal, when set, says why the server refused the call before its
+	// tool ran: [RefusedAuth] or [RefusedLimit].
+	Refusal string
 	// ask, when set, ends this round of the call with questions for the
 	// person behind the client (see Ask).
 	ask *askError
@@ -119,3 +122,10 @@ func truncateText(s string, limit int) string {
 	}
 	return s[:keep] + fmt.Sprintf("\n[truncated by the server: %d of %d bytes shown]", keep, len(s))
 }
+
+// Why the server refuses a call before its tool runs ([Result.Refusal]).
+const (
+	RefusedAuth     = "auth"     // Options.Authorize refused it
+	RefusedLimit    = "limit"    // the caller had Options.MaxCallsPerCaller calls in progress
+	RefusedDraining = "draining" // the server is shutting down (Server.Drain)
+)

@@ -51,6 +51,10 @@ type Options struct {
 	// Middleware runs inside authorization and outside the per-tool
 	// timeout, in order.
 	Middleware []Middleware
+	// Observers run outside everything else, in order, so that they see
+	// every call and its result, refused or not: metrics and traces.
+	// Result.Refusal says why the server refused a call.
+	Observers []Middleware
 	// Timeout is the default per-call deadline. Default [DefaultTimeout];
 	// negative means none.
 	Timeout time.Duration
@@ -60,6 +64,14 @@ type Options struct {
 	// MaxFrameBytes bounds one incoming JSON-RPC message. Default
 	// [DefaultMaxFrameBytes].
 	MaxFrameBytes int
+	// Families, when not nil, are the tool families the server serves:
+	// [Register] skips a tool of any other family (see [Tool.Family]).
+	Families []string
+	// Visible, when set, decides which tools a caller is offered: a tool
+	// it returns false for is left out of the caller's tools/list, and a
+	// call to it is refused as an unknown tool, as if it did not exist.
+	// It should say whether any call of the tool could pass [Options.Authorize].
+	Visible func(caller string, t Tool) bool
 	// StateKey seals the state a tool saves when it asks the person behind
 	// the client a question (see Ask). Replicas that serve one client must
 	// share it. Default: a random key per process.
@@ -87,6 +99,8 @@ type Server struct {
 	mu    sync.Mutex
 	tools map[string]*registered
 	mcp   *mcp.Server // built when first served
+
+	life lifecycle // warm-up work, draining and what Close releases
 }
 
 // New returns a server with no tools.
@@ -127,6 +141,9 @@ func (s *Server) add(r *registered) error {
 	defer s.mu.Unlock()
 	if s.mcp != nil {
 		return fmt.Errorf("tool %s: register tools before serving", r.def.Name)
+	}
+	if !s.Serves(r.def.Family) {
+		return nil
 	}
 	if _, dup := s.tools[r.def.Name]; dup {
 		return fmt.Errorf("tool %s: already registered", r.def.Name)
@@ -180,7 +197,7 @@ func (s *Server) engine() *mcp.Server {
 			// (the tool set is fixed once serving starts).
 			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 		})
-	srv.AddReceivingMiddleware(coded, toolsOnly)
+	srv.AddReceivingMiddleware(coded, toolsOnly, s.visibleOnly)
 	for _, name := range slices.Sorted(maps.Keys(s.tools)) {
 		r := s.tools[name]
 		srv.AddTool(r.wireTool(), s.callHandler(r))
@@ -247,6 +264,7 @@ func (s *Server) callHandler(r *registered) mcp.ToolHandler {
 	return func(ctx context.Context, creq *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		req := s.begin(r, creq.Params.Arguments)
 		req.ProtocolVersion = creq.ProtocolVersion()
+		req.Meta = creq.Params.Meta
 		if id, ok := creq.Params.Meta[metaRPCID].(string); ok {
 			req.RPCID = id
 		}

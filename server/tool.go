@@ -42,6 +42,11 @@ type Tool struct {
 	// call with the same arguments has no further effect. ReadOnly tools are
 	// always idempotent.
 	Idempotent bool
+	// Family is the toolset the tool belongs to (for example "read" or
+	// "apply"): operators serve or hide families as a whole (see
+	// [Options.Families]). Empty means the tool is served whatever the
+	// operator chose.
+	Family string
 	// Action is the authorization action the call needs (for example "read"
 	// or "apply"). It is passed to the server's Authorize hook. Empty means
 	// the tool needs no authorization beyond being listed.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -26,6 +27,7 @@ import (
 //	  - identity: alice
 //	    sha256: 5e8848...       # of the token; repo-mcp token alice makes one
 //	    expires: 2027-06-30     # optional
+//	toolsets: [read, search]    # tool families served (default all; --toolsets overrides)
 //	oauth:                      # or tokens from an OAuth authorization server
 //	  resource: https://repo.example/mcp
 //	  issuer: https://idp.example/realms/eng
@@ -33,7 +35,10 @@ import (
 type fileConfig struct {
 	workspace.Config `yaml:",inline"`
 	Tokens           []tokenConfig `yaml:"tokens"`
-	OAuth            *oauthConfig  `yaml:"oauth"`
+	// Toolsets are the tool families the deployment serves (default all;
+	// the --toolsets flag overrides them).
+	Toolsets []string     `yaml:"toolsets"`
+	OAuth    *oauthConfig `yaml:"oauth"`
 }
 
 // tokenConfig lets an identity call over HTTP with a bearer token. Only
@@ -114,4 +119,21 @@ func validateTokens(tokens []tokenConfig) error {
 		digests[t.SHA256] = true
 	}
 	return nil
+}
+
+// identities are the callers the configuration names: the operator's,
+// the token holders' and the policies' own (not "*"), for bounded metric
+// labels.
+func (c fileConfig) identities(operator string) []string {
+	ids := []string{operator}
+	for _, t := range c.Tokens {
+		ids = append(ids, t.Identity)
+	}
+	for _, p := range c.Policies {
+		if p.Identity != "*" {
+			ids = append(ids, p.Identity)
+		}
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
 }

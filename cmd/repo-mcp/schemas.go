@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,7 +24,7 @@ import (
 func allTools() (*server.Server, error) {
 	s := newServer(server.Options{})
 	c := toolConfig{indexCache: "off", verifyChecks: strings.Join(verify.DefaultChecks, ",")}
-	if _, err := registerTools(context.Background(), s, nil, &c, server.DefaultCaller, slog.New(slog.DiscardHandler)); err != nil {
+	if err := registerTools(s, nil, &c, server.DefaultCaller, slog.New(slog.DiscardHandler)); err != nil {
 		return nil, err
 	}
 	return s, nil

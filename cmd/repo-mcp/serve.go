@@ -16,25 +16,30 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/server/metrics"
 	"github.com/repo-mcp/repo-mcp/server/oauth"
+	"github.com/repo-mcp/repo-mcp/server/tracing"
 	"github.com/repo-mcp/repo-mcp/tools/toolkit"
 	"github.com/repo-mcp/repo-mcp/workspace"
 )
 
 // serveConfig is what the serve flags say.
 type serveConfig struct {
-	workspaces  []string
-	configFile  string
-	httpAddr    string
-	allowRemote bool
-	hosts       []string
-	maxCalls    int
-	bodyTimeout time.Duration
-	stateKey    string
-	auditLog    string
-	identity    string
-	cpuProfile  string
-	tools       toolConfig
+	workspaces   []string
+	configFile   string
+	httpAddr     string
+	allowRemote  bool
+	hosts        []string
+	maxCalls     int
+	bodyTimeout  time.Duration
+	stateKey     string
+	auditLog     string
+	identity     string
+	cpuProfile   string
+	drainTimeout time.Duration
+	metricsAddr  string
+	otlpEndpoint string
+	tools        toolConfig
 }
 
 func parseServe(args []string, stdout, stderr io.Writer) (*serveConfig, error) {
@@ -58,6 +63,9 @@ func parseServe(args []string, stdout, stderr io.Writer) (*serveConfig, error) {
 	fs.DurationVar(&c.bodyTimeout, "http-body-timeout", server.DefaultBodyTimeout, "over HTTP, how long a request's body may take to arrive once its headers have")
 	fs.StringVar(&c.stateKey, "state-key-file", "", "a `file` holding the secret (32 bytes or more) that seals the questions tools put to a person; replicas behind one load balancer must share it (default: a random key per process)")
 	fs.StringVar(&c.auditLog, "audit-log", "", "append the audit trail to `file` (default: stderr)")
+	fs.StringVar(&c.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at /metrics on `addr` (its own listener, without tokens: keep it where only the scraper reaches it)")
+	fs.StringVar(&c.otlpEndpoint, "otlp-endpoint", "", "export OpenTelemetry spans of every call to this OTLP/HTTP `url` (such as http://collector:4318/v1/traces); default: none are sent")
+	fs.DurationVar(&c.drainTimeout, "drain-timeout", 20*time.Second, "over HTTP, on SIGTERM, how long calls in flight may take to finish before they are cancelled and answered transient")
 	fs.StringVar(&c.identity, "identity", server.DefaultCaller, "caller identity of calls over stdio, and over HTTP without tokens")
 	c.tools.flags(fs)
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to `file` (for diagnosis)")
@@ -94,11 +102,17 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	logger := slog.New(slog.NewJSONHandler(stderr, nil))
 	cfg, err := loadConfig(c)
 	if err != nil {
 		return err
 	}
+	var m *metrics.Metrics
+	logHandler := slog.Handler(slog.NewJSONHandler(stderr, nil))
+	if c.metricsAddr != "" {
+		m = metrics.New(metrics.Options{Callers: cfg.identities(c.identity)})
+		logHandler = m.LogHandler(logHandler)
+	}
+	logger := slog.New(logHandler)
 	var (
 		bearer   *server.BearerAuth
 		resource *oauth.ResourceServer
@@ -113,7 +127,14 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer reg.Close()
-	opts := server.Options{Logger: logger, Caller: c.identity, Authorize: toolkit.Authorizer(reg)}
+	families, err := c.tools.families(cfg.Toolsets)
+	if err != nil {
+		return err
+	}
+	opts := server.Options{
+		Logger: logger, Caller: c.identity, Authorize: toolkit.Authorizer(reg),
+		Families: toolkit.Names(families), Visible: toolkit.Visible(reg),
+	}
 	if c.httpAddr != "" {
 		opts.MaxCallsPerCaller = c.maxCalls
 	}
@@ -135,14 +156,29 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		defer f.Close()
 		opts.Audit = f
 	}
+	if m != nil {
+		opts.Observers = append(opts.Observers, m.Middleware)
+		stop, err := serveMetrics(c.metricsAddr, m, logger)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	if c.otlpEndpoint != "" {
+		tp, err := newTracerProvider(ctx, c.otlpEndpoint)
+		if err != nil {
+			return err
+		}
+		defer tp.Shutdown(context.WithoutCancel(ctx)) // sends the last batch
+		opts.Observers = append(opts.Observers, tracing.Middleware(tp))
+	}
 	s := newServer(opts)
-	closeTools, err := registerTools(ctx, s, reg, &c.tools, c.identity, logger)
-	if err != nil {
+	if err := registerTools(s, reg, &c.tools, c.identity, logger); err != nil {
 		return err
 	}
-	defer closeTools()
+	defer s.Close()
 	if c.httpAddr != "" {
-		return serveHTTP(ctx, s, c, bearer, resource, logger)
+		return serveHTTP(ctx, s, c, bearer, resource, m, logger)
 	}
 	logger.Info("serving MCP on stdio", "version", version(), "tools", len(s.Tools()), "workspaces", len(reg.IDs(c.identity)))
 	return s.Serve(ctx, os.Stdin, protocol)
@@ -247,7 +283,7 @@ func newServer(opts server.Options) *server.Server {
 	}, opts)
 }
 
-func serveHTTP(ctx context.Context, s *server.Server, c *serveConfig, bearer *server.BearerAuth, resource *oauth.ResourceServer, logger *slog.Logger) error {
+func serveHTTP(ctx context.Context, s *server.Server, c *serveConfig, bearer *server.BearerAuth, resource *oauth.ResourceServer, m *metrics.Metrics, logger *slog.Logger) error {
 	ln, err := net.Listen("tcp", c.httpAddr)
 	if err != nil {
 		return err
@@ -265,10 +301,12 @@ func serveHTTP(ctx context.Context, s *server.Server, c *serveConfig, bearer *se
 			mux.Handle(path, resource.MetadataHandler())
 		}
 	}
-	mux.Handle("/mcp", s.HTTPHandler(hopts))
-	// For load balancers: the process is up and serving. It needs no
-	// token and says nothing else.
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok\n") })
+	var mcpHandler http.Handler = s.HTTPHandler(hopts)
+	if m != nil {
+		mcpHandler = m.HTTPRefusals(mcpHandler)
+	}
+	mux.Handle("/mcp", mcpHandler)
+	health(mux, s)
 	hs := &http.Server{
 		Handler: boundBodies(mux, c.bodyTimeout),
 		// A client that sends its headers slowly, or keeps an idle
@@ -286,10 +324,60 @@ func serveHTTP(ctx context.Context, s *server.Server, c *serveConfig, bearer *se
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
-		shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		return hs.Shutdown(shutdown)
+		return drain(s, hs, c.drainTimeout, logger)
 	}
+}
+
+// drain stops an HTTP server gracefully (SIGTERM, or SIGINT): it stops
+// accepting connections and reports not ready at once, lets the calls in
+// flight finish within bound, then cancels the rest, which are answered
+// transient so that their clients retry on another replica, and closes
+// what is left once they are answered.
+func drain(s *server.Server, hs *http.Server, bound time.Duration, logger *slog.Logger) error {
+	start := time.Now()
+	logger.Info("draining", "bound", bound)
+	shutdown := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), bound+5*time.Second)
+		defer cancel()
+		shutdown <- hs.Shutdown(ctx) // waits for the answers, cancelled ones included
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	defer cancel()
+	cancelled := s.Drain(ctx)
+	err := <-shutdown
+	if err != nil {
+		hs.Close()
+	}
+	logger.Info("drained", "cancelled_calls", cancelled, "duration", time.Since(start), "error", err)
+	return nil
+}
+
+// health serves the probes of load balancers and orchestrators. They
+// need no token and say nothing about the repositories:
+//
+//	/livez, /healthz     the process is up and answers
+//	/readyz, /healthz?ready
+//	                     it should be sent calls: workspaces open, warm-up
+//	                     (--warm) done, not draining
+func health(mux *http.ServeMux, s *server.Server) {
+	live := func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok\n") }
+	ready := func(w http.ResponseWriter, _ *http.Request) {
+		if err := s.Ready(); err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		io.WriteString(w, "ready\n")
+	}
+	mux.HandleFunc("GET /livez", live)
+	mux.HandleFunc("GET /readyz", ready)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Has("ready") {
+			ready(w, r)
+			return
+		}
+		live(w, r)
+	})
 }
 
 // boundBodies gives every request with a body the time d for it to
@@ -305,4 +393,19 @@ func boundBodies(h http.Handler, d time.Duration) http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// serveMetrics serves m at /metrics on its own listener, and returns what
+// stops it.
+func serveMetrics(addr string, m *metrics.Metrics, logger *slog.Logger) (func(), error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--metrics-addr: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", m.Handler())
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
+	logger.Info("serving metrics", "url", "http://"+ln.Addr().String()+"/metrics")
+	go hs.Serve(ln)
+	return func() { hs.Close() }, nil
 }

@@ -1,12 +1,13 @@
 package main
 
 import (
-	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -21,12 +22,14 @@ import (
 	"github.com/repo-mcp/repo-mcp/tools/searchsymbol"
 	"github.com/repo-mcp/repo-mcp/tools/searchsymbol/goindex"
 	"github.com/repo-mcp/repo-mcp/tools/searchtext"
+	"github.com/repo-mcp/repo-mcp/tools/toolkit"
 	"github.com/repo-mcp/repo-mcp/workspace"
 )
 
 // toolConfig is what the flags say about the tools.
 type toolConfig struct {
 	readOnly       bool
+	toolsets       string
 	indexCache     string
 	warm           bool
 	protected      []string
@@ -44,7 +47,8 @@ type toolConfig struct {
 }
 
 func (c *toolConfig) flags(fs *flag.FlagSet) {
-	fs.BoolVar(&c.readOnly, "read-only", false, "register no tool that changes anything (no patch tools)")
+	fs.BoolVar(&c.readOnly, "read-only", false, "serve no tool that changes anything: the read, search, history and navigate families of --toolsets at most")
+	fs.StringVar(&c.toolsets, "toolsets", "", "the tool `families` to serve, comma-separated: read, search, history, navigate, propose, apply, verify, or all (default: the config file's toolsets, else all)")
 	fs.StringVar(&c.indexCache, "index-cache", "default", "keep symbol and text indexes on disk in `dir` (\"default\": the user cache directory; \"off\": memory only)")
 	fs.BoolVar(&c.warm, "warm", false, "index HEAD of every workspace at start, before the first search")
 	fs.Func("protected", "a path `glob` whose change needs the apply action even to be proposed (repeatable; default .github/workflows/**)", func(v string) error {
@@ -76,75 +80,88 @@ func (c *toolConfig) flags(fs *flag.FlagSet) {
 	})
 }
 
-// registerTools adds the repository tools to s, reading through reg (nil
-// when the tools are only listed: their handlers then never run), and
-// returns what to call at exit.
-func registerTools(ctx context.Context, s *server.Server, reg *workspace.Registry, c *toolConfig, identity string, logger *slog.Logger) (func(), error) {
-	for _, register := range []func(*server.Server, *workspace.Registry) error{repoinfo.Register, readfile.Register} {
-		if err := register(s, reg); err != nil {
-			return nil, err
-		}
-	}
-	if err := history.Register(s, reg, history.Options{HideEmails: c.hideEmails}); err != nil {
-		return nil, err
-	}
-	symbols := searchsymbol.New(reg, searchsymbol.Options{CacheDir: indexCacheDir(c.indexCache, logger), Logger: logger})
-	if err := symbols.Register(s); err != nil {
-		return nil, err
+// registerTools adds the repository tools of the families s serves to s,
+// reading through reg (nil when the tools are only listed: their handlers
+// then never run, and no index is opened). Every family registers in the
+// same shape; s.Close releases what they hold.
+func registerTools(s *server.Server, reg *workspace.Registry, c *toolConfig, identity string, logger *slog.Logger) error {
+	warmAs := ""
+	if c.warm {
+		warmAs = identity
 	}
 	textDir := ""
 	if reg != nil { // a listing of the tools touches no disk
 		textDir = textCacheDir(c.indexCache, logger)
 	}
-	text, err := searchtext.New(reg, searchtext.Options{CacheDir: textDir, Logger: logger})
-	if err != nil {
-		symbols.Close()
-		return nil, err
-	}
-	if err := text.Register(s); err != nil {
-		return nil, err
-	}
-	nav, err := gonav.New(reg, gonav.Options{
-		CacheDir: navCacheDir(c.indexCache, reg != nil, logger), Logger: logger,
-		Verify: verify.Options{Unconfined: c.verifyUnconfined, DiskBytes: c.verifyDisk, MaxProcs: c.verifyProcs, SelfHelper: true},
-	})
-	if err != nil {
-		symbols.Close()
-		text.Close()
-		return nil, err
-	}
-	if err := nav.Register(s); err != nil {
-		return nil, err
-	}
-	if c.warm && reg != nil {
-		go symbols.Warm(ctx, identity, reg.IDs(identity)...)
-		go text.Warm(ctx, identity, reg.IDs(identity)...)
-	}
-	closeAll := func() {
-		symbols.Close()
-		text.Close()
-		nav.Close()
-	}
-	if c.readOnly {
-		return closeAll, nil
-	}
 	var checks []string
 	if c.verifyChecks != "" {
 		checks = strings.Split(c.verifyChecks, ",")
 	}
-	err = patch.Register(s, reg, patch.Options{
-		Protected:        c.protected,
-		Logger:           logger,
-		MaxOpenProposals: c.maxProposals,
-		MaxFailedApplies: c.maxFailures,
-		Verify: verify.Options{
-			Checks: checks, Timeout: c.verifyTimeout, FreshBuildCache: c.verifyFreshGoc,
-			Unconfined: c.verifyUnconfined, DiskBytes: c.verifyDisk, MaxProcs: c.verifyProcs,
-			UID: c.verifyUIDs[0], UIDCount: c.verifyUIDs[1],
-			SelfHelper: true, // main calls verify.RunHelper
+	families := []func() error{
+		func() error { return repoinfo.Register(s, reg, repoinfo.Options{}) },
+		func() error { return readfile.Register(s, reg, readfile.Options{}) },
+		func() error { return history.Register(s, reg, history.Options{HideEmails: c.hideEmails}) },
+		func() error {
+			return searchsymbol.Register(s, reg, searchsymbol.Options{CacheDir: indexCacheDir(c.indexCache, logger), Logger: logger, WarmAs: warmAs})
 		},
-	})
-	return closeAll, err
+		func() error {
+			return searchtext.Register(s, reg, searchtext.Options{CacheDir: textDir, Logger: logger, WarmAs: warmAs})
+		},
+		func() error {
+			return gonav.Register(s, reg, gonav.Options{
+				CacheDir: navCacheDir(c.indexCache, reg != nil, logger), Logger: logger,
+				Verify: verify.Options{
+					Unconfined: c.verifyUnconfined, DiskBytes: c.verifyDisk, MaxProcs: c.verifyProcs,
+					UID: c.verifyUIDs[0], UIDCount: c.verifyUIDs[1],
+					SelfHelper: true,
+				},
+			})
+		},
+		func() error {
+			if !s.Serves(string(toolkit.FamilyPropose)) && !s.Serves(string(toolkit.FamilyApply)) && !s.Serves(string(toolkit.FamilyVerify)) {
+				return nil // nothing to recover, no sandbox to prepare
+			}
+			return patch.Register(s, reg, patch.Options{
+				Protected:        c.protected,
+				Logger:           logger,
+				MaxOpenProposals: c.maxProposals,
+				MaxFailedApplies: c.maxFailures,
+				Verify: verify.Options{
+					Checks: checks, Timeout: c.verifyTimeout, FreshBuildCache: c.verifyFreshGoc,
+					Unconfined: c.verifyUnconfined, DiskBytes: c.verifyDisk, MaxProcs: c.verifyProcs,
+					UID: c.verifyUIDs[0], UIDCount: c.verifyUIDs[1],
+					SelfHelper: true, // main calls verify.RunHelper
+				},
+			})
+		},
+	}
+	for _, register := range families {
+		if err := register(); err != nil {
+			return errors.Join(err, s.Close())
+		}
+	}
+	return nil
+}
+
+// families returns the tool families to serve: --toolsets, else the
+// config file's toolsets, else all, without those that change anything
+// under --read-only.
+func (c *toolConfig) families(configured []string) ([]toolkit.Family, error) {
+	list := c.toolsets
+	if list == "" {
+		list = strings.Join(configured, ",")
+	}
+	if list == "" {
+		list = "all"
+	}
+	fs, err := toolkit.ParseFamilies(list)
+	if err != nil {
+		return nil, fmt.Errorf("--toolsets: %w", err)
+	}
+	if c.readOnly {
+		fs = slices.DeleteFunc(fs, func(f toolkit.Family) bool { return !slices.Contains(toolkit.ReadOnlyFamilies(), f) })
+	}
+	return fs, nil
 }
 
 // indexCacheDir turns the --index-cache flag into a directory ("" for

@@ -68,7 +68,7 @@ func run(ctx context.Context, spaces []string, crashAfter int, gocache string) e
 			}
 		}
 	}
-	if err := readfile.Register(s, reg); err != nil {
+	if err := readfile.Register(s, reg, readfile.Options{}); err != nil {
 		return err
 	}
 	if err := patch.Register(s, reg, opts); err != nil {

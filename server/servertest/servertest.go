@@ -239,3 +239,18 @@ func (c *Client) Tools() []*Tool {
 	}
 	return res.Tools
 }
+
+// ToolNames lists the names of the tools the server offers this client,
+// in the order it sent them, and fails the test on a protocol error.
+func (c *Client) ToolNames() []string {
+	c.t.Helper()
+	res, err := c.session.ListTools(context.Background(), nil)
+	if err != nil {
+		c.t.Fatalf("servertest: tools/list: %v", err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+	}
+	return names
+}

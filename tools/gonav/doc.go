@@ -4,8 +4,7 @@
 // (a static call graph by class hierarchy analysis), and a package's
 // exported API.
 //
-//	sv, err := gonav.New(reg, gonav.Options{CacheDir: dir, Verify: verify.Options{SelfHelper: true}})
-//	err = sv.Register(s)
+//	err := gonav.Register(s, reg, gonav.Options{CacheDir: dir, Verify: verify.Options{SelfHelper: true}})
 //
 // # How a revision is loaded
 //

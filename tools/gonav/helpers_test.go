@@ -79,7 +79,7 @@ func serve(t testing.TB, dir string, opts Options, allow ...string) (*servertest
 		Caller: "op", Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)), Audit: io.Discard,
 		Authorize: toolkit.Authorizer(reg),
 	})
-	if err := sv.Register(s); err != nil {
+	if err := sv.register(s); err != nil {
 		t.Fatal(err)
 	}
 	return servertest.Start(t, s), sv

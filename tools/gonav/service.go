@@ -119,8 +119,8 @@ func (sv *Service) Close() error {
 	return nil
 }
 
-// Register adds go_navigate to s.
-func (sv *Service) Register(s *server.Server) error {
+// register adds go_navigate to s.
+func (sv *Service) register(s *server.Server) error {
 	return server.Register(s, server.Tool{
 		Errors: []server.Class{server.PermissionDenied, server.NotFound},
 		Name:   "go_navigate",
@@ -132,6 +132,7 @@ func (sv *Service) Register(s *server.Server) error {
 			"ambiguous name answers with candidates. Results: file, line, column, the line's text, kind, package, sorted " +
 			"and paged; precision says whether every package type-checked. The first call on a revision loads it (seconds).",
 		Effect:         server.ReadOnly,
+		Family:         string(toolkit.FamilyNavigate),
 		Action:         string(workspace.ActionSearch),
 		MaxResultBytes: 4 << 20,
 		Timeout:        sv.opts.CallTimeout,

@@ -16,7 +16,8 @@ type Options struct {
 	HideEmails bool
 }
 
-// Register adds history and diff to s, reading through reg.
+// Register adds history and diff, of family history, to s, reading
+// through reg.
 func Register(s *server.Server, reg *workspace.Registry, opts Options) error {
 	comments := toolkit.Comments(goComments())
 	if err := server.Register(s, server.Tool{
@@ -28,6 +29,7 @@ func Register(s *server.Server, reg *workspace.Registry, opts Options) error {
 			"removed (git log -S) or a changed line matching a regex (git log -G), merges; paged with a cursor. " +
 			"Mode blame gives, for each run of lines of a file, the commit that last changed it and where to dig further.",
 		Effect:         server.ReadOnly,
+		Family:         string(toolkit.FamilyHistory),
 		Action:         string(workspace.ActionRead),
 		MaxResultBytes: historyResultBytes,
 		Comments:       comments,
@@ -45,6 +47,7 @@ func Register(s *server.Server, reg *workspace.Registry, opts Options) error {
 			"Files with status, renames with similarity, binary files and line counts; detail patch adds unified diffs, " +
 			"paged by file within a byte budget.",
 		Effect:         server.ReadOnly,
+		Family:         string(toolkit.FamilyHistory),
 		Action:         string(workspace.ActionRead),
 		MaxResultBytes: diffResultBytes,
 		Comments:       comments,

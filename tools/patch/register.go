@@ -112,8 +112,8 @@ type tools struct {
 	authors  map[string]string    // proposals' callers by workspace id/patch id
 }
 
-// Register adds generate_patch, preview_diff, apply_patch and verify_patch
-// to s. Before it registers anything, it rolls back worktree applies that a
+// Register adds generate_patch and preview_diff (family propose),
+// apply_patch (family apply) and verify_patch (family verify) to s. Before it registers anything, it rolls back worktree applies that a
 // crash interrupted, and logs each one it finds.
 func Register(s *server.Server, reg *workspace.Registry, opts Options) error {
 	opts = opts.withDefaults()
@@ -166,6 +166,7 @@ func Register(s *server.Server, reg *workspace.Registry, opts Options) error {
 			"diff_sha256. Review it with preview_diff, then apply it with apply_patch.",
 		Effect:         server.Write,
 		Idempotent:     true,
+		Family:         string(toolkit.FamilyPropose),
 		Action:         string(workspace.ActionPropose),
 		MaxResultBytes: 2*opts.MaxDiffBytes + 128<<10, // the diff, as text and in the structured result
 		Comments:       comments,
@@ -180,6 +181,7 @@ func Register(s *server.Server, reg *workspace.Registry, opts Options) error {
 			"whether it still applies to a branch or to the working tree right now, and the approval " +
 			"{patch_id, base, diff_sha256} that apply_patch must echo.",
 		Effect:         server.ReadOnly,
+		Family:         string(toolkit.FamilyPropose),
 		Action:         string(workspace.ActionPropose),
 		MaxResultBytes: 2*opts.MaxDiffBytes + 128<<10, // the diff, as text and in the structured result
 		Comments:       comments,
@@ -198,6 +200,7 @@ func Register(s *server.Server, reg *workspace.Registry, opts Options) error {
 			"returns the first apply's record.",
 		Effect:     server.Destructive,
 		Idempotent: true,
+		Family:     string(toolkit.FamilyApply),
 		Action:     string(workspace.ActionApply),
 		Comments:   comments,
 	}, t.apply); err != nil {
@@ -213,6 +216,7 @@ func Register(s *server.Server, reg *workspace.Registry, opts Options) error {
 			"command. Returns each check's exit code, duration and the tail of its output, and an overall verdict.",
 		Effect:         server.Write,
 		OpenWorld:      false,
+		Family:         string(toolkit.FamilyVerify),
 		Action:         string(workspace.ActionVerify),
 		Timeout:        checker.CallTimeout(),
 		MaxResultBytes: 512 << 10,

@@ -35,7 +35,7 @@ func BenchmarkReadFileInProcess(b *testing.B) {
 	}
 	defer reg.Close()
 	s := server.New(server.Info{Name: "b"}, server.Options{Logger: slog.New(slog.DiscardHandler), Audit: io.Discard, Authorize: toolkit.Authorizer(reg)})
-	readfile.Register(s, reg)
+	readfile.Register(s, reg, readfile.Options{})
 	c := servertest.Start(b, s)
 	i := 0
 	for b.Loop() {

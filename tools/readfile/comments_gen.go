@@ -27,6 +27,7 @@ func goComments() map[string]string {
 		"github.com/repo-mcp/repo-mcp/tools/readfile.ListFilesOut.Revision":     "The full commit SHA listed, or \"worktree\".",
 		"github.com/repo-mcp/repo-mcp/tools/readfile.ListFilesOut.Total":        "The number of entries of the whole listing, all pages.",
 		"github.com/repo-mcp/repo-mcp/tools/readfile.ListFilesOut.Truncated":    "truncated says more entries follow this page.",
+		"github.com/repo-mcp/repo-mcp/tools/readfile.Options":                   "Options configure read_file and list_files.",
 		"github.com/repo-mcp/repo-mcp/tools/readfile.ReadFileIn":                "What read_file takes.",
 		"github.com/repo-mcp/repo-mcp/tools/readfile.ReadFileIn.Encoding":       "\"text\" (the default; binary files are refused) or \"base64\" (any file, as bytes from offset).",
 		"github.com/repo-mcp/repo-mcp/tools/readfile.ReadFileIn.EndLine":        "The last line to return, inclusive. Default: the last line of the file.",

@@ -5,7 +5,7 @@
 //
 //	reg, _ := workspace.Open(cfg, workspace.Options{})
 //	s := server.New(info, server.Options{Authorize: toolkit.Authorizer(reg)})
-//	err := readfile.Register(s, reg)
+//	err := readfile.Register(s, reg, readfile.Options{})
 //
 // File content is returned as text content, fenced and marked as data from
 // the repository; the structured result carries what a caller needs to

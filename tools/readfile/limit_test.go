@@ -34,7 +34,7 @@ func TestReadLimit(t *testing.T) {
 	}
 	t.Cleanup(func() { reg.Close() })
 	s := server.New(server.Info{Name: "t"}, server.Options{Logger: slog.New(slog.DiscardHandler), Audit: io.Discard, Authorize: toolkit.Authorizer(reg)})
-	if err := readfile.Register(s, reg); err != nil {
+	if err := readfile.Register(s, reg, readfile.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	client := servertest.Start(t, s)

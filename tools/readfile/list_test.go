@@ -161,7 +161,7 @@ func BenchmarkListFilesInProcess(b *testing.B) {
 	})
 	b.Run("call", func(b *testing.B) {
 		s := server.New(server.Info{Name: "b"}, server.Options{Logger: slog.New(slog.DiscardHandler), Audit: io.Discard, Authorize: toolkit.Authorizer(reg)})
-		if err := Register(s, reg); err != nil {
+		if err := Register(s, reg, Options{}); err != nil {
 			b.Fatal(err)
 		}
 		c := servertest.Start(b, s)

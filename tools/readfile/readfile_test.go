@@ -69,7 +69,7 @@ func newFixture(t *testing.T) *fixture {
 		Audit:     audit,
 		Authorize: toolkit.Authorizer(reg),
 	})
-	if err := readfile.Register(s, reg); err != nil {
+	if err := readfile.Register(s, reg, readfile.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	return &fixture{repo: repo, root: dir, head: head, client: servertest.Start(t, s), audit: audit}

@@ -8,8 +8,14 @@ import (
 	"github.com/repo-mcp/repo-mcp/workspace"
 )
 
-// Register adds read_file and list_files to s, reading through reg.
-func Register(s *server.Server, reg *workspace.Registry) error {
+// Options configure read_file and list_files. It has none yet: the
+// parameter keeps the Register of every tool family in one shape (see
+// [toolkit.Family]).
+type Options struct{}
+
+// Register adds read_file and list_files, of family read, to s, reading
+// through reg.
+func Register(s *server.Server, reg *workspace.Registry, _ Options) error {
 	comments := toolkit.Comments(goComments())
 	if err := server.Register(s, server.Tool{
 		Errors: []server.Class{server.PermissionDenied, server.NotFound, server.PreconditionFailed},
@@ -19,6 +25,7 @@ func Register(s *server.Server, reg *workspace.Registry) error {
 			"within a byte budget. The result names the commit and blob it read and, when cut, where to continue. " +
 			"Binary files are refused unless encoding is base64.",
 		Effect:         server.ReadOnly,
+		Family:         string(toolkit.FamilyRead),
 		Action:         string(workspace.ActionRead),
 		MaxResultBytes: maxResultBytes,
 		Comments:       comments,
@@ -35,6 +42,7 @@ func Register(s *server.Server, reg *workspace.Registry) error {
 			"symlink, submodule), size and mode. Recursive on request, filtered by a glob such as **/*.go, paged with a cursor. " +
 			"Entries hidden by policy are left out and counted.",
 		Effect:         server.ReadOnly,
+		Family:         string(toolkit.FamilyRead),
 		Action:         string(workspace.ActionRead),
 		MaxResultBytes: listResultBytes,
 		Comments:       comments,

@@ -12,6 +12,7 @@ func goComments() map[string]string {
 		"github.com/repo-mcp/repo-mcp/tools/repoinfo.Head.SHA":                  "The commit HEAD resolves to.",
 		"github.com/repo-mcp/repo-mcp/tools/repoinfo.Language":                  "Language counts the files of one extension.",
 		"github.com/repo-mcp/repo-mcp/tools/repoinfo.Language.Extension":        "The file extension, such as .go, or \"\" for files without one.",
+		"github.com/repo-mcp/repo-mcp/tools/repoinfo.Options":                   "Options configure repo_info.",
 		"github.com/repo-mcp/repo-mcp/tools/repoinfo.Ref":                       "A branch or tag.",
 		"github.com/repo-mcp/repo-mcp/tools/repoinfo.Ref.Name":                  "The full ref name, such as refs/heads/main.",
 		"github.com/repo-mcp/repo-mcp/tools/repoinfo.Ref.SHA":                   "The commit it names.",

@@ -2,7 +2,7 @@
 // for a caller about to work in it. It is read-only, needs the read action,
 // and never reveals where the repository lives on the host.
 //
-//	err := repoinfo.Register(s, reg)
+//	err := repoinfo.Register(s, reg, repoinfo.Options{})
 package repoinfo
 
 //go:generate go run github.com/repo-mcp/repo-mcp/server/cmd/gencomments
@@ -123,8 +123,12 @@ func (o RepoInfoOut) Text() string {
 	return b.String()
 }
 
-// Register adds repo_info to s, reading through reg.
-func Register(s *server.Server, reg *workspace.Registry) error {
+// Options configure repo_info. It has none yet: the parameter keeps the
+// Register of every tool family in one shape (see [toolkit.Family]).
+type Options struct{}
+
+// Register adds repo_info, of family read, to s, reading through reg.
+func Register(s *server.Server, reg *workspace.Registry, _ Options) error {
 	return server.Register(s, server.Tool{
 		Errors: []server.Class{server.PermissionDenied, server.NotFound},
 		Name:   "repo_info",
@@ -133,6 +137,7 @@ func Register(s *server.Server, reg *workspace.Registry) error {
 			"branches and tags (bounded), the last 20 commits, whether the working tree is readable and dirty, the Go module " +
 			"path, the number of files and the most common file extensions.",
 		Effect:   server.ReadOnly,
+		Family:   string(toolkit.FamilyRead),
 		Action:   string(workspace.ActionRead),
 		Comments: toolkit.Comments(goComments()),
 	}, func(ctx context.Context, req *server.Request, in RepoInfoIn) (RepoInfoOut, error) {

@@ -40,7 +40,7 @@ func TestRepoInfo(t *testing.T) {
 	}
 	defer reg.Close()
 	s := server.New(server.Info{Name: "t"}, server.Options{Logger: slog.New(slog.DiscardHandler), Audit: io.Discard, Authorize: toolkit.Authorizer(reg)})
-	if err := repoinfo.Register(s, reg); err != nil {
+	if err := repoinfo.Register(s, reg, repoinfo.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	c := servertest.Start(t, s)

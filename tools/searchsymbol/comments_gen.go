@@ -14,6 +14,7 @@ func goComments() map[string]string {
 		"github.com/repo-mcp/repo-mcp/tools/searchsymbol.Options":                        "Options configure the service.",
 		"github.com/repo-mcp/repo-mcp/tools/searchsymbol.Options.CacheDir":               "CacheDir keeps indexes on disk, so that a new process answers without parsing; empty means memory only.",
 		"github.com/repo-mcp/repo-mcp/tools/searchsymbol.Options.Logger":                 "Logger receives indexing warnings. Default: discard.",
+		"github.com/repo-mcp/repo-mcp/tools/searchsymbol.Options.WarmAs":                 "WarmAs, when set, is an identity: [Register] indexes HEAD of every workspace it may search, in the background, and the server is not ready until that is done.",
 		"github.com/repo-mcp/repo-mcp/tools/searchsymbol.SearchSymbolIn":                 "What search_symbol takes.",
 		"github.com/repo-mcp/repo-mcp/tools/searchsymbol.SearchSymbolIn.Cursor":          "cursor continues a search: the next_cursor of the previous page, with the same other arguments.",
 		"github.com/repo-mcp/repo-mcp/tools/searchsymbol.SearchSymbolIn.ExportedOnly":    "exported_only keeps only exported names.",

@@ -5,10 +5,8 @@
 // one indexer and one repository handle per workspace, and maps the JSON
 // input and output.
 //
-//	svc := searchsymbol.New(reg, searchsymbol.Options{CacheDir: dir})
-//	defer svc.Close()
-//	err := svc.Register(s)
-//	go svc.Warm(ctx, "app") // optional: index HEAD before the first query
+//	err := searchsymbol.Register(s, reg, searchsymbol.Options{CacheDir: dir, WarmAs: "op"})
+//	defer s.Close() // releases the index
 package searchsymbol
 
 //go:generate go run github.com/repo-mcp/repo-mcp/server/cmd/gencomments

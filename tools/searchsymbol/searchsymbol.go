@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/server/tracing"
 	"github.com/repo-mcp/repo-mcp/tools/searchsymbol/goindex"
 	"github.com/repo-mcp/repo-mcp/tools/toolkit"
 	"github.com/repo-mcp/repo-mcp/workspace"
@@ -19,6 +20,10 @@ type Options struct {
 	CacheDir string
 	// Logger receives indexing warnings. Default: discard.
 	Logger *slog.Logger
+	// WarmAs, when set, is an identity: [Register] indexes HEAD of every
+	// workspace it may search, in the background, and the server is not
+	// ready until that is done.
+	WarmAs string
 }
 
 // Service is the state search_symbol keeps between calls: the indexer,
@@ -44,22 +49,6 @@ func New(reg *workspace.Registry, opts Options) *Service {
 // Close releases what the service holds. The repositories are the
 // registry's; the indexer holds only memory.
 func (sv *Service) Close() error { return nil }
-
-// Register adds search_symbol to s.
-func (sv *Service) Register(s *server.Server) error {
-	return server.Register(s, server.Tool{
-		Errors: []server.Class{server.PermissionDenied, server.NotFound},
-		Name:   "search_symbol",
-		Title:  "Find Go declarations",
-		Description: "Find where Go symbols are declared in a repository at a revision (default HEAD): packages, functions, " +
-			"methods, types, fields, interface methods, constants and variables, with 1-based positions, signatures and the " +
-			"first sentence of their docs. Queries: NewReader, bufio.NewReader, Reader.Read, (*Server).Serve, camel-case " +
-			"initials (NR) or fuzzy (srvr). Ranked exact > prefix > initials > substring > fuzzy; paged with a cursor.",
-		Effect:   server.ReadOnly,
-		Action:   string(workspace.ActionSearch),
-		Comments: toolkit.Comments(goComments()),
-	}, sv.search)
-}
 
 // Warm builds the index of HEAD of each workspace, as the operator's
 // identity would see it, so that the first query finds it ready.
@@ -93,7 +82,10 @@ func (sv *Service) search(ctx context.Context, req *server.Request, in SearchSym
 	q.Progress = func(done, total int) {
 		req.Progress(float64(done), float64(total), fmt.Sprintf("indexing Go files: %d of %d", done, total))
 	}
-	res, err := sv.ix.Search(ctx, src, goindex.Options{IncludeVendor: in.IncludeVendor, IncludeTestdata: in.IncludeTestdata}, q)
+	// The span covers the index build when the revision has none yet.
+	ictx, span := tracing.Start(ctx, "symbol index")
+	res, err := sv.ix.Search(ictx, src, goindex.Options{IncludeVendor: in.IncludeVendor, IncludeTestdata: in.IncludeTestdata}, q)
+	span.End()
 	if err != nil {
 		return SearchSymbolOut{}, classify(err)
 	}

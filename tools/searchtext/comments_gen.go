@@ -26,6 +26,7 @@ func goComments() map[string]string {
 		"github.com/repo-mcp/repo-mcp/tools/searchtext.Options.Logger":             "Logger receives index progress and warnings. Default: discard.",
 		"github.com/repo-mcp/repo-mcp/tools/searchtext.Options.MaxFileBytes":       "The size above which a file is skipped. Default 4 MiB.",
 		"github.com/repo-mcp/repo-mcp/tools/searchtext.Options.TimeBudget":         "TimeBudget bounds the matching of one search; past it the search answers with what it found, its totals marked as lower bounds. Default 20s (and never past the call's own deadline).",
+		"github.com/repo-mcp/repo-mcp/tools/searchtext.Options.WarmAs":             "WarmAs, when set, is an identity: [Register] indexes HEAD of every workspace it may search, in the background, and the server is not ready until that is done.",
 		"github.com/repo-mcp/repo-mcp/tools/searchtext.Options.Workers":            "The number of files read and matched at once. Default GOMAXPROCS.",
 		"github.com/repo-mcp/repo-mcp/tools/searchtext.SearchTextIn":               "What search_text takes.",
 		"github.com/repo-mcp/repo-mcp/tools/searchtext.SearchTextIn.After":         "The number of lines of context shown after each match, at most 10.",

@@ -6,10 +6,8 @@
 // anything is matched), plans the query, verifies candidates with the real
 // expression, and pages the results in (path, line) order.
 //
-//	svc, err := searchtext.New(reg, searchtext.Options{CacheDir: dir})
-//	defer svc.Close()
-//	err = svc.Register(s)
-//	go svc.Warm(ctx, identity, "app") // optional: index HEAD before the first query
+//	err := searchtext.Register(s, reg, searchtext.Options{CacheDir: dir, WarmAs: "op"})
+//	defer s.Close() // closes the index
 //
 // A search reads the revision's listing, asks the index which blobs may
 // match, scans the blobs the index does not know yet (and starts indexing

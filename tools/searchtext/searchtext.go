@@ -10,9 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/repo-mcp/repo-mcp/server"
 	"github.com/repo-mcp/repo-mcp/tools/searchtext/textindex"
-	"github.com/repo-mcp/repo-mcp/tools/toolkit"
 	"github.com/repo-mcp/repo-mcp/workspace"
 )
 
@@ -35,6 +33,10 @@ type Options struct {
 	// ContentCacheBytes bounds the blob contents kept in memory for warm
 	// searches. Default 128 MiB; negative means none.
 	ContentCacheBytes int64
+	// WarmAs, when set, is an identity: [Register] indexes HEAD of every
+	// workspace it may search, in the background, and the server is not
+	// ready until that is done.
+	WarmAs string
 }
 
 // Defaults.
@@ -105,24 +107,6 @@ func (sv *Service) Close() error {
 	sv.stop()
 	sv.wg.Wait()
 	return nil
-}
-
-// Register adds search_text to s.
-func (sv *Service) Register(s *server.Server) error {
-	return server.Register(s, server.Tool{
-		Errors: []server.Class{server.PermissionDenied, server.NotFound},
-		Name:   "search_text",
-		Title:  "Search text",
-		Description: "Search the files of a repository at a revision (default HEAD, or the working tree where allowed) for a " +
-			"literal string or an RE2 regular expression, line by line as grep does, answered from an index. Case sensitive, " +
-			"insensitive or smart; whole words; include/exclude globs and language filters. Output: matching lines with " +
-			"1-based line and column and optional context, files with counts, or totals. Results in (path, line) order, paged " +
-			"with a cursor; binary and oversized files are skipped and counted.",
-		Effect:         server.ReadOnly,
-		Action:         string(workspace.ActionSearch),
-		MaxResultBytes: 4 << 20,
-		Comments:       toolkit.Comments(goComments()),
-	}, sv.search)
 }
 
 // Warm indexes HEAD of each workspace, as identity would see it, so that

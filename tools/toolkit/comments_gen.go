@@ -6,6 +6,7 @@ package toolkit
 // comments, for server.Tool.Comments.
 func goComments() map[string]string {
 	return map[string]string{
+		"github.com/repo-mcp/repo-mcp/tools/toolkit.Family":               "A toolset: tools an operator serves or hides together (the server's server.Tool.Family).",
 		"github.com/repo-mcp/repo-mcp/tools/toolkit.Selector":             "Selector names the workspace a call acts in.",
 		"github.com/repo-mcp/repo-mcp/tools/toolkit.Selector.WorkspaceID": "The id of a workspace the operator configured.",
 		"github.com/repo-mcp/repo-mcp/tools/toolkit.Target":               "Target names what a call reads: a workspace and a revision in it.",

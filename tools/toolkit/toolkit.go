@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/server/tracing"
 	"github.com/repo-mcp/repo-mcp/workspace"
 )
 
@@ -46,6 +47,8 @@ type Target struct {
 // Snapshot resolves the target for the caller of req and the action of
 // its tool. The workspace layer checks the caller's rights again.
 func Snapshot(ctx context.Context, reg *workspace.Registry, req *server.Request, t Target) (*workspace.Snapshot, error) {
+	ctx, span := tracing.Start(ctx, "resolve")
+	defer span.End()
 	return reg.Snapshot(ctx, Access(req), t.WorkspaceID, t.Revision)
 }
 
