@@ -118,7 +118,7 @@ func openRepo(layout gitLayout, cacheBytes, largeObject int64) (*repo, error) {
 	if layout.commonDir != "" {
 		fs = commonDirFS{dotgit.NewRepositoryFilesystem(fs, osfs.New(layout.commonDir, osfs.WithBoundOS())), layout.commonDir}
 	}
-	storage := filesystem.NewStorageWithOptions(fs,
+	storage := filesystem.NewStorageWithOptions(lockHidingFS{fs},
 		cache.NewObjectLRU(cache.FileSize(cacheBytes)),
 		filesystem.Options{
 			KeepDescriptors:      true,
