@@ -196,7 +196,7 @@ func TestInspector(t *testing.T) {
 					Tools []struct{ Name string } `json:"tools"`
 				} `json:"result"`
 			}
-			if err := json.Unmarshal(out, &list); err != nil || len(list.Result.Tools) != 11 {
+			if err := json.Unmarshal(out, &list); err != nil || len(list.Result.Tools) != 12 {
 				t.Fatalf("tools/list: %v: %s", err, out)
 			}
 			for _, call := range []struct {

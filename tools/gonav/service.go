@@ -200,8 +200,14 @@ func (sv *Service) load(ctx context.Context, req *server.Request, snap *workspac
 		return nil, server.Errorf(server.Internal, "listing the packages failed").Wrap(err)
 	}
 	ld := *sv.loader
-	var last time.Time
+	// The loader's workers report as each package is checked, at once.
+	var (
+		mu   sync.Mutex
+		last time.Time
+	)
 	ld.progress = func(done, total int) {
+		mu.Lock()
+		defer mu.Unlock()
 		if time.Since(last) > 250*time.Millisecond || done == total {
 			last = time.Now()
 			report(done, total, fmt.Sprintf("type-checking packages: %d of %d", done, total))
