@@ -89,9 +89,10 @@ func registerTools(s *server.Server, reg *workspace.Registry, c *toolConfig, ide
 	if c.warm {
 		warmAs = identity
 	}
-	textDir := ""
+	textDir, navDir := "", ""
 	if reg != nil { // a listing of the tools touches no disk
-		textDir = textCacheDir(c.indexCache, logger)
+		textDir = cacheSubdir(c.indexCache, "searchtext", logger)
+		navDir = cacheSubdir(c.indexCache, "gonav", logger)
 	}
 	var checks []string
 	if c.verifyChecks != "" {
@@ -109,7 +110,7 @@ func registerTools(s *server.Server, reg *workspace.Registry, c *toolConfig, ide
 		},
 		func() error {
 			return gonav.Register(s, reg, gonav.Options{
-				CacheDir: navCacheDir(c.indexCache, reg != nil, logger), Logger: logger,
+				CacheDir: navDir, Logger: logger,
 				Verify: verify.Options{
 					Unconfined: c.verifyUnconfined, DiskBytes: c.verifyDisk, MaxProcs: c.verifyProcs,
 					UID: c.verifyUIDs[0], UIDCount: c.verifyUIDs[1],
@@ -181,40 +182,20 @@ func indexCacheDir(flag string, logger *slog.Logger) string {
 	return flag
 }
 
-// textCacheDir turns the --index-cache flag into the text index's
-// directory ("" for memory only): beside the symbol index's by default,
-// inside the named directory otherwise.
-func textCacheDir(flag string, logger *slog.Logger) string {
+// cacheSubdir turns the --index-cache flag into the directory of one kind
+// of index, name ("" for none on disk): beside the symbol index's by
+// default, inside the named directory otherwise.
+func cacheSubdir(flag, name string, logger *slog.Logger) string {
 	switch flag {
 	case "off":
 		return ""
 	case "default":
 		dir, err := os.UserCacheDir()
 		if err != nil {
-			logger.Warn("no user cache directory; text indexes stay in memory", "error", err)
+			logger.Warn("no user cache directory; nothing of "+name+" is kept on disk", "error", err)
 			return ""
 		}
-		return filepath.Join(dir, "repo-mcp", "searchtext")
+		return filepath.Join(dir, "repo-mcp", name)
 	}
-	return filepath.Join(flag, "searchtext")
-}
-
-// navCacheDir turns the --index-cache flag into go_navigate's directory
-// for exports ("" for a temporary one): beside the other indexes.
-func navCacheDir(flag string, used bool, logger *slog.Logger) string {
-	if !used {
-		return "" // a listing of the tools touches no disk
-	}
-	switch flag {
-	case "off":
-		return ""
-	case "default":
-		dir, err := os.UserCacheDir()
-		if err != nil {
-			logger.Warn("no user cache directory; go_navigate's exports go to a temporary directory", "error", err)
-			return ""
-		}
-		return filepath.Join(dir, "repo-mcp", "gonav")
-	}
-	return filepath.Join(flag, "gonav")
+	return filepath.Join(flag, name)
 }
