@@ -130,17 +130,7 @@ func TestVerifyHostileTests(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	var dialed atomic.Int32
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			dialed.Add(1)
-			c.Close()
-		}
-	}()
+	dialed := countDials(ln)
 	outside := filepath.Join(t.TempDir(), "outside.txt")
 	marker := filepath.Join(t.TempDir(), "fsmonitor-ran")
 	gitfixture.Git(t, f.dir, "config", "core.fsmonitor", "touch "+marker)
@@ -237,17 +227,7 @@ func TestVerifySandboxAttacks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	var dialed atomic.Int32
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			dialed.Add(1)
-			c.Close()
-		}
-	}()
+	dialed := countDials(ln)
 	// The victim runs as the sandbox uid: only the PID namespace keeps a
 	// check's signals from it.
 	victim := exec.Command("sleep", "300")
@@ -556,4 +536,21 @@ func TestVerifyProgress(t *testing.T) {
 	if last := progress[len(progress)-1]; last.Progress != 2 || last.Message != "go_test done (2 of 2)" {
 		t.Errorf("last notification %+v; want the run's end", last)
 	}
+}
+
+// countDials accepts every connection to ln until it closes, and counts
+// them: a check that reaches ln has left its sandbox.
+func countDials(ln net.Listener) *atomic.Int32 {
+	var dialed atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			dialed.Add(1)
+			c.Close()
+		}
+	}()
+	return &dialed
 }
