@@ -2,6 +2,7 @@ package goindex
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -431,5 +432,30 @@ func TestDiskCachePrunesLeastRecentlyUsed(t *testing.T) {
 		if _, ok := d.load(rev, idx.opts); ok != want {
 			t.Errorf("%s cached: %v, want %v", rev, ok, want)
 		}
+	}
+}
+
+// TestDecodeRefusesWrongSymbolCount decodes payloads whose count of all
+// the files' symbols is one short or one over the sum of theirs.
+func TestDecodeRefusesWrongSymbolCount(t *testing.T) {
+	idx := fixtureIndex(t)
+	payload := encodeIndex(idx)[headerSize:]
+	// The count follows the revision, the options, the id and the parse
+	// failures.
+	var e encoder
+	e.str(idx.revision)
+	e.str(idx.opts.key())
+	e.buf = append(e.buf, idx.id[:]...)
+	e.uint(uint64(idx.facts.ParseFailures))
+	at := len(e.buf)
+	total, n := binary.Uvarint(payload[at:])
+	for _, wrong := range []uint64{total - 1, total + 1} {
+		spoiled := slices.Concat(payload[:at], binary.AppendUvarint(nil, wrong), payload[at+n:])
+		if _, err := decodeIndex(string(spoiled), idx.revision, idx.opts); !errors.Is(err, errCorrupt) {
+			t.Errorf("%d symbols where there are %d: err %v, want %v", wrong, total, err, errCorrupt)
+		}
+	}
+	if _, err := decodeIndex(string(payload), idx.revision, idx.opts); err != nil {
+		t.Errorf("the unspoiled payload: %v", err)
 	}
 }

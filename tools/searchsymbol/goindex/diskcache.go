@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -15,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unsafe"
 )
 
 // DefaultCacheDir returns the conventional on-disk cache directory,
@@ -80,34 +80,26 @@ func (d *diskCache) load(rev string, opts Options) (*Index, bool) {
 	return nil, false
 }
 
-// readPayload reads a cache file in one pass, checking its header and
-// checksum as it goes, and returns its payload as a string without the
-// copy that converting a []byte would make: decoded strings are slices of
-// it.
+// readPayload reads a cache file in one read and checks its header and
+// checksum. It returns the payload as a string that shares the file's
+// bytes: decoded strings are slices of it, and the bytes are never written
+// after this function, so no copy is needed to make them immutable.
 func readPayload(p string) (string, error) {
-	f, err := os.Open(p)
+	data, err := os.ReadFile(p)
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return "", err
-	}
-	var h [headerSize]byte
-	if _, err := io.ReadFull(f, h[:]); err != nil {
-		return "", fmt.Errorf("%w: %w", errCorrupt, err)
-	}
-	var b strings.Builder
-	b.Grow(max(0, int(info.Size())-headerSize))
-	sum := crc32.New(castagnoli)
-	if _, err := io.Copy(io.MultiWriter(&b, sum), f); err != nil {
-		return "", err
-	}
-	if !checkHeader(h[:], b.Len(), sum.Sum32()) {
+	if len(data) < headerSize {
 		return "", errCorrupt
 	}
-	return b.String(), nil
+	payload := data[headerSize:]
+	if !checkHeader(data[:headerSize], len(payload), crc32.Checksum(payload, castagnoli)) {
+		return "", errCorrupt
+	}
+	if len(payload) == 0 {
+		return "", nil
+	}
+	return unsafe.String(&payload[0], len(payload)), nil
 }
 
 func (d *diskCache) store(x *Index) {

@@ -13,6 +13,7 @@ import (
 //	revision, options key    strings
 //	id                       16 bytes
 //	parse failures           uvarint
+//	symbols                  uvarint: of all files together
 //	files                    uvarint count; each: path, blob id, import path,
 //	                         and its parsed file (package clause, doc,
 //	                         constraint, parse error, symbols)
@@ -38,6 +39,11 @@ func encodeIndex(x *Index) []byte {
 	e.str(x.opts.key())
 	e.buf = append(e.buf, x.id[:]...)
 	e.uint(uint64(x.facts.ParseFailures))
+	syms := 0
+	for i := range x.files {
+		syms += len(x.files[i].pf.syms)
+	}
+	e.uint(uint64(syms))
 	e.uint(uint64(len(x.files)))
 	for i := range x.files {
 		e.file(&x.files[i])
@@ -136,11 +142,18 @@ func decodeIndex(payload, rev string, opts Options) (x *Index, err error) {
 	x = &Index{revision: rev, opts: opts}
 	copy(x.id[:], d.raw(len(x.id)))
 	x.facts = Facts{Revision: rev, ParseFailures: int(d.uint()), From: FromDisk}
+	// The files' symbols and parsed files are one allocation each, not
+	// one per file: a loaded index keeps all of them anyway.
+	d.syms = make([]symbol, d.count(8))
 	x.files = make([]indexedFile, d.count(4))
+	pfs := make([]parsedFile, len(x.files))
 	for i := range x.files {
-		if x.files[i], err = d.file(); err != nil {
+		if err := d.file(&x.files[i], &pfs[i]); err != nil {
 			return nil, err
 		}
+	}
+	if len(d.syms) != 0 {
+		return nil, errCorrupt
 	}
 	if err := d.entries(x); err != nil {
 		return nil, err
@@ -158,11 +171,16 @@ func decodeIndex(payload, rev string, opts Options) (x *Index, err error) {
 	return x, nil
 }
 
-func (d *decoder) file() (indexedFile, error) {
-	f := indexedFile{path: d.str(), id: d.str(), importPath: d.str()}
-	pf := &parsedFile{pkgName: d.str(), pkgLine: int32(d.uint()), pkgCol: int32(d.uint())}
+// file decodes one file into f and pf, taking its symbols from d.syms.
+func (d *decoder) file(f *indexedFile, pf *parsedFile) error {
+	*f = indexedFile{path: d.str(), id: d.str(), importPath: d.str(), pf: pf}
+	*pf = parsedFile{pkgName: d.str(), pkgLine: int32(d.uint()), pkgCol: int32(d.uint())}
 	pf.pkgDoc, pf.constraint, pf.parseErr = d.str(), d.str(), d.bool()
-	pf.syms = make([]symbol, d.count(8))
+	n := d.count(8)
+	if n > len(d.syms) {
+		return errCorrupt
+	}
+	pf.syms, d.syms = d.syms[:n:n], d.syms[n:]
 	for j := range pf.syms {
 		s := &pf.syms[j]
 		s.name, s.container = d.str(), d.str()
@@ -171,11 +189,10 @@ func (d *decoder) file() (indexedFile, error) {
 		s.line, s.col = int32(d.uint()), int32(d.uint())
 		s.sig, s.doc = d.str(), d.str()
 		if s.kind == 0 || s.kind >= numKinds {
-			return f, errCorrupt
+			return errCorrupt
 		}
 	}
-	f.pf = pf
-	return f, nil
+	return nil
 }
 
 // entries decodes x.entries, checking that each names a symbol of a file.
@@ -262,7 +279,10 @@ func (e *encoder) bool(b bool) {
 
 // decoder reads what encoder wrote. It panics on input too short for what
 // it reads; decodeIndex recovers.
-type decoder struct{ s string }
+type decoder struct {
+	s    string
+	syms []symbol // the symbols the files still to decode take theirs from
+}
 
 func (d *decoder) uint() uint64 {
 	var v uint64
