@@ -253,8 +253,10 @@ func fitLines(data []byte, limit int, budget int64) (end, lines int) {
 	if len(fit) == len(data) && len(data) > 0 && data[len(data)-1] != '\n' && lines < limit {
 		return len(data), lines + 1 // the whole rest, its last line unended
 	}
-	lines = min(lines, limit)
-	return lineStart(data, lines+1), lines
+	if lines <= limit {
+		return bytes.LastIndexByte(fit, '\n') + 1, lines // every whole line in the budget
+	}
+	return lineStart(data, limit+1), limit
 }
 
 // readBytes returns a file's bytes from offset, base64-encoded.
