@@ -41,11 +41,9 @@ func (h *Harness) Submit(ctx context.Context, task string) (string, error) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if err := h.record(r, eventlog.RunCreated, "", eventlog.RunData{Task: task, Model: h.model.Name(), Tools: table, Unavailable: h.Unavailable(), Servers: h.origins()}); err != nil {
-		log.Close()
-		return "", err
-	}
-	if err := h.record(r, eventlog.RunState, "", eventlog.StateData{State: eventlog.Running}); err != nil {
+	// One fsync for both: nothing is reported or sent between them.
+	created := entry{eventlog.RunCreated, "", eventlog.RunData{Task: task, Model: h.model.Name(), Tools: table, Unavailable: h.Unavailable(), Servers: h.origins()}}
+	if err := h.recordAll(r, created, entry{eventlog.RunState, "", eventlog.StateData{State: eventlog.Running}}); err != nil {
 		log.Close()
 		return "", err
 	}

@@ -68,7 +68,7 @@ func IsAsk(err error) bool {
 
 // CanAsk reports whether the client declared that it can put questions to
 // the person (the elicitation capability).
-func (r *Request) CanAsk() bool { return r.canAsk }
+func (r *Request) CanAsk() bool { return r.canAsk != nil && r.canAsk() }
 
 // Answer returns the answer to the question asked under key in the
 // previous round of this call.

@@ -147,7 +147,7 @@ func (s *Server) bound(next Handler) Handler {
 // and reported without its text.
 func (s *Server) failure(req *Request, err error) *Result {
 	if a, ok := errors.AsType[*askError](err); ok {
-		if !req.canAsk {
+		if !req.CanAsk() {
 			return errorResult(&Error{Class: PreconditionFailed, Message: "the tool needs to ask the person behind the client, and this client cannot be asked"})
 		}
 		return &Result{ask: a}

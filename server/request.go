@@ -52,8 +52,8 @@ type Request struct {
 
 	// What the client can do, and what a previous round of this call left
 	// (see Ask).
-	canAsk   bool
-	idGiven  bool // ID came from the arguments
+	canAsk   func() bool // nil: it cannot
+	idGiven  bool        // ID came from the arguments
 	state    string
 	answerID string
 	answers  map[string]Answer

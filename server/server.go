@@ -283,9 +283,12 @@ func (s *Server) callHandler(r *registered) mcp.ToolHandler {
 				req.Caller = extra.TokenInfo.UserID // see BearerAuth
 			}
 		}
-		if caps := creq.ClientCapabilities(); caps != nil && caps.Elicitation != nil {
-			req.canAsk = true
-		}
+		// Decoding the capabilities from _meta costs about a sixth of
+		// what a small call allocates: only a tool that asks needs them.
+		req.canAsk = sync.OnceValue(func() bool {
+			caps := creq.ClientCapabilities()
+			return caps != nil && caps.Elicitation != nil
+		})
 		req.roundErr = s.receiveRound(req, creq.Params)
 		req.progress = progressFor(ctx, creq, req.ProtocolVersion)
 		defer req.progress.finish() // the last report goes out before the result

@@ -69,6 +69,11 @@ type sizeReader struct {
 type openPack struct {
 	index *packIndex
 	file  billy.File
+	// mapped is the whole pack, mapped read-only where the platform can
+	// (see mapFile), and unmap releases it: headers are read in place,
+	// without the copies of windows. Where it cannot, windows are read.
+	mapped []byte
+	unmap  func() error
 	// window is the part of the file from offset at, read in one go: a
 	// walk asks for the entries of one directory after another, which a
 	// pack mostly keeps close together, so one read serves many of them
@@ -87,6 +92,12 @@ const headerBytes = 256
 // entryStart returns up to headerBytes of the pack from offset off, from
 // the window when it holds them, else from a new window read at off.
 func (p *openPack) entryStart(off int64) ([]byte, error) {
+	if p.mapped != nil {
+		if off < 0 || off >= int64(len(p.mapped)) {
+			return nil, errPackFormat
+		}
+		return p.mapped[off:min(off+headerBytes, int64(len(p.mapped)))], nil
+	}
 	if off >= p.at && off+headerBytes <= p.at+int64(len(p.window)) {
 		return p.window[off-p.at : off-p.at+headerBytes], nil
 	}
@@ -127,7 +138,11 @@ func (x *packIndexes) open(r *repo) *sizeReader {
 			continue
 		}
 		x.packs[name] = index
-		sr.packs = append(sr.packs, openPack{index: index, file: f})
+		p := openPack{index: index, file: f}
+		if data, unmap, err := mapFile(fs, packFile(fs, name, "pack")); err == nil {
+			p.mapped, p.unmap = data, unmap
+		}
+		sr.packs = append(sr.packs, p)
 	}
 	return sr
 }
@@ -137,13 +152,18 @@ func packFile(fs billy.Filesystem, name plumbing.Hash, ext string) string {
 }
 
 func readPackIndex(fs billy.Filesystem, name plumbing.Hash) (*packIndex, error) {
-	f, err := fs.Open(packFile(fs, name, "idx"))
+	path := packFile(fs, name, "idx")
+	fi, err := fs.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := fs.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(f)
-	if err != nil {
+	data := make([]byte, fi.Size()) // at once: growing it by doubling cost a cold listing more than the read
+	if _, err := io.ReadFull(f, data); err != nil {
 		return nil, err
 	}
 	return parsePackIndex(data)
@@ -155,6 +175,9 @@ func (sr *sizeReader) close() {
 	}
 	for _, p := range sr.packs {
 		p.file.Close()
+		if p.unmap != nil {
+			p.unmap()
+		}
 	}
 }
 

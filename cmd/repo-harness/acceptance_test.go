@@ -167,7 +167,9 @@ func TestFaultOversizedResult(t *testing.T) {
 	if !strings.Contains(result.Content, "[truncated: showing") || !strings.Contains(result.Content, "of 200000 bytes") || !strings.Contains(result.Content, c.Artifact) {
 		t.Errorf("no marker with total and reference: %q", result.Content[len(result.Content)-200:])
 	}
-	raw, err := os.ReadFile(filepath.Join(f.state, "runs", run, "artifacts", strings.TrimPrefix(c.Artifact, "sha256:")))
+	store, err := artifact.NewStore(filepath.Join(f.state, "runs", run, "artifacts"))
+	must(t, err)
+	raw, err := store.Get(c.Artifact)
 	must(t, err)
 	if len(raw) < 200000 || !bytes.Contains(raw, []byte(`"type":"text"`)) {
 		t.Errorf("artifact holds %d bytes; want the raw result", len(raw))

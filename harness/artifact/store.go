@@ -1,13 +1,17 @@
 package artifact
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -21,56 +25,132 @@ type Ref struct {
 	Size   int64  `json:"size"`
 }
 
-// Store is a directory of artifacts named by the SHA-256 of their content.
+// packName is the file, in a store's directory, that its artifacts are
+// appended to.
+const packName = "pack"
+
+// Store keeps artifacts named by the SHA-256 of their content, appended to
+// one file of its directory, each record a header line
+// ("sha256:<hex> <size>\n"), the content and a newline. One file rather
+// than a file per artifact is what makes a Put cheap enough to sit on
+// every call: appending to a file that exists and syncing it changes no
+// directory, where a new file costs a create, a rename and a sync of the
+// directory besides its own (3.9 ms against 0.7 ms on the disk
+// bench/harness.sh measured). Stores written when each artifact had a
+// file of its own, named by its digest's hex, are still read.
+//
+// A Store is safe for concurrent use.
 type Store struct {
 	dir string
+
+	mu    sync.Mutex
+	index map[string]span // by digest: where the pack holds each artifact
+	end   int64           // the end of the pack's last whole record
+	named bool            // the pack's directory entry is known durable
 }
 
-// NewStore returns the store in dir, creating dir if needed.
+// span is where the pack holds an artifact's content.
+type span struct{ off, size int64 }
+
+// NewStore returns the store in dir, creating dir if needed, and indexes
+// what its pack holds. A record cut short or garbled (the process or the
+// machine died while appending it, before Put returned) ends what is
+// indexed, and the next Put writes over it.
 func NewStore(dir string) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("artifact: %w", err)
 	}
-	return &Store{dir: dir}, nil
+	s := &Store{dir: dir, index: make(map[string]span)}
+	f, err := os.Open(s.packPath())
+	if errors.Is(err, os.ErrNotExist) {
+		return s, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("artifact: %w", err)
+	}
+	defer f.Close()
+	s.end = scan(bufio.NewReader(f), s.index)
+	s.named = true // it was there when the store opened; a Put syncs the directory only for a pack it created
+	return s, nil
 }
 
-// Put stores data, durably, and returns its reference. Storing the same
-// bytes twice stores them once.
+// scan indexes the whole records of a pack into index and returns where
+// the last one ends: a record cut short, or a header that is not one (a
+// crash can leave zeros where an unsynced record was being written), ends
+// the scan.
+func scan(r *bufio.Reader, index map[string]span) int64 {
+	var end int64
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return end // at the end, or a header cut short
+		}
+		digest, sizeText, ok := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
+		size, serr := strconv.ParseInt(sizeText, 10, 64)
+		if !ok || serr != nil || size < 0 || !validDigest(digest) {
+			return end
+		}
+		if n, _ := r.Discard(int(size) + 1); n < int(size)+1 {
+			return end // content cut short
+		}
+		index[digest] = span{off: end + int64(len(line)), size: size}
+		end += int64(len(line)) + size + 1
+	}
+}
+
+func (s *Store) packPath() string { return filepath.Join(s.dir, packName) }
+
+// Put stores data, durably (its bytes and the pack's name are synced before
+// it returns), and returns its reference. Storing the same bytes twice
+// stores them once.
 func (s *Store) Put(data []byte) (Ref, error) {
 	sum := sha256.Sum256(data)
 	ref := Ref{Digest: "sha256:" + hex.EncodeToString(sum[:]), Size: int64(len(data))}
-	path := s.path(ref.Digest)
-	if _, err := os.Stat(path); err == nil {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.index[ref.Digest]; ok {
 		return ref, nil
 	}
-	tmp, err := os.CreateTemp(s.dir, ".put-*")
-	if err != nil {
-		return Ref{}, fmt.Errorf("artifact: %w", err)
-	}
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return Ref{}, fmt.Errorf("artifact: %w", err)
-	}
-	// The event log may name the artifact as soon as Put returns: its
-	// directory entry must be as durable as its bytes.
-	if err := s.syncDir(); err != nil {
+	if err := s.appendLocked(ref, data); err != nil {
 		return Ref{}, fmt.Errorf("artifact: %w", err)
 	}
 	return ref, nil
 }
 
-func (s *Store) syncDir() error {
-	d, err := os.Open(s.dir)
+// appendLocked writes one record at the end of the pack and syncs it. The
+// pack is opened for each Put, so that a store holds no descriptor between
+// calls: a run's store lives as long as the harness does.
+func (s *Store) appendLocked(ref Ref, data []byte) error {
+	f, err := os.OpenFile(s.packPath(), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	header := fmt.Sprintf("%s %d\n", ref.Digest, ref.Size)
+	rec := make([]byte, 0, len(header)+len(data)+1)
+	rec = append(append(append(rec, header...), data...), '\n')
+	_, err = f.WriteAt(rec, s.end) // over a record cut short, if a crash left one
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && !s.named {
+		// The event log may name the artifact as soon as Put returns: the
+		// pack's directory entry must be as durable as its bytes.
+		err = syncDir(s.dir)
+		s.named = err == nil
+	}
+	if err != nil {
+		return err
+	}
+	s.index[ref.Digest] = span{off: s.end + int64(len(header)), size: ref.Size}
+	s.end += int64(len(rec))
+	return nil
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
 	if err != nil {
 		return err
 	}
@@ -86,7 +166,7 @@ func (s *Store) Get(digest string) ([]byte, error) {
 	if !validDigest(digest) {
 		return nil, fmt.Errorf("artifact: malformed digest %q", digest)
 	}
-	data, err := os.ReadFile(s.path(digest))
+	data, err := s.read(digest)
 	if err != nil {
 		return nil, fmt.Errorf("artifact: %w", err)
 	}
@@ -96,11 +176,25 @@ func (s *Store) Get(digest string) ([]byte, error) {
 	return data, nil
 }
 
-// Path is the file holding the artifact with the given digest.
-func (s *Store) Path(digest string) string { return s.path(digest) }
-
-func (s *Store) path(digest string) string {
-	return filepath.Join(s.dir, strings.TrimPrefix(digest, "sha256:"))
+// read returns an artifact's bytes from the pack, or from a file of its
+// own in a store written before packs.
+func (s *Store) read(digest string) ([]byte, error) {
+	s.mu.Lock()
+	sp, ok := s.index[digest]
+	s.mu.Unlock()
+	if !ok {
+		return os.ReadFile(filepath.Join(s.dir, strings.TrimPrefix(digest, "sha256:")))
+	}
+	f, err := os.Open(s.packPath())
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data := make([]byte, sp.size)
+	if _, err := f.ReadAt(data, sp.off); err != nil && !(errors.Is(err, io.EOF) && sp.size == 0) {
+		return nil, err
+	}
+	return data, nil
 }
 
 func validDigest(d string) bool {

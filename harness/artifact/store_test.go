@@ -2,6 +2,8 @@ package artifact
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -29,6 +31,93 @@ func TestPutGet(t *testing.T) {
 		if _, err := s.Get(bad); err == nil {
 			t.Errorf("Get(%q) succeeded", bad)
 		}
+	}
+}
+
+// TestReopen: what one store put, a store opened later on the same
+// directory reads, whatever a crash left after the last whole record; the
+// next Put writes over that rest.
+func TestReopen(t *testing.T) {
+	tails := []struct{ name, tail string }{
+		{"clean", ""},
+		{"header cut short", "sha256:ab"},
+		{"content cut short", "sha256:" + strings.Repeat("a", 64) + " 100\nonly a little"},
+		{"zeros", "\x00\x00\x00\x00\x00\x00\x00\x00\n\x00"},
+		{"not a header", "garbage 12\nwhatever\n"},
+	}
+	for _, tt := range tails {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s := mustStore(t, dir)
+			first := mustPut(t, s, []byte("first"))
+			empty := mustPut(t, s, nil)
+			appendFile(t, filepath.Join(dir, packName), tt.tail)
+
+			s = mustStore(t, dir)
+			second := mustPut(t, s, []byte("second\nwith a newline"))
+			if pack, err := os.ReadFile(filepath.Join(dir, packName)); err != nil || bytes.IndexByte(pack, 0) >= 0 {
+				t.Errorf("the pack holds a hole or what was cut short: %q, %v", pack, err)
+			}
+			s = mustStore(t, dir)
+			for ref, want := range map[Ref]string{first: "first", empty: "", second: "second\nwith a newline"} {
+				if got, err := s.Get(ref.Digest); err != nil || string(got) != want {
+					t.Errorf("Get(%s) = %q, %v; want %q", ref.Digest, got, err, want)
+				}
+			}
+		})
+	}
+}
+
+// TestLegacyFiles: a store written when each artifact was a file named by
+// its digest is still read, and a file that does not match its name is
+// refused.
+func TestLegacyFiles(t *testing.T) {
+	dir := t.TempDir()
+	data := []byte("stored as a file of its own")
+	ref := mustPut(t, mustStore(t, t.TempDir()), data)
+	hexName := strings.TrimPrefix(ref.Digest, "sha256:")
+	if err := os.WriteFile(filepath.Join(dir, hexName), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := mustStore(t, dir)
+	if got, err := s.Get(ref.Digest); err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("Get = %q, %v", got, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, hexName), []byte("changed"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Get(ref.Digest); err == nil {
+		t.Fatal("Get of a file that does not match its digest succeeded")
+	}
+}
+
+func mustStore(t *testing.T, dir string) *Store {
+	t.Helper()
+	s, err := NewStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func mustPut(t *testing.T, s *Store, data []byte) Ref {
+	t.Helper()
+	ref, err := s.Put(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ref
+}
+
+func appendFile(t *testing.T, path, text string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err == nil {
+		_, err = f.WriteString(text)
+		f.Close()
+	}
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -190,23 +190,11 @@ func selectLines(out ReadFileOut, f workspace.File, start, end int, budget int64
 	if end == 0 || end > total {
 		end = total
 	}
-	// Skip to the start line.
-	pos := 0
-	for line := 1; line < start; line++ {
-		pos += bytes.IndexByte(data[pos:], '\n') + 1
-	}
 	out.StartLine = start
-	from, line := pos, start
-	for ; line <= end; line++ {
-		next := len(data)
-		if i := bytes.IndexByte(data[pos:], '\n'); i >= 0 {
-			next = pos + i + 1
-		}
-		if int64(next-from) > budget {
-			break
-		}
-		pos = next
-	}
+	from := lineStart(data, start)
+	pos, n := fitLines(data[from:], end-start+1, budget)
+	pos += from
+	line := start + n
 	out.EndLine = line - 1
 	if line == start {
 		// Not even the first line fits: give as much of it as the budget
@@ -230,6 +218,45 @@ func selectLines(out ReadFileOut, f workspace.File, start, end int, budget int64
 		out.limit = len(data)
 	}
 	return out, nil
+}
+
+// lineChunk is how much of a text lineStart counts the lines of at once.
+const lineChunk = 64 << 10
+
+// lineStart returns the offset of line n (from 1) of data, which holds at
+// least n-1 newlines. It counts newlines a chunk at a time, as bytes.Count
+// does them fastest, and walks line by line only in the chunk where the
+// line starts: a page deep in a large file costs a scan at memory speed,
+// not a call per line before it.
+func lineStart(data []byte, n int) int {
+	pos := 0
+	for n > 1 {
+		chunk := data[pos:min(len(data), pos+lineChunk)]
+		if k := bytes.Count(chunk, []byte("\n")); k < n-1 {
+			pos, n = pos+len(chunk), n-k
+			continue
+		}
+		for ; n > 1; n-- {
+			pos += bytes.IndexByte(data[pos:], '\n') + 1
+		}
+	}
+	return pos
+}
+
+// fitLines returns how many of the first lines of data, at most limit,
+// fit in budget bytes, and where they end; the last line need not end in
+// a newline.
+func fitLines(data []byte, limit int, budget int64) (end, lines int) {
+	fit := data[:min(int64(len(data)), max(budget, 0))]
+	lines = bytes.Count(fit, []byte("\n"))
+	limit = max(limit, 0)
+	if len(fit) == len(data) && len(data) > 0 && data[len(data)-1] != '\n' && lines < limit {
+		return len(data), lines + 1 // the whole rest, its last line unended
+	}
+	if lines <= limit {
+		return bytes.LastIndexByte(fit, '\n') + 1, lines // every whole line in the budget
+	}
+	return lineStart(data, limit+1), limit
 }
 
 // readBytes returns a file's bytes from offset, base64-encoded.
