@@ -35,28 +35,16 @@ func TestResourceTranscripts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var client, want string
-			for _, f := range ar.Files {
-				switch f.Name {
-				case "client":
-					client = strings.ReplaceAll(string(f.Data), "${head}", head)
-				case "server":
-					want = string(f.Data)
-				}
-			}
+			client := strings.ReplaceAll(section(ar, "client"), "${head}", head)
 			got := strings.ReplaceAll(replayStdio(t, root, client), head, "${head}")
 			if *update {
-				for i := range ar.Files {
-					if ar.Files[i].Name == "server" {
-						ar.Files[i].Data = []byte(got)
-					}
-				}
+				setSection(ar, "server", got)
 				if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
 					t.Fatal(err)
 				}
 				return
 			}
-			if diff := cmp.Diff(want, got); diff != "" {
+			if diff := cmp.Diff(section(ar, "server"), got); diff != "" {
 				t.Errorf("server replies differ (-want +got; go test -update rewrites them):\n%s", diff)
 			}
 		})
