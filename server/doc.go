@@ -119,7 +119,8 @@
 // The server speaks 2026-07-28 (server/discover, per-request _meta,
 // stateless) and the legacy initialize handshake (2025-11-25 back to
 // 2024-11-05) on the same stream, as go-sdk provides. It declares the tools
-// capability only.
+// capability, and resources once a [ResourceTemplate] is added: the parts
+// of results a person can see whole, which results name through [Linker].
 //
 // # Testing tools
 //

@@ -56,7 +56,11 @@ func prepareResult(ctx context.Context, req *Request, res *Result, wire *mcp.Cal
 	if err != nil || !id.IsValid() {
 		return wire
 	}
-	p.prepare(id, encodePayload(res))
+	payload, err := encodePayload(res, wire.Content[1:])
+	if err != nil {
+		return wire
+	}
+	p.prepare(id, payload)
 	stripped := *wire
 	stripped.Content = []mcp.Content{}
 	stripped.StructuredContent = nil
@@ -64,17 +68,26 @@ func prepareResult(ctx context.Context, req *Request, res *Result, wire *mcp.Cal
 }
 
 // encodePayload encodes the members of a result that carry its payload,
-// content and structuredContent, as the inside of a JSON object.
-func encodePayload(res *Result) []byte {
+// content and structuredContent, as the inside of a JSON object. The
+// content is the text, then more, the result's resource links.
+func encodePayload(res *Result, more []mcp.Content) ([]byte, error) {
 	data := make([]byte, 0, len(res.Text)+len(res.Structured)+64)
 	data = append(data, `"content":[{"type":"text","text":`...)
 	data = fastjson.AppendEscape(data, res.Text, 0)
-	data = append(data, "}]"...)
+	data = append(data, "}"...)
+	for _, c := range more {
+		item, err := json.Marshal(c)
+		if err != nil {
+			return nil, err
+		}
+		data = append(append(data, ","...), item...)
+	}
+	data = append(data, "]"...)
 	if res.Err == nil && res.Structured != nil {
 		data = append(data, `,"structuredContent":`...)
 		data = append(data, res.Structured...)
 	}
-	return data
+	return data, nil
 }
 
 // appendSpliced appends the engine's encoding of a result, a JSON object

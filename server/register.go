@@ -95,6 +95,9 @@ func invoke[In, Out any](ctx context.Context, s *Server, req *Request, fn Func[I
 	} else {
 		res.Text = string(res.Structured)
 	}
+	if l, ok := any(out).(Linker); ok {
+		res.Links = l.Links()
+	}
 	return res
 }
 

@@ -90,6 +90,7 @@ func TestAnnotationsAlwaysExplicit(t *testing.T) {
 		"fail":    {false, false, true, false},
 		"size":    {true, false, true, false},
 		"sleep":   {false, true, false, true},
+		"wait":    {true, false, true, false},
 		"who":     {true, false, true, false},
 		"confirm": {false, true, false, false},
 	}

@@ -37,6 +37,8 @@ type Result struct {
 	Err *Error
 	// Truncated reports that Text was cut to the result bound.
 	Truncated bool
+	// Links name resources the person can see ([Linker]).
+	Links []Link
 	// Refusal, when set, says why the server refused the call before its
 	// tool ran: [RefusedAuth] or [RefusedLimit].
 	Refusal string

@@ -96,9 +96,10 @@ type Server struct {
 	auditLog *slog.Logger
 	callers  *callerLimit // nil: no limit
 
-	mu    sync.Mutex
-	tools map[string]*registered
-	mcp   *mcp.Server // built when first served
+	mu        sync.Mutex
+	tools     map[string]*registered
+	templates []ResourceTemplate // resources.go
+	mcp       *mcp.Server        // built when first served
 
 	life lifecycle // warm-up work, draining and what Close releases
 }
@@ -189,15 +190,17 @@ func (s *Server) engine() *mcp.Server {
 	if s.mcp != nil {
 		return s.mcp
 	}
+	// Tools, and resources when a template names some, declared
+	// explicitly: no logging, no list changes (both sets are fixed once
+	// serving starts).
+	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}
+	if len(s.templates) > 0 {
+		caps.Resources = &mcp.ResourceCapabilities{}
+	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: s.info.Name, Version: s.info.Version, Title: s.info.Title},
-		&mcp.ServerOptions{
-			Instructions: s.info.Instructions,
-			Logger:       engineLog(s.log),
-			// Tools only, declared explicitly: no logging, no list changes
-			// (the tool set is fixed once serving starts).
-			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
-		})
-	srv.AddReceivingMiddleware(coded, toolsOnly, s.visibleOnly)
+		&mcp.ServerOptions{Instructions: s.info.Instructions, Logger: engineLog(s.log), Capabilities: caps})
+	s.addResources(srv)
+	srv.AddReceivingMiddleware(coded, declaredOnly(caps), s.visibleOnly)
 	for _, name := range slices.Sorted(maps.Keys(s.tools)) {
 		r := s.tools[name]
 		srv.AddTool(r.wireTool(), s.callHandler(r))
@@ -226,17 +229,24 @@ func coded(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-// toolsOnly refuses the methods of features the server does not declare
-// (go-sdk would answer some of them, with empty lists, regardless), so
-// that what a client can call matches the capabilities it was told.
-func toolsOnly(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		for _, prefix := range []string{"prompts/", "resources/", "completion/", "logging/"} {
-			if strings.HasPrefix(method, prefix) {
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("method not found: %q (this server offers tools only)", method)}
+// declaredOnly refuses the methods of features the server does not
+// declare in caps (go-sdk would answer some of them, with empty lists,
+// regardless), so that what a client can call matches the capabilities it
+// was told.
+func declaredOnly(caps *mcp.ServerCapabilities) mcp.Middleware {
+	refused := []string{"prompts/", "completion/", "logging/"}
+	if caps.Resources == nil {
+		refused = append(refused, "resources/")
+	}
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			for _, prefix := range refused {
+				if strings.HasPrefix(method, prefix) {
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("method not found: %q (this server does not offer it)", method)}
+				}
 			}
+			return next(ctx, method, req)
 		}
-		return next(ctx, method, req)
 	}
 }
 
@@ -296,7 +306,9 @@ func (s *Server) callHandler(r *registered) mcp.ToolHandler {
 		if res.ask != nil {
 			return s.inputRequired(req, res.ask), nil
 		}
-		return prepareResult(ctx, req, res, res.wire(req.ID)), nil
+		out := res.wire(req.ID)
+		res.wireLinks(out, req.ProtocolVersion)
+		return prepareResult(ctx, req, res, out), nil
 	}
 }
 

@@ -113,6 +113,7 @@ func newTestServer(opts server.Options) *server.Server {
 	server.MustRegister(s, server.Tool{Name: "fail", Description: "Fails as asked.", Effect: server.Write, Idempotent: true}, fail)
 	server.MustRegister(s, server.Tool{Name: "size", Description: "Returns a result of the given size.", Effect: server.ReadOnly, MaxResultBytes: 1000}, size)
 	server.MustRegister(s, server.Tool{Name: "sleep", Description: "Waits until cancelled.", Effect: server.Destructive, OpenWorld: true, Timeout: 50 * time.Millisecond}, sleep)
+	server.MustRegister(s, server.Tool{Name: "wait", Description: "Waits until cancelled, however long.", Effect: server.ReadOnly, Timeout: time.Hour}, sleep)
 	server.MustRegister(s, server.Tool{Name: "who", Description: "Says who is calling.", Effect: server.ReadOnly, Action: "read"}, who)
 	server.MustRegister(s, server.Tool{Name: "confirm", Description: "Asks the person to confirm.", Effect: server.Destructive}, confirm)
 	return s

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -22,7 +23,12 @@ import (
 // against the test server over a stream pair, one message at a time, and
 // compares the server's replies with the file's server section (go test
 // -update rewrites it). In client lines, ${pad:N} stands for N bytes of
-// padding, to build oversized frames.
+// padding, to build oversized frames, and a line "!noanswer MESSAGE" sends
+// a request the server must not answer (a call the client then cancels):
+// no reply is read for it, so an answer would take the place of a later
+// request's; the replies left when the input ends are read to the end of
+// the stream; and the server section closes with "# no answer to id N"
+// for each such request that got none.
 func TestWire(t *testing.T) {
 	files, err := filepath.Glob("testdata/wire/*.txtar")
 	if err != nil || len(files) == 0 {
@@ -85,13 +91,19 @@ func replay(t *testing.T, client string) string {
 		MaxFrameBytes: 2048,
 	})
 	done := make(chan error, 1)
-	go func() { done <- s.Serve(context.Background(), serverIn, serverOut) }()
+	go func() {
+		err := s.Serve(context.Background(), serverIn, serverOut)
+		serverOut.Close() // the replies are read to the end of the stream
+		done <- err
+	}()
 	replies := bufio.NewReader(clientIn)
 	var got strings.Builder
+	var silent []string // ids of the requests that must get no answer
 	for _, line := range strings.Split(strings.TrimSpace(client), "\n") {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
+		line, noAnswer := strings.CutPrefix(line, "!noanswer ")
 		line = padPattern.ReplaceAllStringFunc(line, func(m string) string {
 			n, _ := strconv.Atoi(padPattern.FindStringSubmatch(m)[1])
 			return strings.Repeat("x", n)
@@ -99,21 +111,53 @@ func replay(t *testing.T, client string) string {
 		if _, err := io.WriteString(clientOut, line+"\n"); err != nil {
 			t.Fatal(err)
 		}
-		if isNotification(line) {
+		if noAnswer {
+			silent = append(silent, messageID(line))
+		}
+		if noAnswer || isNotification(line) {
 			continue
 		}
 		reply, err := replies.ReadString('\n')
 		if err != nil {
 			t.Fatalf("no reply to %.80s: %v", line, err)
 		}
-		reply = generatedPattern.ReplaceAllString(reply, `$1-*`)
-		got.WriteString(statePattern.ReplaceAllString(reply, `"requestState":"*"`))
+		got.WriteString(normalize(reply))
 	}
 	clientOut.Close()
+	rest, err := io.ReadAll(replies)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got.WriteString(normalize(string(rest)))
 	if err := <-done; err != nil {
 		t.Errorf("Serve: %v", err)
 	}
+	answered := map[string]bool{}
+	for reply := range strings.Lines(got.String()) {
+		answered[messageID(reply)] = true
+	}
+	for _, id := range silent {
+		if !answered[id] {
+			fmt.Fprintf(&got, "# no answer to id %s\n", id)
+		}
+	}
 	return got.String()
+}
+
+// normalize replaces what the server generates afresh in each run.
+func normalize(reply string) string {
+	reply = generatedPattern.ReplaceAllString(reply, `$1-*`)
+	return statePattern.ReplaceAllString(reply, `"requestState":"*"`)
+}
+
+// messageID returns the id of a message as its JSON text, or "" when it
+// has none.
+func messageID(line string) string {
+	var m struct{ ID json.RawMessage }
+	if json.Unmarshal([]byte(line), &m) != nil {
+		return ""
+	}
+	return string(m.ID)
 }
 
 // isNotification reports whether line is a well-formed message, or a

@@ -291,18 +291,12 @@ func (f *fleet) iteration(call func(url, tool string, args map[string]any, extra
 		if outcome != "input_required" || state == "" {
 			return
 		}
-		_, outcome = call(answerer, "apply_patch", apply, `"inputResponses":{"apply":{"action":"accept"}},"requestState":"`+state+`"`)
 		// An apply whose answer was cut may have moved the branch without
-		// recording it (the replica died between the two writes): apply
-		// is idempotent, and the client retries it, as it should, until
-		// it gets an answer; the retry records the apply.
-		for retry := 0; retry < 20 && (outcome == "cut" || strings.HasPrefix(outcome, "lb_")); retry++ {
-			time.Sleep(200 * time.Millisecond)
-			if asked, outcome = call(url, "apply_patch", apply, ""); outcome == "input_required" {
-				state, _ := asked["requestState"].(string)
-				_, outcome = call(url, "apply_patch", apply, `"inputResponses":{"apply":{"action":"accept"}},"requestState":"`+state+`"`)
-			}
-		}
+		// recording it (its replica died between the two writes). The
+		// client does not retry: the apply's intent is settled by the
+		// restarted replica, or by the next apply or repo_info, and
+		// checkRepository holds every moved branch to its record.
+		call(answerer, "apply_patch", apply, `"inputResponses":{"apply":{"action":"accept"}},"requestState":"`+state+`"`)
 	}
 }
 
@@ -374,13 +368,24 @@ func (f *fleet) checkRepository(t *testing.T) {
 			}
 		}
 	}
-	applied := map[string]int{}     // by patch
-	recorded := map[string]string{} // branch: the patch an apply recorded there
+	applied := map[string]int{} // by patch
 	for _, e := range events {
 		if e.Outcome == "applied" {
 			applied[e.PatchID]++
-			recorded[e.Branch] = e.PatchID
 		}
+	}
+	recorded := map[string]string{} // branch: the patch an apply record puts there
+	for sha := range strings.Lines(git("for-each-ref", "--format=%(objectname)", "refs/repo-mcp/applied/")) {
+		var r struct{ Target, Branch, Commit string }
+		if err := json.Unmarshal([]byte(git("cat-file", "blob", strings.TrimSpace(sha))), &r); err != nil {
+			t.Fatalf("apply record %s: %v", sha, err)
+		}
+		if r.Target == "branch" {
+			recorded[r.Branch] = r.Commit
+		}
+	}
+	if intents := git("for-each-ref", "refs/repo-mcp/intents/"); intents != "" {
+		t.Logf("intents left (their replica died before the move):\n%s", intents)
 	}
 	for id, n := range applied {
 		if n > 1 {

@@ -19,7 +19,7 @@ import (
 	"golang.org/x/tools/txtar"
 )
 
-var update = flag.Bool("update", false, "rewrite the server sections of testdata/toolsets/*.txtar")
+var update = flag.Bool("update", false, "rewrite the server sections of testdata/toolsets/*.txtar and testdata/resources/*.txtar")
 
 // TestToolsetsPerIdentity serves one workspace over HTTP, with the
 // families of the testdata/toolsets file's flags, to three identities

@@ -5,16 +5,22 @@ import (
 	"fmt"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	"github.com/repo-mcp/repo-mcp/internal/otlphttp"
 )
 
 // newTracerProvider returns a provider that exports spans in batches to
 // the OTLP/HTTP endpoint url (such as http://collector:4318/v1/traces).
 // Nothing is exported unless the operator gives --otlp-endpoint.
 func newTracerProvider(ctx context.Context, url string) (*sdktrace.TracerProvider, error) {
-	exporter, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(url))
+	client, err := otlphttp.New(url)
+	if err != nil {
+		return nil, fmt.Errorf("--otlp-endpoint: %w", err)
+	}
+	exporter, err := otlptrace.New(ctx, client)
 	if err != nil {
 		return nil, fmt.Errorf("--otlp-endpoint: %w", err)
 	}

@@ -154,3 +154,48 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(m.Run())
 }
+
+// TestMCPGoResourceLink follows read_file's resource_link with mcp-go's
+// client in both eras: a read cut at its byte budget links the whole file,
+// resources/read of the link returns it, and a URI that leaves the
+// repository is refused.
+func TestMCPGoResourceLink(t *testing.T) {
+	bin := repoMCP(t)
+	for _, tt := range []struct {
+		era  string
+		opts []client.ClientOption
+	}{
+		{"modern", nil},
+		{"legacy", []client.ClientOption{client.WithLegacyProtocolOnly()}},
+	} {
+		t.Run(tt.era, func(t *testing.T) {
+			c := start(t, bin, tt.opts...)
+			if caps := c.GetServerCapabilities(); caps.Resources == nil {
+				t.Errorf("no resources capability: %+v", caps)
+			}
+			res := call(t, c, "read_file", map[string]any{"workspace_id": "fx", "path": "README.md", "max_bytes": 5})
+			var link *mcp.ResourceLink
+			for _, content := range res.Content {
+				if l, ok := content.(mcp.ResourceLink); ok {
+					link = &l
+				}
+			}
+			if link == nil || !strings.HasPrefix(link.URI, "repo://fx/") || !strings.HasSuffix(link.URI, "/README.md") {
+				t.Fatalf("read_file cut at 5 bytes links %+v; content %+v", link, res.Content)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			read, err := c.ReadResource(ctx, mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: link.URI}})
+			if err != nil {
+				t.Fatalf("ReadResource(%s): %v", link.URI, err)
+			}
+			if text, ok := read.Contents[0].(mcp.TextResourceContents); !ok || text.Text != "# Fixture\n\nAn old line.\n" {
+				t.Errorf("ReadResource(%s) = %+v", link.URI, read.Contents)
+			}
+			outside := strings.TrimSuffix(link.URI, "README.md") + "../../etc/passwd"
+			if _, err := c.ReadResource(ctx, mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: outside}}); err == nil || !strings.Contains(err.Error(), "leaves the workspace root") {
+				t.Errorf("ReadResource(%s) = %v; want it refused", outside, err)
+			}
+		})
+	}
+}

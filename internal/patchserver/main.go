@@ -2,11 +2,13 @@
 // patch tools' binary-level tests: the real server package, workspace
 // layer and tool packages in their own process, which a test can kill.
 //
-//	patchserver -workspace ID=PATH [-crash-after N] [-gocache DIR]
+//	patchserver -workspace ID=PATH [-crash-after N] [-kill-after-move] [-gocache DIR]
 //
 // Workspaces allow the working tree. With -crash-after N, a worktree apply
 // stops after its N-th file is in place, says "crash point" on stderr and
-// waits to be killed: the test's way to crash the server mid-apply.
+// waits to be killed: the test's way to crash the server mid-apply. With
+// -kill-after-move, a branch apply kills its own process with SIGKILL
+// between moving the branch and recording the apply.
 package main
 
 import (
@@ -33,16 +35,17 @@ func main() {
 	var spaces []string
 	flag.Func("workspace", "a workspace as ID=PATH (repeatable)", func(v string) error { spaces = append(spaces, v); return nil })
 	crashAfter := flag.Int("crash-after", -1, "stop a worktree apply after this many files")
+	killAfterMove := flag.Bool("kill-after-move", false, "SIGKILL the process after a branch apply's move, before its record")
 	gocache := flag.String("gocache", "", "build cache of verify_patch")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	if err := run(ctx, spaces, *crashAfter, *gocache); err != nil {
+	if err := run(ctx, spaces, *crashAfter, *killAfterMove, *gocache); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(ctx context.Context, spaces []string, crashAfter int, gocache string) error {
+func run(ctx context.Context, spaces []string, crashAfter int, killAfterMove bool, gocache string) error {
 	protocol, err := server.TakeStdout()
 	if err != nil {
 		return err
@@ -67,6 +70,9 @@ func run(ctx context.Context, spaces []string, crashAfter int, gocache string) e
 				select {}
 			}
 		}
+	}
+	if killAfterMove {
+		opts.AfterBranchMove = func() { syscall.Kill(os.Getpid(), syscall.SIGKILL) }
 	}
 	if err := readfile.Register(s, reg, readfile.Options{}); err != nil {
 		return err

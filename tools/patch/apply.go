@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/repo-mcp/repo-mcp/server"
 	"github.com/repo-mcp/repo-mcp/tools/toolkit"
@@ -141,23 +142,61 @@ func (t *tools) apply(ctx context.Context, req *server.Request, in ApplyPatchIn)
 		err = t.applyBranch(snap, p, st, rec)
 	case targetWorktree:
 		err = snap.ApplyWorktree(ctx, workspace.WorktreeApply{ID: p.id, Base: p.base, Files: st.files, AfterFile: t.opts.AfterWorktreeFile})
+		if err == nil {
+			err = writeRecord(ws, recordRef(p.id, in.Target, ""), rec)
+		}
 	}
 	if err != nil {
-		return out, err
-	}
-	if err := writeRecord(ws, recordRef(p.id, in.Target, st.branch), rec); err != nil {
 		return out, err
 	}
 	return ApplyPatchOut{Record: *rec}, nil
 }
 
-// applyBranch moves the branch with a compare-and-swap from what state saw.
+// applyBranch moves the branch with a compare-and-swap from what state
+// saw, and records the apply. An intent written before the move lets
+// whoever comes next finish the record if this process dies between the
+// two (workspace/intents.go).
 func (t *tools) applyBranch(snap *workspace.Snapshot, p *proposal, st *targetState, rec *Record) error {
 	rec.Branch, rec.Commit = st.branch, p.id
-	if st.current == p.id {
-		return nil // pointed there already (by hand, or by an apply whose record was lost)
+	ws := snap.Workspace()
+	ref := recordRef(p.id, targetBranch, st.branch)
+	blob, err := writeRecordBlob(ws, rec)
+	if err != nil {
+		return err
 	}
-	err := snap.MoveBranch(st.branch, p.id, st.current)
+	if st.current == p.id {
+		return pointRecord(ws, ref, blob) // pointed there already (by hand, or by an apply whose record was lost)
+	}
+	started := time.Now()
+	intent, err := ws.Records().Intend(workspace.Intent{Branch: st.branch, From: st.current, Commit: p.id, Record: ref, RecordBlob: blob}, started)
+	if errors.Is(err, workspace.ErrIntentPending) {
+		return server.Errorf(server.PreconditionFailed, "branch %s is being updated by another apply", st.branch)
+	}
+	if err != nil {
+		return err
+	}
+	if err := t.moveBranch(snap, st, p.id, started); err != nil {
+		if cerr := ws.Records().ClearIntent(st.branch, intent); cerr != nil {
+			t.opts.Logger.Warn("clearing an apply intent", "branch", st.branch, "error", cerr) // the next reader settles it
+		}
+		return err
+	}
+	if t.opts.AfterBranchMove != nil {
+		t.opts.AfterBranchMove()
+	}
+	if err := pointRecord(ws, ref, blob); err != nil {
+		return err
+	}
+	return ws.Records().ClearIntent(st.branch, intent)
+}
+
+// moveBranch moves st.branch to commit unless the intent written at
+// started is too old for it.
+func (t *tools) moveBranch(snap *workspace.Snapshot, st *targetState, commit string, started time.Time) error {
+	if err := workspace.CheckIntentYoung(started, time.Now()); err != nil {
+		return err
+	}
+	err := snap.MoveBranch(st.branch, commit, st.current)
 	var conflict *workspace.RefConflict
 	switch {
 	case errors.As(err, &conflict):

@@ -203,3 +203,64 @@ func snapshotTree(t *testing.T, dir string) string {
 	})
 	return b.String()
 }
+
+// TestBinaryBranchApplyKilledAfterMove kills a server (SIGKILL, from
+// inside, at the one point that matters) after a branch apply moved the
+// branch and before it recorded the apply. Another server sharing the
+// repository records it on its next read of that branch, and a restarted
+// server at its start, without any client retrying the apply.
+func TestBinaryBranchApplyKilledAfterMove(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a binary")
+	}
+	dir, _ := binaryRepo(t)
+	replica := startBinary(t, dir)
+	apply := func(b *binServer, g generated) {
+		res, err := b.session.CallTool(context.Background(), &mcp.CallToolParams{Name: "apply_patch", Arguments: map[string]any{
+			"workspace_id": "fx", "patch_id": g.PatchID, "diff_sha256": g.DiffSHA256}})
+		if err == nil {
+			t.Fatalf("the apply was answered, the kill did not happen: %+v", res)
+		}
+		b.session.Close() // waits for the process
+		branch := "refs/heads/repo-mcp/" + g.PatchID[:12]
+		if got := strings.TrimSpace(gitfixture.Git(t, dir, "rev-parse", branch)); got != g.PatchID {
+			t.Fatalf("the killed apply did not move %s: %s", branch, got)
+		}
+		if got := appliedRefs(t, dir, g.PatchID); got != "" {
+			t.Fatalf("the killed apply recorded itself: %s", got)
+		}
+	}
+	settled := func(g generated, when string) {
+		if appliedRefs(t, dir, g.PatchID) == "" {
+			t.Errorf("%s: the apply of %s is not recorded", when, g.PatchID)
+		}
+		if got := gitfixture.Git(t, dir, "for-each-ref", "refs/repo-mcp/intents/"); got != "" {
+			t.Errorf("%s: intents are left: %s", when, got)
+		}
+	}
+
+	var g1 generated
+	replica.call(t, "generate_patch", map[string]any{"edits": []any{edit("replace", "greet.go", "old_text", `"hello"`, "new_text", `"hi"`)}}, &g1)
+	apply(startBinary(t, dir, "-kill-after-move"), g1)
+	replica.call(t, "preview_diff", map[string]any{"patch_id": g1.PatchID}, &generated{})
+	settled(g1, "after another server's read")
+	var again applied
+	replica.call(t, "apply_patch", map[string]any{"patch_id": g1.PatchID, "diff_sha256": g1.DiffSHA256}, &again)
+	if !again.AlreadyApplied || again.Commit != g1.PatchID {
+		t.Errorf("apply after the settle: %+v", again)
+	}
+
+	var g2 generated
+	replica.call(t, "generate_patch", map[string]any{"edits": []any{edit("replace", "greet.go", "old_text", `"hello"`, "new_text", `"hey"`)}}, &g2)
+	apply(startBinary(t, dir, "-kill-after-move"), g2)
+	restarted := startBinary(t, dir)
+	settled(g2, "after a restart, before any call")
+	if log := restarted.stderr.String(); !strings.Contains(log, "settled an interrupted branch apply") {
+		t.Errorf("the restart did not report the settle:\n%s", log)
+	}
+}
+
+// appliedRefs lists the apply records of patch id.
+func appliedRefs(t *testing.T, dir, id string) string {
+	return gitfixture.Git(t, dir, "for-each-ref", "refs/repo-mcp/applied/"+id+"/")
+}

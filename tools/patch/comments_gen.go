@@ -78,6 +78,7 @@ func goComments() map[string]string {
 		"github.com/repo-mcp/repo-mcp/tools/patch.Isolation.UID":                 "uid says the checks ran as an unprivileged uid, not root and not the server's.",
 		"github.com/repo-mcp/repo-mcp/tools/patch.Isolation.Unconfined":          "unconfined lists the properties the checks ran without because the operator allowed it.",
 		"github.com/repo-mcp/repo-mcp/tools/patch.Options":                       "Options configure the patch tools.",
+		"github.com/repo-mcp/repo-mcp/tools/patch.Options.AfterBranchMove":       "Called after a branch apply moved the branch and before it records the apply. It exists for crash tests; leave it nil.",
 		"github.com/repo-mcp/repo-mcp/tools/patch.Options.AfterWorktreeFile":     "Called after each file a worktree apply puts in place. It exists for crash tests; leave it nil.",
 		"github.com/repo-mcp/repo-mcp/tools/patch.Options.Author":                "Author and Email sign proposal commits. Default \"repo-mcp\", \"repo-mcp@localhost\".",
 		"github.com/repo-mcp/repo-mcp/tools/patch.Options.Confirm":               "Confirm, when set, runs in apply_patch after every check (and after the person confirmed, when the client could ask) and before anything is written, with what is about to be applied. An error refuses the apply (return a PermissionDenied *server.Error).",

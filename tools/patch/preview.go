@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/repo-mcp/repo-mcp/server"
 	"github.com/repo-mcp/repo-mcp/tools/toolkit"
@@ -173,6 +174,11 @@ func (t *tools) state(ctx context.Context, snap *workspace.Snapshot, p *proposal
 		}
 		var err error
 		if st.branch, err = workspace.BranchRef(branch); err != nil {
+			return nil, err
+		}
+		// An apply to this branch that died after its move is recorded
+		// before the record is looked for (workspace/intents.go).
+		if _, err = ws.Records().SettleIntent(st.branch, time.Now()); err != nil {
 			return nil, err
 		}
 		if st.current, err = snap.ReadBranch(st.branch); err != nil {

@@ -56,6 +56,9 @@ type Options struct {
 	// AfterWorktreeFile is called after each file a worktree apply puts in
 	// place. It exists for crash tests; leave it nil.
 	AfterWorktreeFile func(i int)
+	// AfterBranchMove is called after a branch apply moved the branch and
+	// before it records the apply. It exists for crash tests; leave it nil.
+	AfterBranchMove func()
 }
 
 // DefaultProtected are the paths whose change needs the apply action when
@@ -138,6 +141,13 @@ func Register(s *server.Server, reg *workspace.Registry, opts Options) error {
 		}
 		if err != nil {
 			opts.Logger.Error("recovering interrupted worktree applies", "error", err)
+		}
+		settled, err := reg.SettleIntents(time.Now())
+		for _, s := range settled {
+			opts.Logger.Warn("settled an interrupted branch apply", "branch", s.Branch, "commit", s.Commit, "recorded", s.Recorded)
+		}
+		if err != nil {
+			opts.Logger.Error("settling interrupted branch applies", "error", err)
 		}
 	}
 	comments := toolkit.Comments(goComments())

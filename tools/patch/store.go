@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -214,16 +215,37 @@ func readRecord(ws *workspace.Workspace, ref string) (*Record, error) {
 }
 
 func writeRecord(ws *workspace.Workspace, ref string, r *Record) error {
+	blob, err := writeRecordBlob(ws, r)
+	if err != nil {
+		return err
+	}
+	return pointRecord(ws, ref, blob)
+}
+
+// writeRecordBlob stamps r with the time and stores it, for pointRecord.
+func writeRecordBlob(ws *workspace.Workspace, r *Record) (string, error) {
 	r.Time = time.Now().UTC().Format(time.RFC3339)
 	data, err := json.Marshal(r)
 	if err != nil {
-		return err
+		return "", err
 	}
-	sha, err := ws.WriteBlob(data)
+	return ws.WriteBlob(data)
+}
+
+// pointRecord points ref at the record blob. Someone who settled this
+// apply's intent (workspace/intents.go) may have pointed it already, or be
+// pointing it now: a held lock is waited out, briefly, since whoever holds
+// it writes this same blob.
+func pointRecord(ws *workspace.Workspace, ref, blob string) error {
+	err := ws.Records().Update(ref, blob, "")
+	for try := 0; errors.Is(err, workspace.ErrRefLocked) && try < 50; try++ {
+		time.Sleep(10 * time.Millisecond)
+		err = ws.Records().Update(ref, blob, "")
+	}
+	if conflict, ok := errors.AsType[*workspace.RefConflict](err); ok && conflict.Current == blob {
+		return nil
+	}
 	if err != nil {
-		return err
-	}
-	if err := ws.Records().Update(ref, sha, ""); err != nil {
 		return server.Errorf(server.Internal, "recording the apply failed").Wrap(err)
 	}
 	return nil

@@ -81,6 +81,9 @@ type ReadFileOut struct {
 	LinkPath string `json:"link_path,omitempty"`
 
 	content string
+	// workspace and maxResource let Links name the whole file (resource.go).
+	workspace   string
+	maxResource int64
 	// limit is set when the content ends at the read limit: the number of
 	// bytes whose lines text reads number.
 	limit int

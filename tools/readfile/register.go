@@ -2,6 +2,7 @@ package readfile
 
 import (
 	"context"
+	"slices"
 
 	"github.com/repo-mcp/repo-mcp/server"
 	"github.com/repo-mcp/repo-mcp/tools/toolkit"
@@ -30,9 +31,17 @@ func Register(s *server.Server, reg *workspace.Registry, _ Options) error {
 		MaxResultBytes: maxResultBytes,
 		Comments:       comments,
 	}, func(ctx context.Context, req *server.Request, in ReadFileIn) (ReadFileOut, error) {
-		return readFile(ctx, reg, req, in)
+		out, err := readFile(ctx, reg, req, in)
+		out.workspace, out.maxResource = in.WorkspaceID, reg.Options().MaxReadBytes
+		return out, err
 	}); err != nil {
 		return err
+	}
+	// The files read_file links are served only where read_file is.
+	if slices.ContainsFunc(s.Tools(), func(t server.ToolInfo) bool { return t.Name == "read_file" }) {
+		if err := s.AddResourceTemplate(fileTemplate(reg)); err != nil {
+			return err
+		}
 	}
 	return server.Register(s, server.Tool{
 		Errors: []server.Class{server.PermissionDenied, server.NotFound, server.PreconditionFailed},

@@ -156,6 +156,11 @@ func repoInfo(ctx context.Context, reg *workspace.Registry, req *server.Request,
 		return RepoInfoOut{}, err
 	}
 	out.Head = Head(head)
+	// An apply that died between moving a branch and recording it is
+	// recorded before the branches are listed (workspace/intents.go).
+	if _, err := snap.Workspace().Records().SettleIntents(time.Now()); err != nil {
+		return RepoInfoOut{}, err
+	}
 	refs, err := snap.Refs(maxRefs)
 	if err != nil {
 		return RepoInfoOut{}, err
