@@ -13,11 +13,14 @@ import (
 	"github.com/repo-mcp/repo-mcp/server/servertest"
 )
 
+// goplsQuery is one question asked of go_navigate and of gopls.
+type goplsQuery struct{ relation, symbol string }
+
 // goplsQueries are the 30 questions asked of go_navigate and of gopls on
 // go-git at HEAD: references and definitions of functions, types,
 // fields, variables and constants; implementations both ways and of a
 // method; callers.
-var goplsQueries = []struct{ relation, symbol string }{
+var goplsQueries = []goplsQuery{
 	{References, "git.PlainOpen"},
 	{References, "plumbing.NewHash"},
 	{References, "object.Commit.Hash"},
@@ -71,10 +74,17 @@ func TestAgainstGopls(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "go-git")
 	gitfixture.Git(t, ".", "clone", "-q", bundle, dir)
 	c, _ := serve(t, dir, testOptions(t))
-	lsp := startGopls(t, gopls, dir)
-	r := goRoots(t, dir)
+	compareWithGopls(t, c, startGopls(t, gopls, dir, dir), goRoots(t, dir), goplsQueries)
+}
+
+// compareWithGopls asks each question of go_navigate (through c) and of
+// gopls, and compares the location sets, gopls's files named by r.
+// Differences that follow from a documented difference of method are
+// logged; any other fails.
+func compareWithGopls(t *testing.T, c *servertest.Client, lsp *lspClient, r roots, queries []goplsQuery) {
+	t.Helper()
 	var same, explained int
-	for _, q := range goplsQueries {
+	for _, q := range queries {
 		name := q.relation + " " + q.symbol
 		ours, theirs, why := compareOne(t, c, lsp, r, q.relation, q.symbol)
 		if ours == nil && theirs == nil {
@@ -92,7 +102,7 @@ func TestAgainstGopls(t *testing.T) {
 			t.Errorf("%s: ours only %v; gopls only %v", name, onlyOurs, onlyTheirs)
 		}
 	}
-	t.Logf("%d of %d queries identical, %d with explained differences", same, len(goplsQueries), explained)
+	t.Logf("%d of %d queries identical, %d with explained differences", same, len(queries), explained)
 }
 
 // compareOne asks one question of both, and returns the two location sets
@@ -107,7 +117,7 @@ func compareOne(t *testing.T, c *servertest.Client, lsp *lspClient, r roots, rel
 	switch relation {
 	case References:
 		for _, l := range out.Results {
-			if l.Kind == "declaration" || l.Kind == "reference" {
+			if l.Kind == "declaration" || l.Kind == "reference" || l.Kind == "related_reference" {
 				ours = append(ours, locString(l))
 			}
 		}
