@@ -45,6 +45,9 @@ func BenchmarkWarmQueries(b *testing.B) {
 			start := time.Now()
 			navigate(b, c, map[string]any{"relation": q.relation, "symbol": q.symbol, "revision": "HEAD~1"})
 			took = append(took, time.Since(start))
+			if testing.Verbose() {
+				b.Logf("%s %s: %v", q.relation, q.symbol, took[len(took)-1])
+			}
 		}
 	}
 	slices.Sort(took)

@@ -35,49 +35,36 @@ func (p *program) implementers(t *target) []types.Object {
 	seen := map[string]bool{p.key(tn): true}
 	var out []types.Object
 	seenFrom := t.unit.imports()
-	for _, u := range p.units {
+	for _, nt := range p.namedTypes() {
 		// Dependencies count only where the target's package sees them,
 		// as gopls counts them: an interface of a package it does not
 		// import is no contract it was written for.
-		if u.types == nil || (!u.local && seenFrom[u.path] == nil) {
+		u, cand := nt.unit, nt.obj
+		if (!u.local && seenFrom[u.path] == nil) || seen[nt.key] {
 			continue
 		}
-		scope := u.types.Scope()
-		for _, name := range scope.Names() {
-			cand, ok := scope.Lookup(name).(*types.TypeName)
-			if !ok || cand.IsAlias() || seen[p.key(cand)] {
-				continue
-			}
-			if _, generic := cand.Type().(*types.Named); !generic {
-				continue
-			}
-			if cand.Type().(*types.Named).TypeParams().Len() > 0 {
-				continue
-			}
-			candIface, candIsIface := cand.Type().Underlying().(*types.Interface)
-			var ok2 bool
-			switch {
-			case isIface && candIsIface:
-				ok2 = candIface.NumMethods() > iface.NumMethods() && implements(u, cand, tn, t.unit)
-			case isIface:
-				ok2 = implements(u, cand, tn, t.unit)
-			case candIsIface:
-				ok2 = candIface.NumMethods() > 0 && implements(t.unit, tn, cand, u)
-			}
-			if !ok2 {
-				continue
-			}
-			seen[p.key(cand)] = true
-			obj := types.Object(cand)
-			if method != "" {
-				m, _, _ := types.LookupFieldOrMethod(cand.Type(), true, cand.Pkg(), method)
-				if m == nil || p.key(m) == p.key(t.obj) {
-					continue // an interface embedding the target's
-				}
-				obj = m
-			}
-			out = append(out, obj)
+		var ok bool
+		switch candIface := nt.iface; {
+		case isIface && candIface != nil:
+			ok = candIface.NumMethods() > iface.NumMethods() && implements(u, cand, tn, t.unit)
+		case isIface:
+			ok = implements(u, cand, tn, t.unit)
+		case candIface != nil:
+			ok = candIface.NumMethods() > 0 && implements(t.unit, tn, cand, u)
 		}
+		if !ok {
+			continue
+		}
+		seen[nt.key] = true
+		obj := types.Object(cand)
+		if method != "" {
+			m, _, _ := types.LookupFieldOrMethod(cand.Type(), true, cand.Pkg(), method)
+			if m == nil || p.key(m) == p.key(t.obj) {
+				continue // an interface embedding the target's
+			}
+			obj = m
+		}
+		out = append(out, obj)
 	}
 	return out
 }
