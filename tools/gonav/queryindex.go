@@ -1,7 +1,9 @@
 package gonav
 
 import (
+	"cmp"
 	"go/types"
+	"slices"
 	"sync"
 )
 
@@ -17,17 +19,22 @@ func (p *program) prepareQueries() {
 	wg.Wait()
 }
 
-// namedType is a package-level named type that is neither an alias nor
-// generic: what implementations answers with.
+// namedType is a named type that is neither an alias nor generic: what
+// implementations answers with.
 type namedType struct {
 	unit  *unit
 	obj   *types.TypeName
 	key   string           // p.key(obj)
 	iface *types.Interface // its underlying interface; nil for a concrete type
+	// inFunc says the type is declared in a function body (of a
+	// repository package: dependencies are checked without bodies).
+	inFunc bool
 }
 
 // namedTypes lists the named types of every loaded package, once per
-// program, in the order of the packages and of their scopes' names.
+// program: each package's package-level types in the order of its
+// scope's names, then those declared in its functions in the order of
+// their positions.
 func (p *program) namedTypes() []namedType {
 	p.namedOnce.Do(func() {
 		for _, u := range p.units {
@@ -36,18 +43,46 @@ func (p *program) namedTypes() []namedType {
 			}
 			scope := u.types.Scope()
 			for _, name := range scope.Names() {
-				tn, ok := scope.Lookup(name).(*types.TypeName)
-				if !ok || tn.IsAlias() {
-					continue
+				if nt, ok := p.namedTypeOf(u, scope.Lookup(name)); ok {
+					p.named = append(p.named, nt)
 				}
-				n, ok := tn.Type().(*types.Named)
-				if !ok || n.TypeParams().Len() > 0 {
-					continue
-				}
-				iface, _ := n.Underlying().(*types.Interface)
-				p.named = append(p.named, namedType{unit: u, obj: tn, key: p.key(tn), iface: iface})
 			}
+			p.named = append(p.named, p.funcTypes(u)...)
 		}
 	})
 	return p.named
+}
+
+// funcTypes lists the named types declared in a unit's function bodies.
+func (p *program) funcTypes(u *unit) []namedType {
+	if u.info == nil {
+		return nil
+	}
+	var out []namedType
+	for _, obj := range u.info.Defs {
+		if obj == nil || obj.Parent() == nil || obj.Parent() == u.types.Scope() {
+			continue
+		}
+		if nt, ok := p.namedTypeOf(u, obj); ok {
+			nt.inFunc = true
+			out = append(out, nt)
+		}
+	}
+	slices.SortFunc(out, func(a, b namedType) int { return cmp.Compare(a.obj.Pos(), b.obj.Pos()) })
+	return out
+}
+
+// namedTypeOf returns obj as a namedType, or false when it is not a
+// type name, or an alias, or generic.
+func (p *program) namedTypeOf(u *unit, obj types.Object) (namedType, bool) {
+	tn, ok := obj.(*types.TypeName)
+	if !ok || tn.IsAlias() {
+		return namedType{}, false
+	}
+	n, ok := tn.Type().(*types.Named)
+	if !ok || n.TypeParams().Len() > 0 {
+		return namedType{}, false
+	}
+	iface, _ := n.Underlying().(*types.Interface)
+	return namedType{unit: u, obj: tn, key: p.key(tn), iface: iface}, true
 }
