@@ -235,6 +235,10 @@ func (sv *Service) load(ctx context.Context, req *server.Request, snap *workspac
 	return l, nil
 }
 
+// exportOptions leave the secret fixtures out of go_navigate's exports:
+// nothing is run on them, and their files' lines are shown to the caller.
+var exportOptions = workspace.ExportOptions{SecretFixtures: false}
+
 // export returns the directory holding the snapshot's export, writing it
 // unless an earlier call did; the tree is in lay.treeDir of it.
 func (sv *Service) export(ctx context.Context, snap *workspace.Snapshot, key string, lay layout) (string, error) {
@@ -255,7 +259,7 @@ func (sv *Service) export(ctx context.Context, snap *workspace.Snapshot, key str
 		verify.RemoveAll(tmp)
 		return "", server.Errorf(server.Internal, "making the export directory failed").Wrap(err)
 	}
-	if _, err := snap.Export(ctx, lay.treeDir(tmp)); err != nil {
+	if _, err := snap.Export(ctx, lay.treeDir(tmp), exportOptions); err != nil {
 		verify.RemoveAll(tmp)
 		return "", err
 	}
