@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/tools/txtar"
 
@@ -135,7 +136,9 @@ func TestAgainstGoplsStdlib(t *testing.T) {
 		t.Fatal(err)
 	}
 	gitfixture.GoSource(t, dir)
-	c, _ := serve(t, dir, testOptions(t))
+	opts := testOptions(t)
+	opts.CallTimeout = time.Hour // the first call loads the whole library, minutes on a busy machine
+	c, _ := serve(t, dir, opts)
 	lsp := startGopls(t, gopls, dir, dir, goplsGoRootEnv(t, goRoot)...)
 	compareWithGopls(t, c, lsp, roots{export: dir}, stdQueries)
 }

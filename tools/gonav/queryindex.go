@@ -7,14 +7,15 @@ import (
 	"sync"
 )
 
-// prepareQueries builds the indexes the relations share, the identifiers
-// by name, the call graph and the package-level named types, in
-// parallel, as a load's last step: otherwise the first query of each
-// relation pays for one of them, seconds on a large repository.
+// prepareQueries builds the indexes most relations share, the
+// identifiers by name and the named types, in parallel, as a load's last
+// step: otherwise the first query of each relation pays for one of them,
+// seconds on a large repository. The call graph is left to the first
+// callers or callees query: it is the larger, in memory and time, and
+// only those two relations read it.
 func (p *program) prepareQueries() {
 	var wg sync.WaitGroup
 	wg.Go(func() { p.identifiers() })
-	wg.Go(func() { p.callGraph() })
 	wg.Go(func() { p.namedTypes() })
 	wg.Wait()
 }
