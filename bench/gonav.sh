@@ -4,7 +4,7 @@
 # ../shared/corpora/go-git.bundle with a commit on top that changes 20
 # files.
 #
-# Usage: bench/gonav.sh [-n PAIRS]
+# Usage: bench/gonav.sh [-n PAIRS] [-std]
 #
 #   first answer   a new process's first references answer (export, go list
 #                  in the sandbox, type-checking, the query) against
@@ -12,15 +12,21 @@
 #                  peak RSS from /usr/bin/time, pairs run alternately
 #                  (A B A B ...) so each ratio holds while the machine's
 #                  speed drifts; medians [min-max]
-#   warm p50       the 30 queries of the gopls comparison on a loaded revision
+#   warm p50       the 30 queries of the gopls comparison on a loaded
+#                  revision: median, 99th percentile and slowest
 #   second load    HEAD after HEAD~1: its load time as a share of the first
+#   -std           then the 30 standard-library queries asked of go_navigate
+#                  and of gopls on GOROOT/src committed as a repository
+#                  (TestAgainstGoplsStdlib: minutes, and gigabytes of memory)
 set -euo pipefail
 
 pairs=3
+std=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-n) pairs=$2; shift 2 ;;
-	*) echo "usage: $0 [-n PAIRS]" >&2; exit 2 ;;
+	-std) std=1; shift ;;
+	*) echo "usage: $0 [-n PAIRS] [-std]" >&2; exit 2 ;;
 	esac
 done
 
@@ -81,3 +87,10 @@ echo "second revision (20 changed files) after the first:"
 "$bin" -test.run '^$' -test.bench '^BenchmarkSecondRevision$' -test.benchtime 1x 2>&1 |
 	awk '/ns\/op/ {for (i = 1; i < NF; i++) if ($(i+1) ~ /^(first-ms|second-ms|second-%|second-checked|packages)$/) printf "  %s %s\n", $(i+1), $i}'
 echo "  (target: second-% under 10)"
+
+if [ "$std" = 1 ]; then
+	echo "standard library against gopls (go_navigate and gopls with GOROOT set to the committed tree):"
+	REPO_MCP_PEERS=${REPO_MCP_PEERS:-$HOME/.cache/repo-mcp-peers} REPO_MCP_GONAV_STDLIB=1 \
+		"$bin" -test.run '^TestAgainstGoplsStdlib$' -test.v -test.timeout 60m 2>&1 |
+		awk '/identical|ours only|explained|^(--- )?(PASS|FAIL)/ {sub(/^[ \t]+[a-z_]+\.go:[0-9]+: /, "  "); print}'
+fi

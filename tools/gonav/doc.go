@@ -13,11 +13,22 @@
 // -deps -test runs on it inside verify's sandbox (Checker.GoList: another
 // uid, no network, GOPROXY=off, GOFLAGS=-mod=readonly, GOTOOLCHAIN=local,
 // CGO_ENABLED=0, the module cache read-only). go list is the only process;
-// it reads the tree and executes nothing of the repository. The packages
-// it reports, test variants included, are parsed and type-checked in
+// it reads the tree and executes nothing of the repository. A Go
+// distribution's tree (the golang/go repository, whose src/go.mod
+// declares module std, or that src directory committed alone) is listed
+// with GOROOT set to its export: its standard library is the revision's,
+// not the server's Go's (goroot.go). The packages it reports, test
+// variants included, are parsed and type-checked in
 // this process with go/types (type-checking is not executing):
 // dependencies for their declarations only, the repository's packages
 // with function bodies and full type information.
+//
+// # Relations
+//
+// The relations follow gopls where it has the same one: references of a
+// method include the uses of the methods related to it by interface
+// satisfaction (related_reference); implementations count the types
+// declared in the functions of the target's package.
 //
 // # Caching
 //

@@ -5,11 +5,12 @@ import (
 )
 
 // implementations answers, for an interface, the named types that
-// implement it (T or *T) and the interfaces that embed its methods; for
+// implement it (T or *T) and the interfaces that hold its methods; for
 // a concrete type, the interfaces it implements; for a method of either,
 // the corresponding methods. Candidates come from every package loaded,
-// dependencies included. Interfaces with no methods (any) are left out:
-// everything implements them.
+// dependencies included, and, as gopls finds them, from the types
+// declared in the functions of the target's own package. Interfaces with
+// no methods (any) are left out: everything implements them.
 func (p *program) implementations(t *target) []Location {
 	var out []Location
 	for _, obj := range p.implementers(t) {
@@ -35,49 +36,36 @@ func (p *program) implementers(t *target) []types.Object {
 	seen := map[string]bool{p.key(tn): true}
 	var out []types.Object
 	seenFrom := t.unit.imports()
-	for _, u := range p.units {
+	for _, nt := range p.namedTypes() {
 		// Dependencies count only where the target's package sees them,
 		// as gopls counts them: an interface of a package it does not
 		// import is no contract it was written for.
-		if u.types == nil || (!u.local && seenFrom[u.path] == nil) {
+		u, cand := nt.unit, nt.obj
+		if (!u.local && seenFrom[u.path] == nil) || seen[nt.key] || (nt.inFunc && u.path != pathOf(tn)) {
 			continue
 		}
-		scope := u.types.Scope()
-		for _, name := range scope.Names() {
-			cand, ok := scope.Lookup(name).(*types.TypeName)
-			if !ok || cand.IsAlias() || seen[p.key(cand)] {
-				continue
-			}
-			if _, generic := cand.Type().(*types.Named); !generic {
-				continue
-			}
-			if cand.Type().(*types.Named).TypeParams().Len() > 0 {
-				continue
-			}
-			candIface, candIsIface := cand.Type().Underlying().(*types.Interface)
-			var ok2 bool
-			switch {
-			case isIface && candIsIface:
-				ok2 = candIface.NumMethods() > iface.NumMethods() && implements(u, cand, tn, t.unit)
-			case isIface:
-				ok2 = implements(u, cand, tn, t.unit)
-			case candIsIface:
-				ok2 = candIface.NumMethods() > 0 && implements(t.unit, tn, cand, u)
-			}
-			if !ok2 {
-				continue
-			}
-			seen[p.key(cand)] = true
-			obj := types.Object(cand)
-			if method != "" {
-				m, _, _ := types.LookupFieldOrMethod(cand.Type(), true, cand.Pkg(), method)
-				if m == nil || p.key(m) == p.key(t.obj) {
-					continue // an interface embedding the target's
-				}
-				obj = m
-			}
-			out = append(out, obj)
+		var ok bool
+		switch candIface := nt.iface; {
+		case isIface && candIface != nil:
+			ok = candIface.NumMethods() >= iface.NumMethods() && implements(u, cand, tn, t.unit)
+		case isIface:
+			ok = implements(u, cand, tn, t.unit)
+		case candIface != nil:
+			ok = candIface.NumMethods() > 0 && implements(t.unit, tn, cand, u)
 		}
+		if !ok {
+			continue
+		}
+		seen[nt.key] = true
+		obj := types.Object(cand)
+		if method != "" {
+			m, _, _ := types.LookupFieldOrMethod(cand.Type(), true, cand.Pkg(), method)
+			if m == nil || p.key(m) == p.key(t.obj) {
+				continue // an interface embedding the target's
+			}
+			obj = m
+		}
+		out = append(out, obj)
 	}
 	return out
 }
@@ -110,11 +98,11 @@ func typeOf(obj types.Object) (*types.TypeName, string) {
 func implements(tu *unit, typ *types.TypeName, iface *types.TypeName, iu *unit) bool {
 	T := typ.Type()
 	I := iface.Type()
-	if pkg, ok := tu.imports()[pathOf(iface)]; ok && pkg != iface.Pkg() {
+	if pkg, ok := tu.imports()[pathOf(iface)]; ok && pkg != iface.Pkg() && packageLevel(iface) {
 		if o, ok := pkg.Scope().Lookup(iface.Name()).(*types.TypeName); ok {
 			I = o.Type()
 		}
-	} else if pkg, ok := iu.imports()[pathOf(typ)]; ok && pkg != typ.Pkg() {
+	} else if pkg, ok := iu.imports()[pathOf(typ)]; ok && pkg != typ.Pkg() && packageLevel(typ) {
 		if o, ok := pkg.Scope().Lookup(typ.Name()).(*types.TypeName); ok {
 			T = o.Type()
 		}
@@ -127,6 +115,12 @@ func implements(tu *unit, typ *types.TypeName, iface *types.TypeName, iu *unit) 
 		return types.Implements(T, in)
 	}
 	return types.Implements(T, in) || types.Implements(types.NewPointer(T), in)
+}
+
+// packageLevel reports whether a type is declared at package level, where
+// another variant of its package declares it under the same name.
+func packageLevel(tn *types.TypeName) bool {
+	return tn.Pkg() != nil && tn.Parent() == tn.Pkg().Scope()
 }
 
 func pathOf(tn *types.TypeName) string {

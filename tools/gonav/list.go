@@ -53,13 +53,14 @@ type ListError struct {
 
 func (e *ListError) Error() string { return "go list could not run: " + e.Why }
 
-// listPackages runs go list -deps -test on every package of the export in
-// dir, in the verify sandbox, and returns the packages with host paths.
-// Test mains (p.test) are left out: their source is generated.
-func listPackages(ctx context.Context, l lister, dir string, absent []string) ([]*listedPackage, error) {
+// listPackages runs go list -deps -test on the packages pattern matches in
+// the export in dir, in the verify sandbox, and returns the packages with
+// host paths. Test mains (p.test) are left out: their source is
+// generated.
+func listPackages(ctx context.Context, l lister, dir, pattern string, opts ...verify.RunOption) ([]*listedPackage, error) {
 	var out boundedBuffer
 	out.max = maxListBytes
-	res, _ := l.GoList(ctx, dir, []string{"-e", listFields, "-deps", "-test", "./..."}, &out, verify.WithAbsent(absent...))
+	res, _ := l.GoList(ctx, dir, []string{"-e", listFields, "-deps", "-test", pattern}, &out, opts...)
 	if res.Error != "" {
 		return nil, &ListError{Why: res.Error}
 	}

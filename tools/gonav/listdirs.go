@@ -22,6 +22,9 @@ func listDirectories(root string) ([]*listedPackage, error) {
 	if data, err := os.ReadFile(filepath.Join(root, "go.mod")); err == nil {
 		module = modfile.ModulePath(data)
 	}
+	if module == stdModule {
+		module = "" // the standard library's import paths have no prefix
+	}
 	byID := map[string]*listedPackage{}
 	var order []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {

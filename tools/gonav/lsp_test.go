@@ -29,11 +29,15 @@ type lspClient struct {
 	next int
 }
 
-func startGopls(t testing.TB, gopls, dir string) *lspClient {
+// startGopls starts gopls on the repository at dir with the workspace
+// folder folder (dir itself, or its src for a Go distribution's tree);
+// env adds to or overrides its environment.
+func startGopls(t testing.TB, gopls, dir, folder string, env ...string) *lspClient {
 	t.Helper()
 	cmd := exec.Command(gopls, "serve")
-	cmd.Dir = dir
+	cmd.Dir = folder
 	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=readonly", "GOPROXY=off", "GOTOOLCHAIN=local", "CGO_ENABLED=0")
+	cmd.Env = append(cmd.Env, env...)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +55,7 @@ func startGopls(t testing.TB, gopls, dir string) *lspClient {
 		cmd.Process.Kill()
 		cmd.Wait()
 	})
-	root := c.uri("")
+	root := (&url.URL{Scheme: "file", Path: folder}).String()
 	c.call("initialize", map[string]any{
 		"processId": os.Getpid(), "rootUri": root, "capabilities": map[string]any{},
 		"workspaceFolders": []map[string]any{{"uri": root, "name": "corpus"}},

@@ -55,11 +55,13 @@ func (sv *Service) navigate(ctx context.Context, req *server.Request, in GoNavig
 		for _, c := range cands {
 			out.Candidates = append(out.Candidates, p.describe(c))
 		}
+		p.withText(out.Candidates)
 		out.Precision = p.precision(out.Precision, nil)
 		return out, nil
 	}
-	desc := p.describe(t)
-	out.Target = &desc
+	targets := []Location{p.describe(t)}
+	p.withText(targets)
+	out.Target = &targets[0]
 	results, err := p.answer(t, in)
 	if err != nil {
 		return out, err
@@ -73,6 +75,7 @@ func (sv *Service) navigate(ctx context.Context, req *server.Request, in GoNavig
 	if err := out.page(results, in, key); err != nil {
 		return out, err
 	}
+	p.withText(out.Results)
 	out.Precision = p.precision(out.Precision, out.Results)
 	if in.Relation == Callers || in.Relation == Callees {
 		out.Precision.CallGraph = callGraphNote
@@ -159,6 +162,17 @@ func (p *program) describe(t *target) Location {
 		loc.Signature = truncate(typesObjectString(t.obj), maxSignature)
 	}
 	return loc
+}
+
+// withText fills in the text of the lines locations name. Only the
+// results a page returns get it: reading the files of every result of a
+// large query was most of its time.
+func (p *program) withText(locs []Location) {
+	for i := range locs {
+		if locs[i].Line > 0 {
+			locs[i].Text = p.lineText(locs[i].File, locs[i].Line)
+		}
+	}
 }
 
 // sortLocations orders results by file, line, column and kind, and drops

@@ -30,6 +30,9 @@ type program struct {
 	identsOnce sync.Once
 	idents     map[string][]identRef
 
+	namedOnce sync.Once
+	named     []namedType
+
 	filesMu sync.Mutex
 	lines   map[string][][]byte // display name -> lines, for results' text
 }
@@ -72,12 +75,13 @@ func origin(obj types.Object) types.Object {
 	return obj
 }
 
-// location renders a position as a result.
+// location renders a position as a result, without its line's text:
+// withText adds that to the results a page returns.
 func (p *program) location(pos token.Pos, kind, pkg string) Location {
 	ps := p.fset.Position(pos)
 	return Location{
 		File: ps.Filename, Line: ps.Line, Column: ps.Column, Kind: kind, Package: pkg,
-		Test: strings.HasSuffix(ps.Filename, "_test.go"), Text: p.lineText(ps.Filename, ps.Line),
+		Test: strings.HasSuffix(ps.Filename, "_test.go"),
 	}
 }
 

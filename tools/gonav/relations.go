@@ -40,22 +40,26 @@ func pkgPath(obj types.Object) string {
 }
 
 // references answers where the target is named in the repository: its
-// declaration, every use found by type, and, in packages that did not
-// type-check, every identifier of the same name that has no type
+// declaration, every use found by type, for a method the uses of the
+// methods related to it (related_reference), and, in packages that did
+// not type-check, every identifier of the same name that has no type
 // information (syntactic_reference).
 func (p *program) references(t *target) []Location {
 	if t.obj == nil {
 		return p.importsOf(t.unit.path)
 	}
-	want := p.key(t.obj)
+	is := p.sameAs(t.obj)
+	related := p.relatedMethods(t.obj)
 	var out []Location
 	for _, ref := range p.identifiers()[t.obj.Name()] {
 		u, id := ref.unit, ref.id
-		kind := ""
-		if obj := u.info.Defs[id]; obj != nil && p.key(obj) == want {
+		kind, via := "", ""
+		if obj := u.info.Defs[id]; obj != nil && is(obj) {
 			kind = "declaration"
-		} else if obj := u.info.Uses[id]; obj != nil && p.key(obj) == want {
+		} else if obj := u.info.Uses[id]; obj != nil && is(obj) {
 			kind = "reference"
+		} else if obj != nil && related(u, obj) {
+			kind, via = "related_reference", qualified(obj)
 		} else if !u.typed() && u.info.Defs[id] == nil && u.info.Uses[id] == nil && !ref.pkgClause {
 			kind = "syntactic_reference"
 		}
@@ -63,12 +67,29 @@ func (p *program) references(t *target) []Location {
 			continue
 		}
 		loc := p.location(id.Pos(), kind, u.path)
+		loc.Via = via
 		if s := enclosing(ref.spans, id.Pos()); s != nil {
 			loc.Enclosing = s.name
 		}
 		out = append(out, loc)
 	}
 	return out
+}
+
+// sameAs returns whether an object is the target's declaration (in any
+// variant of its package), remembering each object's answer: the
+// identifiers of one name are mostly uses of a few objects.
+func (p *program) sameAs(target types.Object) func(types.Object) bool {
+	want := p.key(target)
+	memo := map[types.Object]bool{}
+	return func(obj types.Object) bool {
+		same, ok := memo[obj]
+		if !ok {
+			same = p.key(obj) == want
+			memo[obj] = same
+		}
+		return same
+	}
 }
 
 // identRef is one identifier of a repository file.

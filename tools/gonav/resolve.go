@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -108,15 +109,22 @@ func splits(s string) []split {
 
 // packagesNamed returns the units a package reference may mean: an import
 // path, a path's last elements, or a package name; "" means every
-// repository package. Of a package and its test variant, the variant is
-// taken: it declares everything the package does, and its tests' names.
+// repository package. A package whose import path is the reference
+// itself is what it means, if there is one: "sync" is sync, not also
+// internal/sync, whose name is sync too. Of a package and its test
+// variant, the variant is taken: it declares everything the package
+// does, and its tests' names.
 func (p *program) packagesNamed(ref string) []*unit {
+	exact := ref != "" && slices.ContainsFunc(p.units, func(u *unit) bool { return u.path == ref && u.types != nil })
 	best := map[string]*unit{}
 	var order []string
 	for _, u := range p.units {
 		match := ref == "" && u.local
-		if ref != "" {
-			match = u.path == ref || u.name == ref || strings.HasSuffix(u.path, "/"+ref)
+		switch {
+		case exact:
+			match = u.path == ref
+		case ref != "":
+			match = u.name == ref || strings.HasSuffix(u.path, "/"+ref)
 		}
 		if !match || u.types == nil {
 			continue

@@ -182,19 +182,21 @@ func (sv *Service) load(ctx context.Context, req *server.Request, snap *workspac
 		req.Progress(float64(done), float64(total), msg)
 	}
 	report(0, 0, "exporting the revision")
-	dir, err := sv.export(ctx, snap, key)
+	lay := layoutOf(ctx, snap)
+	dir, err := sv.export(ctx, snap, key, lay)
 	if err != nil {
 		return nil, err
 	}
 	report(0, 0, "listing packages (go list, in the sandbox)")
-	r := roots{export: dir, goRoot: sv.checker.GoRoot(), modCache: sv.checker.ModCache()}
-	listed, err := listPackages(ctx, sv.checker, dir, snap.HostPaths())
+	r := lay.roots(dir, sv.checker)
+	pattern, opts := lay.listing()
+	listed, err := listPackages(ctx, sv.checker, dir, pattern, append(opts, verify.WithAbsent(snap.HostPaths()...))...)
 	listFailed := ""
 	var le *ListError
 	if errors.As(err, &le) {
 		listFailed = le.Error()
 		sv.log.Warn("go_navigate: go list failed; navigation is syntactic", "revision", snap.Revision().SHA, "error", le.Why)
-		listed, err = listDirectories(dir)
+		listed, err = listDirectories(lay.srcDir(dir))
 	}
 	if err != nil {
 		return nil, server.Errorf(server.Internal, "listing the packages failed").Wrap(err)
@@ -219,6 +221,8 @@ func (sv *Service) load(ctx context.Context, req *server.Request, snap *workspac
 		return nil, err
 	}
 	prog.listFailed = listFailed
+	report(0, 0, "indexing identifiers and types")
+	prog.prepareQueries()
 	l := &loaded{key: key, prog: prog, dur: time.Since(start)}
 	sv.mu.Lock()
 	sv.loads++
@@ -236,8 +240,8 @@ func (sv *Service) load(ctx context.Context, req *server.Request, snap *workspac
 var exportOptions = workspace.ExportOptions{SecretFixtures: false}
 
 // export returns the directory holding the snapshot's export, writing it
-// unless an earlier call did.
-func (sv *Service) export(ctx context.Context, snap *workspace.Snapshot, key string) (string, error) {
+// unless an earlier call did; the tree is in lay.treeDir of it.
+func (sv *Service) export(ctx context.Context, snap *workspace.Snapshot, key string, lay layout) (string, error) {
 	if err := sv.exportsDir(); err != nil {
 		return "", err
 	}
@@ -251,7 +255,11 @@ func (sv *Service) export(ctx context.Context, snap *workspace.Snapshot, key str
 	if err != nil {
 		return "", server.Errorf(server.Internal, "making the export directory failed").Wrap(err)
 	}
-	if _, err := snap.Export(ctx, tmp, exportOptions); err != nil {
+	if err := os.MkdirAll(lay.treeDir(tmp), 0o755); err != nil {
+		verify.RemoveAll(tmp)
+		return "", server.Errorf(server.Internal, "making the export directory failed").Wrap(err)
+	}
+	if _, err := snap.Export(ctx, lay.treeDir(tmp), exportOptions); err != nil {
 		verify.RemoveAll(tmp)
 		return "", err
 	}

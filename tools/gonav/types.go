@@ -82,7 +82,7 @@ type Location struct {
 	Column int `json:"column"`
 	// Text is the line, without its newline (at most 512 bytes of it).
 	Text string `json:"text"`
-	// Kind says what is there: declaration, reference, syntactic_reference (matched by name in a package that did not type-check), type, interface, method, func, var, const, field, package, call, dynamic_call.
+	// Kind says what is there: declaration, reference, related_reference (a use of a method that implements the target method or that it implements, named in via: a call that may reach the target), syntactic_reference (matched by name in a package that did not type-check), type, interface, method, func, var, const, field, package, call, dynamic_call.
 	Kind string `json:"kind"`
 	// Name is the qualified name of the symbol at this location (references: not set).
 	Name string `json:"name,omitempty"`
@@ -94,7 +94,7 @@ type Location struct {
 	Enclosing string `json:"enclosing,omitempty"`
 	// Depth is how many calls away a caller or callee is (1: direct).
 	Depth int `json:"depth,omitempty"`
-	// Via is, for a callee, the call site in the caller (file:line:column); for a caller, the function it calls.
+	// Via is, for a callee, the call site in the caller (file:line:column); for a caller, the function it calls; for a related_reference, the method used.
 	Via string `json:"via,omitempty"`
 	// Signature is the declaration, as go doc shows it (package_api, target).
 	Signature string `json:"signature,omitempty"`

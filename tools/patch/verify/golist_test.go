@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -60,6 +61,32 @@ func TestHostPath(t *testing.T) {
 		got, ok := c.HostPath(dir, tc.in)
 		if got != tc.want || ok != tc.ok {
 			t.Errorf("HostPath(%q) = %q, %t; want %q, %t", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// TestGoRootExportEnv: WithGoRootExport points GOROOT, and only GOROOT,
+// at the export; the go command itself stays the server's.
+func TestGoRootExportEnv(t *testing.T) {
+	c, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		opts       []RunOption
+		wantGoRoot string
+	}{
+		{nil, "GOROOT=/verify/go"},
+		{[]RunOption{WithGoRootExport()}, "GOROOT=" + sbExport},
+	} {
+		ro := runOptions{}
+		for _, o := range tc.opts {
+			o(&ro)
+		}
+		rc := &runContext{goRootExport: ro.goRootExport}
+		env := rc.env(c.goEnv(sbGoRoot, sbModCache, sbWork), sbExport)
+		if !slices.Contains(env, tc.wantGoRoot) || !slices.Contains(env, "PATH=/verify/go/bin") {
+			t.Errorf("options %d: env %q, want %s and the server's go on PATH", len(tc.opts), env, tc.wantGoRoot)
 		}
 	}
 }

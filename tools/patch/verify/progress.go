@@ -28,6 +28,8 @@ type runOptions struct {
 	interval time.Duration
 	secrets  [][]byte
 	absent   []string
+	// goRootExport: see WithGoRootExport.
+	goRootExport bool
 }
 
 // WithSecrets has the output of the run's checks redacted of each of
@@ -43,6 +45,17 @@ func WithSecrets(contents ...[]byte) RunOption {
 // denies the run the Filesystem property.
 func WithAbsent(paths ...string) RunOption {
 	return func(o *runOptions) { o.absent = append(o.absent, paths...) }
+}
+
+// WithGoRootExport runs go with GOROOT set to the export, for an export
+// that is a Go distribution's tree (its src/go.mod declares module std):
+// the standard library is then the export's own, not the server's Go's,
+// and an import of an internal package of it resolves as in the Go
+// repository. The server's go command still runs. For what [Checker.GoList]
+// reports (no -export, no -compiled) go needs nothing of a GOROOT but its
+// src: no pkg/tool, no compiled packages.
+func WithGoRootExport() RunOption {
+	return func(o *runOptions) { o.goRootExport = true }
 }
 
 // WithProgress has p told of the run's progress.

@@ -214,7 +214,7 @@ func (c *Checker) helperSpec(rc *runContext, cmd command, uid int, b *binds) (*h
 		Top:      []string{"verify", "work", "proc", "dev", "etc"},
 		Limits:   c.limits(),
 		Argv:     append([]string{filepath.Join(sbGoRoot, "bin", "go")}, cmd.sandboxArgs()...),
-		Env: append(c.goEnv(sbGoRoot, sbModCache, sbWork),
+		Env: append(rc.env(c.goEnv(sbGoRoot, sbModCache, sbWork), sbExport),
 			"GOCACHEPROG="+sbHelper+" "+cacheProgArg, cacheProgEnv+"="+cache.encode()),
 	}
 	spec.Absent = slices.DeleteFunc(spec.Absent, func(p string) bool { return p == "" || isUnder(p, "/verify") || isUnder(p, "/work") })

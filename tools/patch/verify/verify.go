@@ -280,6 +280,8 @@ type runContext struct {
 	required    []Property
 	absent      []string
 	redact      *redactor
+	// goRootExport sets GOROOT to the export (WithGoRootExport).
+	goRootExport bool
 }
 
 // execResult is the outcome of running one check's command.
@@ -323,7 +325,7 @@ func (c *Checker) Run(ctx context.Context, dir string, specs []Spec, opts ...Run
 // prepare checks what the run needs and refuses module files that reach
 // outside the tree.
 func (c *Checker) prepare(dir string, ro *runOptions) (*runContext, error) {
-	rc := &runContext{dir: dir, absent: ro.absent, redact: newRedactor(ro.secrets)}
+	rc := &runContext{dir: dir, absent: ro.absent, redact: newRedactor(ro.secrets), goRootExport: ro.goRootExport}
 	for _, p := range Properties {
 		if !slices.Contains(c.opts.Unconfined, p) {
 			rc.required = append(rc.required, p)
@@ -384,6 +386,20 @@ func (c *Checker) goEnv(goRoot, modCache, work string) []string {
 		"CGO_ENABLED=0",
 		"LANG=C",
 	}
+}
+
+// env is goEnv for this run: GOROOT is export, as the command sees it,
+// when the run asked for it (WithGoRootExport).
+func (rc *runContext) env(env []string, export string) []string {
+	if !rc.goRootExport {
+		return env
+	}
+	for i, kv := range env {
+		if strings.HasPrefix(kv, "GOROOT=") {
+			env[i] = "GOROOT=" + export
+		}
+	}
+	return env
 }
 
 // limits are the resource limits of a check.

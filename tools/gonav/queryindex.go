@@ -1,0 +1,89 @@
+package gonav
+
+import (
+	"cmp"
+	"go/types"
+	"slices"
+	"sync"
+)
+
+// prepareQueries builds the indexes most relations share, the
+// identifiers by name and the named types, in parallel, as a load's last
+// step: otherwise the first query of each relation pays for one of them,
+// seconds on a large repository. The call graph is left to the first
+// callers or callees query: it is the larger, in memory and time, and
+// only those two relations read it.
+func (p *program) prepareQueries() {
+	var wg sync.WaitGroup
+	wg.Go(func() { p.identifiers() })
+	wg.Go(func() { p.namedTypes() })
+	wg.Wait()
+}
+
+// namedType is a named type that is neither an alias nor generic: what
+// implementations answers with.
+type namedType struct {
+	unit  *unit
+	obj   *types.TypeName
+	key   string           // p.key(obj)
+	iface *types.Interface // its underlying interface; nil for a concrete type
+	// inFunc says the type is declared in a function body (of a
+	// repository package: dependencies are checked without bodies).
+	inFunc bool
+}
+
+// namedTypes lists the named types of every loaded package, once per
+// program: each package's package-level types in the order of its
+// scope's names, then those declared in its functions in the order of
+// their positions.
+func (p *program) namedTypes() []namedType {
+	p.namedOnce.Do(func() {
+		for _, u := range p.units {
+			if u.types == nil {
+				continue
+			}
+			scope := u.types.Scope()
+			for _, name := range scope.Names() {
+				if nt, ok := p.namedTypeOf(u, scope.Lookup(name)); ok {
+					p.named = append(p.named, nt)
+				}
+			}
+			p.named = append(p.named, p.funcTypes(u)...)
+		}
+	})
+	return p.named
+}
+
+// funcTypes lists the named types declared in a unit's function bodies.
+func (p *program) funcTypes(u *unit) []namedType {
+	if u.info == nil {
+		return nil
+	}
+	var out []namedType
+	for _, obj := range u.info.Defs {
+		if obj == nil || obj.Parent() == nil || obj.Parent() == u.types.Scope() {
+			continue
+		}
+		if nt, ok := p.namedTypeOf(u, obj); ok {
+			nt.inFunc = true
+			out = append(out, nt)
+		}
+	}
+	slices.SortFunc(out, func(a, b namedType) int { return cmp.Compare(a.obj.Pos(), b.obj.Pos()) })
+	return out
+}
+
+// namedTypeOf returns obj as a namedType, or false when it is not a
+// type name, or an alias, or generic.
+func (p *program) namedTypeOf(u *unit, obj types.Object) (namedType, bool) {
+	tn, ok := obj.(*types.TypeName)
+	if !ok || tn.IsAlias() {
+		return namedType{}, false
+	}
+	n, ok := tn.Type().(*types.Named)
+	if !ok || n.TypeParams().Len() > 0 {
+		return namedType{}, false
+	}
+	iface, _ := n.Underlying().(*types.Interface)
+	return namedType{unit: u, obj: tn, key: p.key(tn), iface: iface}, true
+}

@@ -1,0 +1,70 @@
+package gonav
+
+import (
+	"go/types"
+)
+
+// relatedMethods returns, for a method, whether a use in unit u of the
+// object obj is a use of a related method: one of the same name whose
+// receiver implements the target's, or is implemented by it. gopls counts
+// these among a method's references, for a call through an interface may
+// reach the method, and a method's caller may hold the interface. As in
+// gopls, a related method counts everywhere when its type is a named
+// type of the repository's packages, and only in the target's own
+// package otherwise (an interface of a dependency, an interface literal).
+// For anything but a method it returns a function that reports false.
+func (p *program) relatedMethods(target types.Object) func(u *unit, obj types.Object) bool {
+	recv := effectiveReceiver(target)
+	if recv == nil {
+		return func(*unit, types.Object) bool { return false }
+	}
+	home := pkgPath(target)
+	type relation struct{ related, local bool }
+	memo := map[*types.Func]relation{}
+	return func(u *unit, obj types.Object) bool {
+		fn, ok := obj.(*types.Func)
+		if !ok || fn.Name() != target.Name() {
+			return false
+		}
+		fn = fn.Origin()
+		r, ok := memo[fn]
+		if !ok {
+			other := effectiveReceiver(fn)
+			r.related = other != nil && (implementsType(other, recv) || implementsType(recv, other))
+			r.local = r.related && p.declaredLocally(fn)
+			memo[fn] = r
+		}
+		return r.related && (r.local || u.path == home)
+	}
+}
+
+// effectiveReceiver is a method's receiver type as method sets see it
+// (*T for a method of T), nil for anything else.
+func effectiveReceiver(obj types.Object) types.Type {
+	fn, ok := obj.(*types.Func)
+	if !ok || fn.Signature().Recv() == nil {
+		return nil
+	}
+	t := fn.Signature().Recv().Type()
+	if _, isPtr := types.Unalias(t).(*types.Pointer); !isPtr && !types.IsInterface(t) {
+		t = types.NewPointer(t)
+	}
+	return t
+}
+
+// implementsType reports whether x implements the interface y.
+func implementsType(x, y types.Type) bool {
+	iface, ok := y.Underlying().(*types.Interface)
+	return ok && iface.NumMethods() > 0 && types.Implements(x, iface)
+}
+
+// declaredLocally reports whether a method belongs to a named type
+// declared at package level in a repository package.
+func (p *program) declaredLocally(fn *types.Func) bool {
+	n := namedOf(fn.Signature().Recv().Type())
+	if n == nil || n.Obj().Pkg() == nil || n.Obj().Parent() != n.Obj().Pkg().Scope() {
+		return false
+	}
+	u := p.byID[n.Obj().Pkg().Path()]
+	return u != nil && u.local
+}
