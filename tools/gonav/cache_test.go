@@ -94,3 +94,53 @@ func TestPolicyHidesPaths(t *testing.T) {
 		t.Error("no implementations at all")
 	}
 }
+
+// TestEarlyCutoff changes shape, which every other package imports: an
+// edit that leaves its API as it was checks shape alone again, and the
+// importers' units, checked against the earlier shape, still answer
+// references to declarations the edit moved within their lines; an edit
+// of the API checks the importers again.
+func TestEarlyCutoff(t *testing.T) {
+	const body = "\t\tsum += s.Area()\n"
+	tests := []struct {
+		name     string
+		old, new string
+		cutoff   bool
+	}{
+		{"body only", body, "\t\tsum += s.Area() * 1\n", true},
+		{"a line added in a body: the declarations below move", body, body + "\t\tsum += 0\n", false},
+		{"exported function added", "// Max returns", "func Min() int { return 0 }\n\n// Max returns", false},
+		{"unexported function at the end", "\treturn b\n}\n", "\treturn b\n}\n\nfunc half(x float64) float64 { return x / 2 }\n", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			repo := gitfixture.New(t)
+			files := txtarFiles(t, "testdata/nav.txtar")
+			first := repo.Commit(t, "first", files)
+			src := files["shape/shape.go"].Content
+			if !strings.Contains(src, tc.old) {
+				t.Fatalf("shape.go has no %q", tc.old)
+			}
+			files["shape/shape.go"] = gitfixture.Text(strings.Replace(src, tc.old, tc.new, 1))
+			second := repo.Commit(t, "second", files)
+			c, _ := serve(t, repo.Dir, testOptions(t))
+
+			want := navigate(t, c, map[string]any{"relation": "references", "symbol": "shape.Max", "revision": first})
+			got := navigate(t, c, map[string]any{"relation": "references", "symbol": "shape.Max", "revision": second})
+			if checked := got.Precision.Load.Checked; (checked == 1) != tc.cutoff {
+				t.Errorf("the second revision checked %d of %d packages; cutoff %t", checked, got.Precision.Load.Packages, tc.cutoff)
+			}
+			if got.Precision.FailedTotal != want.Precision.FailedTotal {
+				t.Errorf("%d packages failed at the second revision, %d at the first: %+v", got.Precision.FailedTotal, want.Precision.FailedTotal, got.Precision.Failed)
+			}
+			if len(got.Results) != len(want.Results) || len(got.Results) < 2 {
+				t.Fatalf("references of shape.Max: %d at the second revision, %d at the first:\n%+v", len(got.Results), len(want.Results), got.Results)
+			}
+			for i, r := range got.Results {
+				if w := want.Results[i]; r.File != w.File || r.Column != w.Column || (r.File != "shape/shape.go" && r.Line != w.Line) {
+					t.Errorf("reference %d: %s:%d:%d, was %s:%d:%d", i, r.File, r.Line, r.Column, w.File, w.Line, w.Column)
+				}
+			}
+		})
+	}
+}

@@ -3,7 +3,6 @@ package gonav
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -47,7 +46,8 @@ type node struct {
 	hosts    []string // and their host paths
 	contents [][]byte // local files, read once for the key and the parse
 	problems []string
-	key      string
+	files    []byte // hash of the files and the check's settings
+	key      string // files and the dependencies' API keys (keyOf)
 	unit     *unit
 	done     chan struct{}
 }
@@ -58,19 +58,11 @@ func (l *loader) load(ctx context.Context, listed []*listedPackage, r roots) (*p
 	for _, n := range order {
 		l.prepare(n, r)
 	}
-	var todo []*node
-	for _, n := range order {
-		if u := l.cache.get(n.key); u != nil {
-			n.unit = u
-			close(n.done)
-			continue
-		}
-		todo = append(todo, n)
-	}
-	if err := l.checkAll(ctx, todo, len(order)); err != nil {
+	checked, err := l.checkAll(ctx, order)
+	if err != nil {
 		return nil, err
 	}
-	p := &program{fset: l.fset, roots: r, byID: map[string]*unit{}, checked: len(todo)}
+	p := &program{fset: l.fset, roots: r, byID: map[string]*unit{}, checked: checked}
 	for _, lp := range listed {
 		n := nodes[lp.ImportPath]
 		if n == nil || n.unit == nil || p.byID[n.unit.id] != nil {
@@ -134,8 +126,8 @@ func (l *loader) graph(listed []*listedPackage, r roots) (map[string]*node, []*n
 }
 
 // prepare reads a package's files (its repository files whole, the
-// others' sizes) and computes its key from them and its dependencies'
-// keys.
+// others' sizes) and hashes them with what else the package's check
+// depends on but its dependencies' APIs (see keyOf).
 func (l *loader) prepare(n *node, r roots) {
 	h := sha256.New()
 	fmt.Fprintf(h, "unit\x00%s\x00%s\x00%s\x00%t\x00%t\x00", n.lp.ImportPath, n.lp.Name, n.dir, n.local, n.full)
@@ -178,41 +170,42 @@ func (l *loader) prepare(n *node, r roots) {
 		n.hosts = append(n.hosts, host)
 		n.contents = append(n.contents, data)
 	}
-	for _, d := range n.deps {
-		fmt.Fprintf(h, "dep\x00%s\x00", d.key)
-	}
 	for _, p := range n.problems {
 		fmt.Fprintf(h, "problem\x00%s\x00", p)
 	}
-	n.key = hex.EncodeToString(h.Sum(nil))
+	n.files = h.Sum(nil)
 }
 
-// checkAll type-checks the nodes, given in dependency order, on the
-// loader's workers: a node waits for its dependencies, which come
-// before it and so are done or being checked.
-func (l *loader) checkAll(ctx context.Context, todo []*node, total int) error {
+// checkAll finds or type-checks the nodes, given in dependency order,
+// on the loader's workers: a node waits for its dependencies, which come
+// before it and so are done or being checked, since its key holds their
+// API keys. It returns how many were checked.
+func (l *loader) checkAll(ctx context.Context, order []*node) (int, error) {
 	jobs := make(chan *node)
 	var wg sync.WaitGroup
-	var done atomic.Int64
-	done.Store(int64(total - len(todo)))
+	var done, checked atomic.Int64
 	for range max(l.workers, 1) {
 		wg.Go(func() {
 			for n := range jobs {
 				for _, d := range n.deps {
 					<-d.done
 				}
-				n.unit = l.check(n)
+				n.key = keyOf(n)
+				if n.unit = l.cache.get(n.key); n.unit == nil {
+					n.unit = l.check(n)
+					l.cache.put(n.unit)
+					checked.Add(1)
+				}
 				n.contents = nil
-				l.cache.put(n.unit)
 				close(n.done)
 				if l.progress != nil {
-					l.progress(int(done.Add(1)), total)
+					l.progress(int(done.Add(1)), len(order))
 				}
 			}
 		})
 	}
 	var err error
-	for _, n := range todo {
+	for _, n := range order {
 		if err = ctx.Err(); err != nil {
 			break
 		}
@@ -220,7 +213,7 @@ func (l *loader) checkAll(ctx context.Context, todo []*node, total int) error {
 	}
 	close(jobs)
 	wg.Wait()
-	return err
+	return int(checked.Load()), err
 }
 
 // check parses and type-checks one package. It never fails: what goes
@@ -231,7 +224,7 @@ func (l *loader) check(n *node) *unit {
 		u.path, _, _ = cutVariant(n.lp.ImportPath)
 	}
 	if u.path == "unsafe" {
-		u.types = types.Unsafe
+		u.types, u.api, u.apiKey = types.Unsafe, types.Unsafe, "unsafe"
 		return u
 	}
 	for i, name := range n.names {
@@ -270,10 +263,10 @@ func (l *loader) check(n *node) *unit {
 				return types.Unsafe, nil
 			}
 			d := byID[id]
-			if d == nil || d.unit == nil || d.unit.types == nil {
+			if d == nil || d.unit == nil || d.unit.api == nil {
 				return nil, fmt.Errorf("package %s was not loaded", path)
 			}
-			return d.unit.types, nil
+			return d.unit.api, nil
 		}),
 		Error: func(err error) {
 			if typeErrs < maxTypeErrors {
@@ -299,6 +292,8 @@ func (l *loader) check(n *node) *unit {
 	if typeErrs > maxTypeErrors {
 		u.problems = append(u.problems, fmt.Sprintf("and %d more type errors", typeErrs-maxTypeErrors))
 	}
+	u.apiKey = apiKeyOf(l.fset, u, n.deps)
+	u.api = l.cache.api(u.apiKey, u.types)
 	return u
 }
 

@@ -44,8 +44,11 @@ func (p *program) index() {
 }
 
 // key names a declaration across packages and test variants: the same
-// declaration checked twice (p and p [p.test]) yields two objects with
-// one position.
+// declaration checked twice (p and p [p.test], or a package and the API
+// an earlier revision's check left to its importers) yields two objects
+// at one line and column. Not the offset: an edit inside a function
+// body before a declaration moves its offset but leaves the API, hence
+// the importers' units, as it was (see cutoff.go).
 func (p *program) key(obj types.Object) string {
 	if obj == nil {
 		return ""
@@ -58,7 +61,7 @@ func (p *program) key(obj types.Object) string {
 		return "builtin " + obj.Name()
 	}
 	pos := p.fset.Position(obj.Pos())
-	return fmt.Sprintf("%s:%d:%s", pos.Filename, pos.Offset, obj.Name())
+	return fmt.Sprintf("%s:%d:%d:%s", pos.Filename, pos.Line, pos.Column, obj.Name())
 }
 
 // origin returns the generic declaration of an instantiated object.
