@@ -1,6 +1,7 @@
 package gonav
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -142,5 +143,26 @@ func TestEarlyCutoff(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTrimmedInfo: a loaded package keeps only the types of index
+// expressions, and they are enough to find a call that instantiates a
+// generic function explicitly (shape.Max[float64](...)) as well as an
+// inferred one.
+func TestTrimmedInfo(t *testing.T) {
+	repo := gitfixture.New(t)
+	files := txtarFiles(t, "testdata/nav.txtar")
+	files["circle/bigger.go"] = gitfixture.Text("package circle\n\nimport \"example.com/nav/shape\"\n\nfunc Bigger(a []float64) float64 { return shape.Max[float64](a[0], 1) }\n")
+	repo.Commit(t, "nav", files)
+	c, _ := serve(t, repo.Dir, testOptions(t))
+	out := navigate(t, c, map[string]any{"relation": "callers", "symbol": "shape.Max"})
+	var callers []string
+	for _, r := range out.Results {
+		callers = append(callers, r.Name)
+	}
+	want := []string{"example.com/nav/circle.Bigger", "example.com/nav/square.Both"}
+	if !slices.Equal(callers, want) {
+		t.Errorf("callers of shape.Max: %q, want %q", callers, want)
 	}
 }

@@ -276,17 +276,18 @@ func (l *loader) check(n *node) *unit {
 		},
 	}
 	if n.full {
+		// Queries read Defs and Uses, and typeutil.Callee the Types of
+		// index expressions, which tell f[T](x) from a[i](x).
 		u.info = &types.Info{
-			Types:      map[ast.Expr]types.TypeAndValue{},
-			Defs:       map[*ast.Ident]types.Object{},
-			Uses:       map[*ast.Ident]types.Object{},
-			Implicits:  map[ast.Node]types.Object{},
-			Selections: map[*ast.SelectorExpr]*types.Selection{},
-			Instances:  map[*ast.Ident]types.Instance{},
+			Types: map[ast.Expr]types.TypeAndValue{},
+			Defs:  map[*ast.Ident]types.Object{},
+			Uses:  map[*ast.Ident]types.Object{},
 		}
 	}
 	u.types, _ = conf.Check(u.path, l.fset, u.files, u.info)
-	if !n.full {
+	if n.full {
+		u.info.Types = indexTypes(u.files, u.info.Types)
+	} else {
 		u.files = nil // only the types are needed: the syntax is the larger part
 	}
 	if typeErrs > maxTypeErrors {
@@ -295,6 +296,25 @@ func (l *loader) check(n *node) *unit {
 	u.apiKey = apiKeyOf(l.fset, u, n.deps)
 	u.api = l.cache.api(u.apiKey, u.types)
 	return u
+}
+
+// indexTypes keeps, of a check's recorded types, those of the indices
+// of index expressions: the only ones queries read, and a small share
+// of the whole (every expression's), which a program would otherwise
+// hold for as long as it is loaded.
+func indexTypes(files []*ast.File, all map[ast.Expr]types.TypeAndValue) map[ast.Expr]types.TypeAndValue {
+	kept := map[ast.Expr]types.TypeAndValue{}
+	for _, f := range files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			if ix, ok := n.(*ast.IndexExpr); ok {
+				if tv, ok := all[ix.Index]; ok {
+					kept[ix.Index] = tv
+				}
+			}
+			return true
+		})
+	}
+	return kept
 }
 
 type importerFunc func(path string) (*types.Package, error)
