@@ -1,6 +1,7 @@
 package gonav
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -20,7 +21,7 @@ func TestSecondRevision(t *testing.T) {
 	c, _ := serve(t, repo.Dir, testOptions(t))
 
 	out1 := navigate(t, c, map[string]any{"relation": "definition", "symbol": "shape.Total", "revision": first})
-	if out1.Precision.Load.Checked != out1.Precision.Load.Packages {
+	if out1.Precision.Load.Checked != out1.Precision.Load.Packages-1 { // all but unsafe
 		t.Errorf("first load checked %d of %d packages", out1.Precision.Load.Checked, out1.Precision.Load.Packages)
 	}
 	out2 := navigate(t, c, map[string]any{"relation": "definition", "symbol": "circle.Unit", "revision": second})
@@ -164,5 +165,47 @@ func TestTrimmedInfo(t *testing.T) {
 	want := []string{"example.com/nav/circle.Bigger", "example.com/nav/square.Both"}
 	if !slices.Equal(callers, want) {
 		t.Errorf("callers of shape.Max: %q, want %q", callers, want)
+	}
+}
+
+// TestTypesOnDisk: a second service on the same cache directory, as a
+// new process or another replica would be, reads the packages outside
+// the repository from disk and checks only the repository's, and
+// answers as the first did, dependencies' lines and columns included.
+func TestTypesOnDisk(t *testing.T) {
+	repo := gitfixture.New(t)
+	repo.Commit(t, "nav", txtarFiles(t, "testdata/nav.txtar"))
+	opts := testOptions(t)
+	queries := []map[string]any{
+		{"relation": "definition", "symbol": "testing.T"},
+		{"relation": "definition", "symbol": "testing.TB.Helper"},
+		{"relation": "definition", "symbol": "testing.B.Run"},
+		{"relation": "implementations", "symbol": "testing.TB"},
+		{"relation": "implementations", "symbol": "fmt.Stringer"},
+		{"relation": "references", "symbol": "shape.Total"},
+		{"relation": "callers", "symbol": "square.Square.Area"},
+	}
+	var answers [2][]GoNavigateOut
+	var services [2]*Service
+	for i := range services {
+		c, sv := serve(t, repo.Dir, opts)
+		services[i] = sv
+		for _, q := range queries {
+			answers[i] = append(answers[i], navigate(t, c, q))
+		}
+	}
+	first, second := answers[0][0].Precision.Load, answers[1][0].Precision.Load
+	if first.Checked != first.Packages-1 { // all but unsafe
+		t.Errorf("the first service checked %d of %d packages", first.Checked, first.Packages)
+	}
+	if local := len(services[1].progs[0].prog.local); second.Checked != local {
+		t.Errorf("the second service checked %d packages, want the repository's %d (of %d)", second.Checked, local, second.Packages)
+	}
+	for i, q := range queries {
+		a, b := answers[0][i], answers[1][i]
+		a.Precision.Load, b.Precision.Load = LoadFacts{}, LoadFacts{}
+		if len(a.Results) == 0 || !reflect.DeepEqual(a, b) {
+			t.Errorf("%v: the second service answered\n%+v\nthe first\n%+v", q, b, a)
+		}
 	}
 }

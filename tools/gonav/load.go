@@ -10,6 +10,7 @@ import (
 	"go/scanner"
 	"go/token"
 	"go/types"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,6 +26,9 @@ const maxTypeErrors = 3
 type loader struct {
 	fset         *token.FileSet
 	cache        *unitCache
+	store        typeStore
+	tables       *posTables // of fset's files read from the store
+	log          *slog.Logger
 	workers      int
 	maxFileBytes int64
 	// progress is told how many of total packages are loaded.
@@ -62,7 +66,7 @@ func (l *loader) load(ctx context.Context, listed []*listedPackage, r roots) (*p
 	if err != nil {
 		return nil, err
 	}
-	p := &program{fset: l.fset, roots: r, byID: map[string]*unit{}, checked: checked}
+	p := &program{fset: l.fset, tables: l.tables, roots: r, byID: map[string]*unit{}, checked: checked}
 	for _, lp := range listed {
 		n := nodes[lp.ImportPath]
 		if n == nil || n.unit == nil || p.byID[n.unit.id] != nil {
@@ -192,9 +196,11 @@ func (l *loader) checkAll(ctx context.Context, order []*node) (int, error) {
 				}
 				n.key = keyOf(n)
 				if n.unit = l.cache.get(n.key); n.unit == nil {
-					n.unit = l.check(n)
+					if n.unit = l.read(n); n.unit == nil {
+						n.unit = l.check(n)
+						checked.Add(1)
+					}
 					l.cache.put(n.unit)
-					checked.Add(1)
 				}
 				n.contents = nil
 				close(n.done)
@@ -216,17 +222,53 @@ func (l *loader) checkAll(ctx context.Context, order []*node) (int, error) {
 	return int(checked.Load()), err
 }
 
-// check parses and type-checks one package. It never fails: what goes
-// wrong becomes the unit's problems.
-func (l *loader) check(n *node) *unit {
+// newUnit returns the unit of a node, to be checked or read.
+func newUnit(n *node) *unit {
 	u := &unit{id: n.lp.ImportPath, path: n.lp.ImportPath, name: n.lp.Name, dir: n.dir, local: n.local, key: n.key, problems: slices.Clone(n.problems)}
 	if n.lp.ForTest != "" || u.test() {
 		u.path, _, _ = cutVariant(n.lp.ImportPath)
 	}
+	return u
+}
+
+// read returns the unit of a package outside the repository from the
+// store (unsafe from go/types), or nil.
+func (l *loader) read(n *node) *unit {
+	u := newUnit(n)
 	if u.path == "unsafe" {
 		u.types, u.api, u.apiKey = types.Unsafe, types.Unsafe, "unsafe"
 		return u
 	}
+	if n.local {
+		return nil
+	}
+	imports := map[string]*types.Package{}
+	var direct []*types.Package
+	for _, d := range n.deps {
+		direct = append(direct, d.unit.api)
+	}
+	var walk func(n *node)
+	walk = func(n *node) {
+		for _, d := range n.deps {
+			if _, ok := imports[d.unit.api.Path()]; !ok {
+				imports[d.unit.api.Path()] = d.unit.api
+				walk(d)
+			}
+		}
+	}
+	walk(n)
+	if !l.store.load(l.fset, u, imports, direct, l.tables) {
+		return nil
+	}
+	u.apiKey = apiKeyOf(l.fset, u, n.deps)
+	u.api = l.cache.api(u.apiKey, u.types)
+	return u
+}
+
+// check parses and type-checks one package. It never fails: what goes
+// wrong becomes the unit's problems.
+func (l *loader) check(n *node) *unit {
+	u := newUnit(n)
 	for i, name := range n.names {
 		src := n.contents[i]
 		if !n.local {
@@ -285,6 +327,11 @@ func (l *loader) check(n *node) *unit {
 		}
 	}
 	u.types, _ = conf.Check(u.path, l.fset, u.files, u.info)
+	if !n.local {
+		if err := l.store.store(l.fset, u); err != nil {
+			l.log.Warn("go_navigate: keeping a package's type information failed", "package", u.id, "error", err)
+		}
+	}
 	if n.full {
 		u.info.Types = indexTypes(u.files, u.info.Types)
 	} else {

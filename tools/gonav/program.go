@@ -14,7 +14,8 @@ import (
 // program is the type information of one export: every package go list
 // reported, its repository packages with full type information.
 type program struct {
-	fset  *token.FileSet
+	fset   *token.FileSet
+	tables *posTables // of the files of packages read from the store
 	roots roots
 	units []*unit
 	byID  map[string]*unit
@@ -60,7 +61,7 @@ func (p *program) key(obj types.Object) string {
 	if !obj.Pos().IsValid() {
 		return "builtin " + obj.Name()
 	}
-	pos := p.fset.Position(obj.Pos())
+	pos := p.position(obj.Pos())
 	return fmt.Sprintf("%s:%d:%d:%s", pos.Filename, pos.Line, pos.Column, obj.Name())
 }
 
@@ -77,11 +78,17 @@ func origin(obj types.Object) types.Object {
 
 // location renders a position as a result.
 func (p *program) location(pos token.Pos, kind, pkg string) Location {
-	ps := p.fset.Position(pos)
+	ps := p.position(pos)
 	return Location{
 		File: ps.Filename, Line: ps.Line, Column: ps.Column, Kind: kind, Package: pkg,
 		Test: strings.HasSuffix(ps.Filename, "_test.go"), Text: p.lineText(ps.Filename, ps.Line),
 	}
+}
+
+// position returns where pos is, in a file checked or read from the
+// store alike.
+func (p *program) position(pos token.Pos) token.Position {
+	return p.tables.position(p.fset, pos)
 }
 
 // maxLineText bounds the text of a result's line.

@@ -23,8 +23,10 @@ import (
 
 // Options configure the service.
 type Options struct {
-	// CacheDir keeps exports under CacheDir/exports; empty means a
-	// temporary directory removed at Close.
+	// CacheDir keeps exports under CacheDir/exports, and the type
+	// information of the packages outside the repository under
+	// CacheDir/types-v1; empty means a temporary directory for exports,
+	// removed at Close, and type information kept in memory only.
 	CacheDir string
 	// Logger receives load progress and warnings. Default: discard.
 	Logger *slog.Logger
@@ -104,9 +106,10 @@ func New(reg *workspace.Registry, opts Options) (*Service, error) {
 		return nil, err
 	}
 	sv := &Service{reg: reg, checker: checker, log: opts.Logger, opts: opts}
-	sv.loader = &loader{fset: token.NewFileSet(), cache: newUnitCache(), workers: opts.Workers, maxFileBytes: opts.MaxFileBytes}
+	sv.loader = &loader{fset: token.NewFileSet(), cache: newUnitCache(), tables: &posTables{}, log: opts.Logger, workers: opts.Workers, maxFileBytes: opts.MaxFileBytes}
 	if opts.CacheDir != "" {
 		sv.dir = filepath.Join(opts.CacheDir, "exports")
+		sv.loader.store.dir = filepath.Join(opts.CacheDir, typesDirName)
 	}
 	return sv, nil
 }

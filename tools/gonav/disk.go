@@ -1,0 +1,172 @@
+package gonav
+
+import (
+	"bytes"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"go/token"
+	"go/types"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/tools/go/gcexportdata"
+)
+
+// typesDirName is the directory, under the cache directory, of the
+// dependencies' type information; its version changes with the format.
+const typesDirName = "types-v1"
+
+// typeStore keeps on disk the type information of the packages outside
+// the repository (GOROOT's and the module cache's), by key: a new process
+// reads them instead of parsing and checking them again. The repository's
+// packages are checked in every process: queries need their syntax and
+// full type information.
+//
+// An entry is written to a temporary file and renamed into place, so a
+// reader sees a whole entry or none; processes and replicas sharing the
+// directory write the same bytes under a key, so the last rename wins
+// harmlessly.
+type typeStore struct {
+	dir string // "" keeps nothing
+}
+
+// storedUnit is an entry: the package's export data, and what the
+// export data loses of its positions.
+type storedUnit struct {
+	Problems  []string
+	FileNames []string
+	// Export is gcexportdata's, written with positions recoded so that
+	// each identifier of a file is a line of its own (positions.go).
+	Export []byte
+	// Hidden is the export data of the package's unexported types,
+	// which export data leaves out but implementations names (see
+	// hiddenTypes); empty when there are none.
+	Hidden []byte
+	// Files are the tables that decode their positions, by file name.
+	Files map[string][]lineCol
+}
+
+// hiddenPrefix starts the path of the package hiddenTypes makes.
+const hiddenPrefix = "gonav.hidden/"
+
+func (s typeStore) path(key string) string {
+	return filepath.Join(s.dir, key[:2], key)
+}
+
+// load reads the entry of a key into a unit whose api its importers
+// import; false when there is none or it cannot be read.
+func (s typeStore) load(fset *token.FileSet, u *unit, imports map[string]*types.Package, direct []*types.Package, tables *posTables) bool {
+	if s.dir == "" {
+		return false
+	}
+	data, err := os.ReadFile(s.path(u.key))
+	if err != nil {
+		return false
+	}
+	var e storedUnit
+	if gob.NewDecoder(bytes.NewReader(data)).Decode(&e) != nil {
+		return false
+	}
+	pkg, err := gcexportdata.Read(bytes.NewReader(e.Export), fset, imports, u.path)
+	if err != nil {
+		return false
+	}
+	// The reader lists the packages the export data names; a check
+	// lists the direct imports, which implementations' visibility
+	// follows.
+	pkg.SetImports(direct)
+	if len(e.Hidden) > 0 {
+		// Reading declares the unexported types in pkg, which the
+		// import map holds.
+		if _, err := gcexportdata.Read(bytes.NewReader(e.Hidden), fset, imports, hiddenPrefix+u.path); err != nil {
+			return false
+		}
+	}
+	tables.add(fset, pkg, e.Files)
+	u.types, u.problems, u.fileNames = pkg, e.Problems, e.FileNames
+	return true
+}
+
+// store writes a checked unit's entry, from its syntax.
+func (s typeStore) store(fset *token.FileSet, u *unit) error {
+	if s.dir == "" || u.types == nil {
+		return nil
+	}
+	recoded, files, err := recode(fset, u.files)
+	if err != nil {
+		return err
+	}
+	e := storedUnit{Problems: u.problems, FileNames: u.fileNames, Files: files}
+	var export bytes.Buffer
+	if err := gcexportdata.Write(&export, recoded, u.types); err != nil {
+		return fmt.Errorf("writing the export data of %s: %w", u.id, err)
+	}
+	e.Export = export.Bytes()
+	if hidden := hiddenTypes(u.types); hidden != nil {
+		var buf bytes.Buffer
+		if err := gcexportdata.Write(&buf, recoded, hidden); err != nil {
+			return fmt.Errorf("writing the unexported types of %s: %w", u.id, err)
+		}
+		e.Hidden = buf.Bytes()
+	}
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(e); err != nil {
+		return err
+	}
+	return writeAtomic(s.path(u.key), buf.Bytes())
+}
+
+// hiddenTypes returns a package whose exported aliases name pkg's
+// unexported types, so that its export data declares them; nil when
+// there are none. Generic types are left out, as implementations leaves
+// them out.
+func hiddenTypes(pkg *types.Package) *types.Package {
+	w := types.NewPackage(hiddenPrefix+pkg.Path(), "hidden")
+	scope := pkg.Scope()
+	for _, name := range scope.Names() {
+		tn, ok := scope.Lookup(name).(*types.TypeName)
+		if !ok || tn.Exported() || tn.IsAlias() {
+			continue
+		}
+		if n, ok := tn.Type().(*types.Named); !ok || n.TypeParams().Len() > 0 {
+			continue
+		}
+		alias := types.NewTypeName(token.NoPos, w, fmt.Sprintf("T%d", w.Scope().Len()), nil)
+		types.NewAlias(alias, tn.Type())
+		w.Scope().Insert(alias)
+	}
+	if w.Scope().Len() == 0 {
+		return nil
+	}
+	return w
+}
+
+// writeAtomic writes a file whole or not at all.
+func writeAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		if errors.Is(err, fs.ErrExist) {
+			return nil
+		}
+	}
+	return err
+}
