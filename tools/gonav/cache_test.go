@@ -209,3 +209,42 @@ func TestTypesOnDisk(t *testing.T) {
 		}
 	}
 }
+
+// TestListingReused: a revision that changes no file's imports, package
+// clause or directives is not listed again; one that does is.
+func TestListingReused(t *testing.T) {
+	tests := []struct {
+		name   string
+		edit   func(files map[string]gitfixture.File)
+		listed int
+	}{
+		{"a body", func(files map[string]gitfixture.File) {
+			files["circle/circle.go"] = gitfixture.Text(strings.Replace(files["circle/circle.go"].Content, "3 * c.R", "3.0 * c.R", 1))
+		}, 1},
+		{"an import", func(files map[string]gitfixture.File) {
+			files["circle/circle.go"] = gitfixture.Text(strings.Replace(files["circle/circle.go"].Content, `import "example.com/nav/shape"`, "import (\n\t\"example.com/nav/shape\"\n\t_ \"example.com/nav/square\"\n)", 1))
+		}, 2},
+		{"an embed directive", func(files map[string]gitfixture.File) {
+			files["circle/circle.go"] = gitfixture.Text(files["circle/circle.go"].Content + "\n//go:embed nothing.txt\nvar nothing string\n")
+		}, 2},
+		{"a file", func(files map[string]gitfixture.File) { files["circle/README"] = gitfixture.Text("circles\n") }, 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			repo := gitfixture.New(t)
+			files := txtarFiles(t, "testdata/nav.txtar")
+			first := repo.Commit(t, "first", files)
+			tc.edit(files)
+			second := repo.Commit(t, "second", files)
+			c, sv := serve(t, repo.Dir, testOptions(t))
+			navigate(t, c, map[string]any{"relation": "definition", "symbol": "circle.Circle", "revision": first})
+			out := navigate(t, c, map[string]any{"relation": "definition", "symbol": "circle.Circle", "revision": second})
+			if sv.lists.runs != tc.listed {
+				t.Errorf("go list ran %d times, want %d", sv.lists.runs, tc.listed)
+			}
+			if len(out.Results) != 1 || out.Results[0].File != "circle/circle.go" {
+				t.Errorf("circle.Circle at the second revision: %+v", out.Results)
+			}
+		})
+	}
+}

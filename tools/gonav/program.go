@@ -16,10 +16,10 @@ import (
 type program struct {
 	fset   *token.FileSet
 	tables *posTables // of the files of packages read from the store
-	roots roots
-	units []*unit
-	byID  map[string]*unit
-	local []*unit
+	roots  roots
+	units  []*unit
+	byID   map[string]*unit
+	local  []*unit
 	// listFailed says why go list could not run: the units are then the
 	// repository's directories, checked without their imports.
 	listFailed string

@@ -67,6 +67,7 @@ type Service struct {
 	dir     string // exports
 	tempDir bool   // dir is removed at Close
 	loader  *loader
+	lists   *listCache
 	group   singleflight.Group
 
 	mu    sync.Mutex
@@ -105,7 +106,7 @@ func New(reg *workspace.Registry, opts Options) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	sv := &Service{reg: reg, checker: checker, log: opts.Logger, opts: opts}
+	sv := &Service{reg: reg, checker: checker, log: opts.Logger, opts: opts, lists: &listCache{max: opts.Programs}}
 	sv.loader = &loader{fset: token.NewFileSet(), cache: newUnitCache(), tables: &posTables{}, log: opts.Logger, workers: opts.Workers, maxFileBytes: opts.MaxFileBytes}
 	if opts.CacheDir != "" {
 		sv.dir = filepath.Join(opts.CacheDir, "exports")
@@ -189,9 +190,10 @@ func (sv *Service) load(ctx context.Context, req *server.Request, snap *workspac
 	if err != nil {
 		return nil, err
 	}
+	exported := time.Now()
 	report(0, 0, "listing packages (go list, in the sandbox)")
 	r := roots{export: dir, goRoot: sv.checker.GoRoot(), modCache: sv.checker.ModCache()}
-	listed, err := listPackages(ctx, sv.checker, dir, snap.HostPaths())
+	listed, err := sv.lists.list(ctx, sv.checker, dir, snap.HostPaths())
 	listFailed := ""
 	var le *ListError
 	if errors.As(err, &le) {
@@ -202,6 +204,7 @@ func (sv *Service) load(ctx context.Context, req *server.Request, snap *workspac
 	if err != nil {
 		return nil, server.Errorf(server.Internal, "listing the packages failed").Wrap(err)
 	}
+	listedAt := time.Now()
 	ld := *sv.loader
 	// The loader's workers report as each package is checked, at once.
 	var (
@@ -230,7 +233,8 @@ func (sv *Service) load(ctx context.Context, req *server.Request, snap *workspac
 		sv.progs = slices.Delete(sv.progs, 0, len(sv.progs)-sv.opts.Programs)
 	}
 	sv.mu.Unlock()
-	sv.log.Info("go_navigate: loaded", "revision", snap.Revision().SHA, "packages", len(prog.units), "checked", prog.checked, "duration", l.dur)
+	sv.log.Info("go_navigate: loaded", "revision", snap.Revision().SHA, "packages", len(prog.units), "checked", prog.checked, "duration", l.dur,
+		"export", exported.Sub(start), "list", listedAt.Sub(exported), "check", time.Since(listedAt))
 	return l, nil
 }
 
