@@ -68,7 +68,7 @@ func recode(fset *token.FileSet, files []*ast.File) (*token.FileSet, map[string]
 // posTables holds the tables of the files read from export data, for
 // positions in them.
 type posTables struct {
-	mu sync.Mutex
+	mu sync.RWMutex
 	m  map[*token.File][]lineCol
 }
 
@@ -103,10 +103,14 @@ func (t *posTables) add(fset *token.FileSet, pkg *types.Package, tables map[stri
 
 // position returns the real position of pos.
 func (t *posTables) position(fset *token.FileSet, pos token.Pos) token.Position {
-	p := fset.Position(pos)
-	t.mu.Lock()
-	table := t.m[fset.File(pos)]
-	t.mu.Unlock()
+	tf := fset.File(pos)
+	if tf == nil {
+		return token.Position{}
+	}
+	p := tf.Position(pos)
+	t.mu.RLock()
+	table := t.m[tf]
+	t.mu.RUnlock()
 	if p.Line >= 1 && p.Line <= len(table) {
 		lc := table[p.Line-1]
 		p.Line, p.Column = int(lc.Line), int(lc.Col)
