@@ -24,6 +24,12 @@ const typesDirName = "types-v1"
 // packages are checked in every process: queries need their syntax and
 // full type information.
 //
+// A process that checks such a package keeps it as an entry too, and
+// reads it back in place of the check's types: export data holds what
+// importers and queries use of a dependency, in less memory than the
+// check's objects, and a process then answers the same whether it
+// checked a dependency or read it.
+//
 // An entry is written to a temporary file and renamed into place, so a
 // reader sees a whole entry or none; processes and replicas sharing the
 // directory write the same bytes under a key, so the last rename wins
@@ -55,23 +61,64 @@ func (s typeStore) path(key string) string {
 	return filepath.Join(s.dir, key[:2], key)
 }
 
-// load reads the entry of a key into a unit whose api its importers
-// import; false when there is none or it cannot be read.
-func (s typeStore) load(fset *token.FileSet, u *unit, imports map[string]*types.Package, direct []*types.Package, tables *posTables) bool {
+// open reads the entry of a key; false when there is none or it cannot
+// be read.
+func (s typeStore) open(key string) (*storedUnit, bool) {
 	if s.dir == "" {
-		return false
+		return nil, false
 	}
-	data, err := os.ReadFile(s.path(u.key))
+	data, err := os.ReadFile(s.path(key))
 	if err != nil {
-		return false
+		return nil, false
 	}
-	var e storedUnit
-	if gob.NewDecoder(bytes.NewReader(data)).Decode(&e) != nil {
-		return false
+	e := new(storedUnit)
+	if gob.NewDecoder(bytes.NewReader(data)).Decode(e) != nil {
+		return nil, false
 	}
-	pkg, err := gcexportdata.Read(bytes.NewReader(e.Export), fset, imports, u.path)
+	return e, true
+}
+
+// save writes the entry of a key.
+func (s typeStore) save(key string, e *storedUnit) error {
+	if s.dir == "" {
+		return nil
+	}
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(e); err != nil {
+		return err
+	}
+	return writeAtomic(s.path(key), buf.Bytes())
+}
+
+// encode returns the entry of a checked unit, from its syntax.
+func encode(fset *token.FileSet, u *unit) (*storedUnit, error) {
+	recoded, files, err := recode(fset, u.files)
 	if err != nil {
-		return false
+		return nil, err
+	}
+	e := &storedUnit{Problems: u.problems, FileNames: u.fileNames, Files: files}
+	var export bytes.Buffer
+	if err := gcexportdata.Write(&export, recoded, u.types); err != nil {
+		return nil, fmt.Errorf("writing the export data of %s: %w", u.id, err)
+	}
+	e.Export = export.Bytes()
+	if hidden := hiddenTypes(u.types); hidden != nil {
+		var buf bytes.Buffer
+		if err := gcexportdata.Write(&buf, recoded, hidden); err != nil {
+			return nil, fmt.Errorf("writing the unexported types of %s: %w", u.id, err)
+		}
+		e.Hidden = buf.Bytes()
+	}
+	return e, nil
+}
+
+// decode reads an entry's package. imports holds the packages its
+// dependencies import, directly or not, by path; direct, those it
+// imports.
+func decode(fset *token.FileSet, e *storedUnit, path string, imports map[string]*types.Package, direct []*types.Package, tables *posTables) (*types.Package, error) {
+	pkg, err := gcexportdata.Read(bytes.NewReader(e.Export), fset, imports, path)
+	if err != nil {
+		return nil, fmt.Errorf("reading the export data of %s: %w", path, err)
 	}
 	// The reader lists the packages the export data names; a check
 	// lists the direct imports, which implementations' visibility
@@ -80,42 +127,12 @@ func (s typeStore) load(fset *token.FileSet, u *unit, imports map[string]*types.
 	if len(e.Hidden) > 0 {
 		// Reading declares the unexported types in pkg, which the
 		// import map holds.
-		if _, err := gcexportdata.Read(bytes.NewReader(e.Hidden), fset, imports, hiddenPrefix+u.path); err != nil {
-			return false
+		if _, err := gcexportdata.Read(bytes.NewReader(e.Hidden), fset, imports, hiddenPrefix+path); err != nil {
+			return nil, fmt.Errorf("reading the unexported types of %s: %w", path, err)
 		}
 	}
 	tables.add(fset, pkg, e.Files)
-	u.types, u.problems, u.fileNames = pkg, e.Problems, e.FileNames
-	return true
-}
-
-// store writes a checked unit's entry, from its syntax.
-func (s typeStore) store(fset *token.FileSet, u *unit) error {
-	if s.dir == "" || u.types == nil {
-		return nil
-	}
-	recoded, files, err := recode(fset, u.files)
-	if err != nil {
-		return err
-	}
-	e := storedUnit{Problems: u.problems, FileNames: u.fileNames, Files: files}
-	var export bytes.Buffer
-	if err := gcexportdata.Write(&export, recoded, u.types); err != nil {
-		return fmt.Errorf("writing the export data of %s: %w", u.id, err)
-	}
-	e.Export = export.Bytes()
-	if hidden := hiddenTypes(u.types); hidden != nil {
-		var buf bytes.Buffer
-		if err := gcexportdata.Write(&buf, recoded, hidden); err != nil {
-			return fmt.Errorf("writing the unexported types of %s: %w", u.id, err)
-		}
-		e.Hidden = buf.Bytes()
-	}
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(e); err != nil {
-		return err
-	}
-	return writeAtomic(s.path(u.key), buf.Bytes())
+	return pkg, nil
 }
 
 // hiddenTypes returns a package whose exported aliases name pkg's

@@ -242,6 +242,46 @@ func (l *loader) read(n *node) *unit {
 	if n.local {
 		return nil
 	}
+	e, ok := l.store.open(n.key)
+	if !ok {
+		return nil
+	}
+	imports, direct := importsOf(n)
+	pkg, err := decode(l.fset, e, u.path, imports, direct, l.tables)
+	if err != nil {
+		l.log.Warn("go_navigate: a package's type information on disk cannot be read; checking it", "package", u.id, "error", err)
+		return nil
+	}
+	u.types, u.problems, u.fileNames = pkg, e.Problems, e.FileNames
+	u.apiKey = apiKeyOf(l.fset, u, n.deps)
+	u.api = l.cache.api(u.apiKey, u.types)
+	return u
+}
+
+// keep stores a checked package outside the repository, and replaces
+// its types by those read back (see typeStore). On a failure the
+// check's types stay.
+func (l *loader) keep(n *node, u *unit) {
+	e, err := encode(l.fset, u)
+	if err != nil {
+		l.log.Warn("go_navigate: a package's type information cannot be kept", "package", u.id, "error", err)
+		return
+	}
+	if err := l.store.save(u.key, e); err != nil {
+		l.log.Warn("go_navigate: a package's type information cannot be written", "package", u.id, "error", err)
+	}
+	imports, direct := importsOf(n)
+	pkg, err := decode(l.fset, e, u.path, imports, direct, l.tables)
+	if err != nil {
+		l.log.Warn("go_navigate: a package's type information cannot be read back", "package", u.id, "error", err)
+		return
+	}
+	u.types = pkg
+}
+
+// importsOf returns the packages a node's dependencies import, directly
+// or not, by path, and those it imports.
+func importsOf(n *node) (map[string]*types.Package, []*types.Package) {
 	imports := map[string]*types.Package{}
 	var direct []*types.Package
 	for _, d := range n.deps {
@@ -257,12 +297,7 @@ func (l *loader) read(n *node) *unit {
 		}
 	}
 	walk(n)
-	if !l.store.load(l.fset, u, imports, direct, l.tables) {
-		return nil
-	}
-	u.apiKey = apiKeyOf(l.fset, u, n.deps)
-	u.api = l.cache.api(u.apiKey, u.types)
-	return u
+	return imports, direct
 }
 
 // check parses and type-checks one package. It never fails: what goes
@@ -328,9 +363,7 @@ func (l *loader) check(n *node) *unit {
 	}
 	u.types, _ = conf.Check(u.path, l.fset, u.files, u.info)
 	if !n.local {
-		if err := l.store.store(l.fset, u); err != nil {
-			l.log.Warn("go_navigate: keeping a package's type information failed", "package", u.id, "error", err)
-		}
+		l.keep(n, u)
 	}
 	if n.full {
 		u.info.Types = indexTypes(u.files, u.info.Types)
