@@ -3,15 +3,15 @@ package gonav
 import (
 	"bytes"
 	"encoding/gob"
-	"errors"
 	"fmt"
 	"go/token"
 	"go/types"
-	"io/fs"
 	"os"
 	"path/filepath"
 
 	"golang.org/x/tools/go/gcexportdata"
+
+	"github.com/repo-mcp/repo-mcp/tools/toolkit"
 )
 
 // typesDirName is the directory, under the cache directory, of the
@@ -87,7 +87,11 @@ func (s typeStore) save(key string, e *storedUnit) error {
 	if err := gob.NewEncoder(&buf).Encode(e); err != nil {
 		return err
 	}
-	return writeAtomic(s.path(key), buf.Bytes())
+	path := s.path(key)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return toolkit.WriteFileAtomic(path, buf.Bytes())
 }
 
 // encode returns the entry of a checked unit, from its syntax.
@@ -158,32 +162,4 @@ func hiddenTypes(pkg *types.Package) *types.Package {
 		return nil
 	}
 	return w
-}
-
-// writeAtomic writes a file whole or not at all.
-func writeAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		if errors.Is(err, fs.ErrExist) {
-			return nil
-		}
-	}
-	return err
 }
