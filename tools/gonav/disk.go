@@ -57,6 +57,75 @@ type storedUnit struct {
 // hiddenPrefix starts the path of the package hiddenTypes makes.
 const hiddenPrefix = "gonav.hidden/"
 
+// read returns the unit of a package outside the repository from the
+// store (unsafe from go/types), or nil.
+func (l *loader) read(n *node) *unit {
+	u := newUnit(n)
+	if u.path == "unsafe" {
+		u.types, u.api, u.apiKey = types.Unsafe, types.Unsafe, "unsafe"
+		return u
+	}
+	if n.local {
+		return nil
+	}
+	e, ok := l.store.open(n.key)
+	if !ok {
+		return nil
+	}
+	imports, direct := importsOf(n)
+	pkg, err := decode(l.fset, e, u.path, imports, direct, l.tables)
+	if err != nil {
+		l.log.Warn("go_navigate: a package's type information on disk cannot be read; checking it", "package", u.id, "error", err)
+		return nil
+	}
+	u.types, u.problems, u.fileNames = pkg, e.Problems, e.FileNames
+	u.apiKey = apiKeyOf(l.fset, u, n.deps)
+	u.api = l.cache.api(u.apiKey, u.types)
+	return u
+}
+
+// keep stores a checked package outside the repository, and replaces
+// its types by those read back (see typeStore). On a failure the
+// check's types stay.
+func (l *loader) keep(n *node, u *unit) {
+	e, err := encode(l.fset, u)
+	if err != nil {
+		l.log.Warn("go_navigate: a package's type information cannot be kept", "package", u.id, "error", err)
+		return
+	}
+	if err := l.store.save(u.key, e); err != nil {
+		l.log.Warn("go_navigate: a package's type information cannot be written", "package", u.id, "error", err)
+	}
+	imports, direct := importsOf(n)
+	pkg, err := decode(l.fset, e, u.path, imports, direct, l.tables)
+	if err != nil {
+		l.log.Warn("go_navigate: a package's type information cannot be read back", "package", u.id, "error", err)
+		return
+	}
+	u.types = pkg
+}
+
+// importsOf returns the packages a node's dependencies import, directly
+// or not, by path, and those it imports.
+func importsOf(n *node) (map[string]*types.Package, []*types.Package) {
+	imports := map[string]*types.Package{}
+	var direct []*types.Package
+	for _, d := range n.deps {
+		direct = append(direct, d.unit.api)
+	}
+	var walk func(n *node)
+	walk = func(n *node) {
+		for _, d := range n.deps {
+			if _, ok := imports[d.unit.api.Path()]; !ok {
+				imports[d.unit.api.Path()] = d.unit.api
+				walk(d)
+			}
+		}
+	}
+	walk(n)
+	return imports, direct
+}
+
 func (s typeStore) path(key string) string {
 	return filepath.Join(s.dir, key[:2], key)
 }
