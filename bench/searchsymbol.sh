@@ -3,11 +3,13 @@
 # baselines, measured in the same run: the go/parser floor (parse the same
 # files on all cores, nothing else) and gopls v0.23.0's workspace_symbol.
 #
-# Usage: bench/searchsymbol.sh [-n PAIRS] [-g GOPLS_PAIRS] [-nogopls]
+# Usage: bench/searchsymbol.sh [-n PAIRS] [-g GOPLS_PAIRS] [-nogopls] [-copies N]
 #
 # The corpus is $(go env GOROOT)/src committed into a git repository under
 # $TMPDIR (two commits, the second touching 20 files), built by the Go
-# benchmarks on first use and reused. GOINDEX_BENCH_CORPUS names another
+# benchmarks on first use and reused. -copies N commits N copies of it side
+# by side, a corpus N times the standard library (-copies 3 for the warm
+# query target at 2.7x its size). GOINDEX_BENCH_CORPUS names another
 # repository prepared the same way (for example Kubernetes).
 #
 # Pairs run alternately (A B A B ...) so that each ratio holds while the
@@ -23,7 +25,8 @@ while [ $# -gt 0 ]; do
 	-n) pairs=$2; shift 2 ;;
 	-g) gopls_pairs=$2; shift 2 ;;
 	-nogopls) use_gopls=0; shift ;;
-	*) echo "usage: $0 [-n PAIRS] [-g GOPLS_PAIRS] [-nogopls]" >&2; exit 2 ;;
+	-copies) export GOINDEX_BENCH_COPIES=$2; shift 2 ;;
+	*) echo "usage: $0 [-n PAIRS] [-g GOPLS_PAIRS] [-nogopls] [-copies N]" >&2; exit 2 ;;
 	esac
 done
 
@@ -51,12 +54,13 @@ metric() {
 		awk -v u="$2" '/ns\/op/ { for (i = 1; i < NF; i++) if ($(i+1) == u) print $i }'
 }
 
-# first_query MODE: a whole process answering its first query; prints "wall_s peak_kib".
+# first_query MODE: a whole process answering its first query; prints
+# "wall_s peak_kib cpu_s" (cpu: user + system).
 first_query() {
 	local out
-	out=$(GOINDEX_FIRST_QUERY=$1 /usr/bin/time -f 'TIME %e %M' "$bin" -test.run '^TestFirstQueryProcess$' 2>&1)
+	out=$(GOINDEX_FIRST_QUERY=$1 /usr/bin/time -f 'TIME %e %M %U %S' "$bin" -test.run '^TestFirstQueryProcess$' 2>&1)
 	grep -q "first-query from=$2" <<<"$out" || { echo "first query ($1) did not come from $2: $out" >&2; exit 1; }
-	awk '/^TIME/ {print $2, $3}' <<<"$out"
+	awk '/^TIME/ {print $2, $3, $4 + $5}' <<<"$out"
 }
 
 # stats: reads numbers, prints "median [min-max]".
@@ -96,12 +100,12 @@ echo
 echo "## A new process's first query"
 cache=$work/diskcache
 first_query "$cache" build >/dev/null # builds and stores the on-disk cache
-: >"$work/disk"; : >"$work/disk_rss"
+: >"$work/disk"; : >"$work/disk_rss"; : >"$work/disk_cpu"
 for _ in $(seq "$pairs"); do
-	read -r wall kib < <(first_query "$cache" disk)
-	echo "$wall" >>"$work/disk"; echo "$kib" >>"$work/disk_rss"
+	read -r wall kib cpu < <(first_query "$cache" disk)
+	echo "$wall" >>"$work/disk"; echo "$kib" >>"$work/disk_rss"; echo "$cpu" >>"$work/disk_cpu"
 done
-echo "from the on-disk cache, whole process: $(awk '{print $1 * 1000}' "$work/disk" | stats) ms, peak RSS $(awk '{print $1 / 1024}' "$work/disk_rss" | stats) MiB   (target < 300 ms)"
+echo "from the on-disk cache, whole process: $(awk '{print $1 * 1000}' "$work/disk" | stats) ms wall, $(awk '{print $1 * 1000}' "$work/disk_cpu" | stats) ms CPU, peak RSS $(awk '{print $1 / 1024}' "$work/disk_rss" | stats) MiB   (target < 300 ms wall)"
 echo "same, in-process (open repository, load, search): $(metric DiskCacheFirstQuery ns/op 5x | awk '{print $1 / 1e6}') ms"
 
 echo "a working tree (read through a worktree Snapshot), unchanged since the last query, in-process: $(metric WorkTreeQuery ns/op 5x | awk '{print $1 / 1e6}') ms"
@@ -121,13 +125,15 @@ if [ "$use_gopls" = 1 ] && [ -z "$gopls" ]; then
 		echo "gopls could not be installed here ($(tail -1 "$work/gopls-install"))"
 	fi
 fi
-corpus=${GOINDEX_BENCH_CORPUS:-${TMPDIR:-/tmp}/goindex-bench-goroot-$(go env GOVERSION)}
+suffix=
+if [ "${GOINDEX_BENCH_COPIES:-1}" -gt 1 ]; then suffix=-x$GOINDEX_BENCH_COPIES; fi
+corpus=${GOINDEX_BENCH_CORPUS:-${TMPDIR:-/tmp}/goindex-bench-goroot-$(go env GOVERSION)$suffix}
 if [ "$use_gopls" = 1 ] && [ -n "$gopls" ]; then
 	echo "## First query of a new process: index (no on-disk cache) vs gopls workspace_symbol, cold (n=$gopls_pairs pairs)"
 	echo "gopls: $("$gopls" version | head -1), run in the corpus with an empty GOPLSCACHE and GOPROXY=off"
 	: >"$work/ours"; : >"$work/ours_rss"; : >"$work/gopls"; : >"$work/gopls_rss"; : >"$work/g_ratio"; : >"$work/g_mem"
 	for _ in $(seq "$gopls_pairs"); do
-		read -r o_wall o_kib < <(first_query cold build)
+		read -r o_wall o_kib _ < <(first_query cold build)
 		gcache=$(mktemp -d "$work/goplscache.XXXXXX")
 		read -r g_wall g_kib < <(cd "$corpus" && GOPROXY=off GOPLSCACHE=$gcache /usr/bin/time -f '%e %M' "$gopls" workspace_symbol NewReader 2>&1 >/dev/null | tail -1)
 		rm -rf "$gcache"

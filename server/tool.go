@@ -2,7 +2,6 @@ package server
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 )
@@ -85,11 +84,25 @@ func (t *Tool) annotations() annotations {
 	}
 }
 
-var toolNamePattern = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+// validToolName reports whether name is 1-64 characters from [a-z0-9_],
+// starting with a letter. A loop rather than a regular expression: {0,63}
+// compiled at package init cost every process start more than all its
+// other package variables.
+func validToolName(name string) bool {
+	if len(name) == 0 || len(name) > 64 || name[0] < 'a' || name[0] > 'z' {
+		return false
+	}
+	for _, c := range []byte(name) {
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '_' {
+			return false
+		}
+	}
+	return true
+}
 
 func (t *Tool) check() error {
 	switch {
-	case !toolNamePattern.MatchString(t.Name):
+	case !validToolName(t.Name):
 		return fmt.Errorf("tool name %q: want 1-64 characters from [a-z0-9_], starting with a letter", t.Name)
 	case t.Description == "":
 		return fmt.Errorf("tool %s: a description is required", t.Name)

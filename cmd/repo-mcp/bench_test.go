@@ -160,7 +160,8 @@ func BenchmarkListFiles(b *testing.B) {
 }
 
 // BenchmarkColdStart: one op starts repo-mcp, completes the handshake and
-// gets the first read_file answered.
+// gets the first read_file answered; the baseline starts one git process
+// that prints the same blob.
 func BenchmarkColdStart(b *testing.B) {
 	dir, paths := corpus(b)
 	bin := repoMCP(b)
@@ -173,8 +174,19 @@ func BenchmarkColdStart(b *testing.B) {
 				return err
 			}
 			defer c.Close()
-			_, err = readFile(c, paths[0])
+			res, err := readFile(c, paths[0])
+			if err == nil && res.IsError {
+				err = fmt.Errorf("read_file %s: error result", paths[0])
+			}
 			return err
+		})
+	})
+	b.Run("git", func(b *testing.B) {
+		benchlat.Measure(b, func(int) error {
+			cmd := exec.Command("git", "cat-file", "blob", "HEAD:"+paths[0])
+			cmd.Dir = dir
+			cmd.Stdout = io.Discard
+			return cmd.Run()
 		})
 	})
 }

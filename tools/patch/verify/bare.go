@@ -35,7 +35,7 @@ func (c *Checker) execBare(ctx context.Context, rc *runContext, run command, out
 	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, run.argv[0], run.argv[1:]...)
-	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = rc.dir, c.goEnv(c.goRoot, c.opts.ModCache, work), out, out
+	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = rc.dir, c.goEnv(c.goTool().root, c.goTool().modCache, work), out, out
 	if run.stdout != nil {
 		cmd.Stdout = run.stdout
 	}

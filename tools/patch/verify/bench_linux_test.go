@@ -23,8 +23,8 @@ func BenchmarkVerify(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if c.sb.err != nil {
-		b.Skipf("no sandbox here: %v", c.sb.err)
+	if err := c.sandbox().err; err != nil {
+		b.Skipf("no sandbox here: %v", err)
 	}
 	dir := b.TempDir()
 	for name, content := range map[string]string{
@@ -51,7 +51,7 @@ func BenchmarkVerify(b *testing.B) {
 		for b.Loop() {
 			start := time.Now()
 			for _, args := range [][]string{{"vet", "./..."}, {"test", "-count=1", "-json", "./..."}} {
-				cmd := exec.Command(c.goBin, args...)
+				cmd := exec.Command(c.goTool().bin, args...)
 				cmd.Dir = dir
 				if out, err := cmd.CombinedOutput(); err != nil {
 					b.Fatalf("%v\n%s", err, out)

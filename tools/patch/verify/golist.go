@@ -55,7 +55,7 @@ func (c *Checker) GoList(ctx context.Context, dir string, args []string, stdout 
 	rc.sharedCache = ""
 	out := newTail(c.opts.MaxOutputBytes)
 	start := time.Now()
-	res := c.exec(ctx, rc, command{argv: append([]string{c.goBin, "list"}, args...), inPlace: true, stdout: stdout}, out)
+	res := c.exec(ctx, rc, command{argv: append([]string{c.goTool().bin, "list"}, args...), inPlace: true, stdout: stdout}, out)
 	r.Duration = time.Since(start)
 	r.ExitCode, r.TimedOut = res.code, res.timedOut
 	r.Output, r.Redacted = rc.redact.redact(out.lines())
@@ -88,9 +88,10 @@ func (c *Checker) GoList(ctx context.Context, dir string, args []string, stdout 
 // themselves.
 func (c *Checker) HostPath(dir, p string) (string, bool) {
 	p = filepath.Clean(p)
+	t := c.goTool()
 	for _, m := range []struct{ sandbox, host string }{
-		{sbExport, dir}, {sbGoRoot, c.goRoot}, {sbModCache, c.opts.ModCache},
-		{dir, dir}, {c.goRoot, c.goRoot}, {c.opts.ModCache, c.opts.ModCache},
+		{sbExport, dir}, {sbGoRoot, t.root}, {sbModCache, t.modCache},
+		{dir, dir}, {t.root, t.root}, {t.modCache, t.modCache},
 	} {
 		if m.host == "" {
 			continue
@@ -104,8 +105,8 @@ func (c *Checker) HostPath(dir, p string) (string, bool) {
 
 // GoRoot returns the GOROOT of the go command the checks run, "" when the
 // server has none.
-func (c *Checker) GoRoot() string { return c.goRoot }
+func (c *Checker) GoRoot() string { return c.goTool().root }
 
 // ModCache returns the module cache the checks read, "" when the server
 // has none.
-func (c *Checker) ModCache() string { return c.opts.ModCache }
+func (c *Checker) ModCache() string { return c.goTool().modCache }

@@ -30,7 +30,7 @@ func etcFiles(uid, gid int) map[string]string {
 	}
 }
 
-// sandboxSetup is what New finds out once about building sandboxes.
+// sandboxSetup is what a Checker finds out once about building sandboxes.
 type sandboxSetup struct {
 	bwrap string   // "" when bubblewrap is not installed
 	libs  []string // what the helper binary needs to start
@@ -38,10 +38,11 @@ type sandboxSetup struct {
 	uids  uidLeaser
 }
 
-func (c *Checker) setupSandbox() {
+func (c *Checker) setupSandbox() *sandboxSetup {
+	sb := &sandboxSetup{}
 	if c.self == "" {
-		c.sb.err = errors.New("the server does not run the sandbox helper (verify.Options.SelfHelper)")
-		return
+		sb.err = errors.New("the server does not run the sandbox helper (verify.Options.SelfHelper)")
+		return sb
 	}
 	bwrap := c.opts.Bwrap
 	if bwrap == "" {
@@ -49,15 +50,16 @@ func (c *Checker) setupSandbox() {
 	}
 	path, err := exec.LookPath(bwrap)
 	if err != nil {
-		c.sb.err = fmt.Errorf("bubblewrap (%s) is not installed", bwrap)
-		return
+		sb.err = fmt.Errorf("bubblewrap (%s) is not installed", bwrap)
+		return sb
 	}
-	c.sb.bwrap = path
-	c.sb.uids = uidLeaser{dir: c.opts.UIDLeaseDir, first: c.opts.UID, count: c.opts.UIDCount, poll: 100 * time.Millisecond}
-	c.sb.libs, err = sharedLibs(c.self)
+	sb.bwrap = path
+	sb.uids = uidLeaser{dir: c.opts.UIDLeaseDir, first: c.opts.UID, count: c.opts.UIDCount, poll: 100 * time.Millisecond}
+	sb.libs, err = sharedLibs(c.self)
 	if err != nil {
-		c.sb.err = fmt.Errorf("the helper binary: %w", err)
+		sb.err = fmt.Errorf("the helper binary: %w", err)
 	}
+	return sb
 }
 
 // binds are the host files a check's view is built from, and the
@@ -102,8 +104,8 @@ func (b *binds) close() {
 // when the platform gives one (else as execBare allows), and returns its
 // outcome and what its probe found.
 func (c *Checker) exec(ctx context.Context, rc *runContext, cmd command, out io.Writer) execResult {
-	if c.sb.err != nil {
-		return c.execBare(ctx, rc, cmd, out, c.sb.err.Error())
+	if err := c.sandbox().err; err != nil {
+		return c.execBare(ctx, rc, cmd, out, err.Error())
 	}
 	res := c.execSandboxed(ctx, rc, cmd, out)
 	if res.sandboxErr != nil {
@@ -117,7 +119,7 @@ func (c *Checker) execSandboxed(ctx context.Context, rc *runContext, run command
 	defer cancel()
 	uid := c.opts.UID // a server that is not root keeps its own uid: see the package doc
 	if os.Geteuid() == 0 {
-		leased, release, err := c.sb.uids.lease(ctx)
+		leased, release, err := c.sandbox().uids.lease(ctx)
 		if err != nil {
 			return execResult{err: err}
 		}
@@ -141,10 +143,11 @@ func (c *Checker) execSandboxed(ctx context.Context, rc *runContext, run command
 	if err != nil {
 		return execResult{err: err}
 	}
-	args := append([]string{c.sb.bwrap}, c.bwrapArgs(&b)...)
+	bwrap := c.sandbox().bwrap
+	args := append([]string{bwrap}, c.bwrapArgs(&b)...)
 	args = append(args, "--setenv", helperEnv, string(raw), "--", sbHelper)
 	var stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, c.sb.bwrap)
+	cmd := exec.CommandContext(ctx, bwrap)
 	cmd.Args, cmd.Dir, cmd.Env = args, "/", []string{}
 	cmd.Stdout, cmd.Stderr, cmd.ExtraFiles = out, io.MultiWriter(out, &limitedBuffer{buf: &stderr, max: 4 << 10}), b.files
 	if run.stdout != nil {
@@ -195,6 +198,7 @@ func readReport(r io.Reader) (probeReport, error) {
 
 // helperSpec builds what the helper is told, and the binds of the view.
 func (c *Checker) helperSpec(rc *runContext, cmd command, uid int, b *binds) (*helperSpec, error) {
+	t := c.goTool()
 	cache := cacheProgConfig{Private: filepath.Join(sbWork, "gocache", "private")}
 	if rc.sharedCache != "" {
 		cache.Shared, cache.Write = sbCache, !cmd.runsCode
@@ -205,7 +209,7 @@ func (c *Checker) helperSpec(rc *runContext, cmd command, uid int, b *binds) (*h
 		ServerUID: os.Getuid(),
 		UID:       uid, GID: c.opts.GID,
 		ServerNS: map[string]uint64{"mnt": nsInode("mnt"), "pid": nsInode("pid"), "net": nsInode("net"), "user": nsInode("user")},
-		Absent:   append([]string{"/etc/shadow", "/root", rc.dir, c.self, c.goRoot, c.opts.ModCache, rc.sharedCache}, rc.absent...),
+		Absent:   append([]string{"/etc/shadow", "/root", rc.dir, c.self, t.root, t.modCache, rc.sharedCache}, rc.absent...),
 		ReadOnly: []string{"/", "/etc", sbExport, sbGoRoot, sbModCache},
 		Top:      []string{"verify", "work", "proc", "dev", "etc"},
 		Limits:   c.limits(),
@@ -220,8 +224,8 @@ func (c *Checker) helperSpec(rc *runContext, cmd command, uid int, b *binds) (*h
 	for _, add := range []struct{ flag, host, dest string }{
 		{"--ro-bind", rc.dir, sbExport},
 		{"--ro-bind", c.self, sbHelper},
-		{"--ro-bind", c.goRoot, sbGoRoot},
-		{"--ro-bind", c.opts.ModCache, sbModCache},
+		{"--ro-bind", t.root, sbGoRoot},
+		{"--ro-bind", t.modCache, sbModCache},
 	} {
 		if err := b.add(add.flag, add.host, add.dest); err != nil {
 			return nil, err
@@ -236,7 +240,7 @@ func (c *Checker) helperSpec(rc *runContext, cmd command, uid int, b *binds) (*h
 			return nil, err
 		}
 	}
-	for _, lib := range c.sb.libs {
+	for _, lib := range c.sandbox().libs {
 		if err := b.add("--ro-bind", lib, lib); err != nil {
 			return nil, err
 		}

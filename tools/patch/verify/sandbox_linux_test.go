@@ -23,8 +23,8 @@ func sandboxChecker(t *testing.T, opts Options) *Checker {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.sb.err != nil {
-		t.Skipf("no sandbox here: %v", c.sb.err)
+	if err := c.sandbox().err; err != nil {
+		t.Skipf("no sandbox here: %v", err)
 	}
 	return c
 }

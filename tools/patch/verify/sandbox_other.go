@@ -10,7 +10,7 @@ import (
 // sandboxSetup is empty: this platform has no sandbox for checks.
 type sandboxSetup struct{}
 
-func (c *Checker) setupSandbox() {}
+func (c *Checker) setupSandbox() *sandboxSetup { return &sandboxSetup{} }
 
 func (c *Checker) exec(ctx context.Context, rc *runContext, cmd command, out io.Writer) execResult {
 	return c.execBare(ctx, rc, cmd, out, "this platform has none (bubblewrap needs Linux)")

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -114,14 +115,23 @@ type Report struct {
 // Checker runs checks. It is safe for concurrent use.
 type Checker struct {
 	opts    Options
-	goBin   string
-	goRoot  string
 	allowed map[string]bool
 	self    string // this binary, run as the sandbox helper
-	sb      sandboxSetup
+	// The go command and the sandbox are found out at the first check
+	// that needs them, not in New: a server that never verifies does not
+	// pay for running go env and reading its own binary at start.
+	goTool  func() goToolchain
+	sandbox func() *sandboxSetup
 }
 
-// New checks the options and finds the go command and bubblewrap.
+// goToolchain is where the go command and what it reads are; all ""
+// when go is not installed.
+type goToolchain struct {
+	bin, root, modCache string
+}
+
+// New checks the options. The go command and bubblewrap are looked for
+// when a check first needs them.
 func New(opts Options) (*Checker, error) {
 	if err := opts.defaults(); err != nil {
 		return nil, err
@@ -140,8 +150,8 @@ func New(opts Options) (*Checker, error) {
 		}
 		c.allowed[name] = true
 	}
-	c.findGo()
-	c.setupSandbox()
+	c.goTool = sync.OnceValue(c.findGo)
+	c.sandbox = sync.OnceValue(c.setupSandbox)
 	return c, nil
 }
 
@@ -196,25 +206,27 @@ func (opts *Options) defaults() error {
 
 // findGo finds the go command, its GOROOT and module cache; a check
 // reports that go is missing when it runs.
-func (c *Checker) findGo() {
+func (c *Checker) findGo() goToolchain {
+	t := goToolchain{modCache: c.opts.ModCache}
 	goBin := c.opts.GoBin
 	if goBin == "" {
 		goBin = "go"
 	}
 	path, err := exec.LookPath(goBin)
 	if err != nil {
-		return
+		return t
 	}
-	c.goBin, _ = filepath.Abs(path)
-	if out, err := exec.Command(c.goBin, "env", "GOROOT", "GOMODCACHE").Output(); err == nil {
+	t.bin, _ = filepath.Abs(path)
+	if out, err := exec.Command(t.bin, "env", "GOROOT", "GOMODCACHE").Output(); err == nil {
 		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 		if len(lines) == 2 {
-			c.goRoot = lines[0]
-			if c.opts.ModCache == "" {
-				c.opts.ModCache = lines[1]
+			t.root = lines[0]
+			if t.modCache == "" {
+				t.modCache = lines[1]
 			}
 		}
 	}
+	return t
 }
 
 // Allowed lists the allowlisted checks, comma-separated.
@@ -317,7 +329,7 @@ func (c *Checker) prepare(dir string, ro *runOptions) (*runContext, error) {
 			rc.required = append(rc.required, p)
 		}
 	}
-	if c.goBin == "" || c.goRoot == "" {
+	if t := c.goTool(); t.bin == "" || t.root == "" {
 		return nil, errors.New("the go command is not installed on the server")
 	}
 	if err := CheckModules(dir); err != nil {
@@ -430,7 +442,7 @@ func (c *Checker) commands(s Spec, shared bool) []command {
 	// go test's vet runs here too: its results (and the facts vet keeps
 	// of every dependency) are cached like the builds.
 	build := append([]string{"test", "-count=1", "-exec=" + sbHelper + " " + noopArg}, argv[len(argv)-len(s.packages()):]...)
-	return []command{{argv: append([]string{c.goBin}, build...), inSandbox: build}, run}
+	return []command{{argv: append([]string{c.goTool().bin}, build...), inSandbox: build}, run}
 }
 
 func (s Spec) packages() []string {
@@ -451,11 +463,11 @@ func (c *Checker) argv(s Spec) []string {
 		// go fmt runs gofmt -l -w on the packages' files (not testdata,
 		// not other modules) and names each file it had to change; the
 		// changes land in the check's copy only.
-		return append([]string{c.goBin, "fmt"}, pkgs...)
+		return append([]string{c.goTool().bin, "fmt"}, pkgs...)
 	case "go_vet":
-		return append([]string{c.goBin, "vet"}, pkgs...)
+		return append([]string{c.goTool().bin, "vet"}, pkgs...)
 	case "go_build":
-		return append([]string{c.goBin, "build", "-o", os.DevNull}, pkgs...)
+		return append([]string{c.goTool().bin, "build", "-o", os.DevNull}, pkgs...)
 	case "go_test":
 		// -json streams each test's output as it comes (without it, go
 		// test holds a package's output until the package ends, and a
@@ -463,7 +475,7 @@ func (c *Checker) argv(s Spec) []string {
 		// hanging test print its goroutines before the check is killed
 		// (the margin covers go test's vet and link).
 		timeout := max(c.opts.Timeout-max(c.opts.Timeout/4, 30*time.Second), time.Second)
-		return append([]string{c.goBin, "test", "-count=1", "-json", "-timeout=" + timeout.String()}, pkgs...)
+		return append([]string{c.goTool().bin, "test", "-count=1", "-json", "-timeout=" + timeout.String()}, pkgs...)
 	}
 	return nil
 }

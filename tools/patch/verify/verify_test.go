@@ -1,8 +1,11 @@
 package verify
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -134,4 +137,38 @@ func writeModuleFiles(t *testing.T, files map[string]string) string {
 		}
 	}
 	return dir
+}
+
+// TestNewLooksForGoAtFirstUse: New runs nothing, so that a server that
+// never verifies starts without running go env; the first check that needs
+// the toolchain runs it, once.
+func TestNewLooksForGoAtFirstUse(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the stand-in go command is a shell script")
+	}
+	dir := t.TempDir()
+	runs := filepath.Join(dir, "runs")
+	fakeGo := filepath.Join(dir, "go")
+	script := "#!/bin/sh\necho run >>" + runs + "\necho /fake/goroot\necho /fake/modcache\n"
+	if err := os.WriteFile(fakeGo, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(Options{GoBin: fakeGo, FreshBuildCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(runs); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("New ran the go command (stat: %v)", err)
+	}
+	for range 2 {
+		if got := c.GoRoot(); got != "/fake/goroot" {
+			t.Errorf("GoRoot() = %q", got)
+		}
+		if got := c.ModCache(); got != "/fake/modcache" {
+			t.Errorf("ModCache() = %q", got)
+		}
+	}
+	if b, err := os.ReadFile(runs); err != nil || string(b) != "run\n" {
+		t.Errorf("go command runs: %q (%v), want one", b, err)
+	}
 }

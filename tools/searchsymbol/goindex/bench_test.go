@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -25,20 +26,42 @@ import (
 // and HEAD~1. By default it is $(go env GOROOT)/src committed into a
 // repository under os.TempDir (built once per Go version, then reused), with
 // a second commit that appends a function to 20 files, as in
-// docs/perf.md. GOINDEX_BENCH_CORPUS names another such repository (for
-// example a Kubernetes checkout prepared the same way).
+// docs/perf.md. GOINDEX_BENCH_COPIES=N commits N copies of it side by side
+// (copy0/, copy1/, ...), a corpus N times its size. GOINDEX_BENCH_CORPUS
+// names another such repository (for example a Kubernetes checkout
+// prepared the same way).
 
 // benchCorpus returns the corpus directory and its two commits.
 func benchCorpus(b testing.TB) (dir string, head, prev plumbing.Hash) {
 	b.Helper()
-	dir = os.Getenv("GOINDEX_BENCH_CORPUS")
-	if dir == "" {
-		dir = filepath.Join(os.TempDir(), "goindex-bench-goroot-"+runtime.Version())
+	dir, copies := corpusDir(b)
+	if copies > 0 {
 		if _, err := os.Stat(filepath.Join(dir, ".git", "goindex-ready")); err != nil {
-			buildGorootCorpus(b, dir)
+			buildGorootCorpus(b, dir, copies)
 		}
 	}
 	return dir, plumbing.NewHash(gitOut(b, dir, "rev-parse", "HEAD")), plumbing.NewHash(gitOut(b, dir, "rev-parse", "HEAD~1"))
+}
+
+// corpusDir returns the corpus's directory, and how many copies of
+// GOROOT/src it holds (0 for GOINDEX_BENCH_CORPUS's).
+func corpusDir(b testing.TB) (string, int) {
+	if dir := os.Getenv("GOINDEX_BENCH_CORPUS"); dir != "" {
+		return dir, 0
+	}
+	dir := filepath.Join(os.TempDir(), "goindex-bench-goroot-"+runtime.Version())
+	copies := 1
+	if v := os.Getenv("GOINDEX_BENCH_COPIES"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			b.Fatalf("GOINDEX_BENCH_COPIES=%q: want a positive number", v)
+		}
+		copies = n
+	}
+	if copies > 1 {
+		dir += fmt.Sprintf("-x%d", copies)
+	}
+	return dir, copies
 }
 
 func gitOut(b testing.TB, dir string, args ...string) string {
@@ -50,7 +73,7 @@ func gitOut(b testing.TB, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-func buildGorootCorpus(b testing.TB, dir string) {
+func buildGorootCorpus(b testing.TB, dir string, copies int) {
 	b.Logf("building the GOROOT corpus in %s", dir)
 	os.RemoveAll(dir)
 	run := func(name string, args ...string) {
@@ -65,8 +88,21 @@ func buildGorootCorpus(b testing.TB, dir string) {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		b.Fatal(err)
 	}
-	if out, err := exec.Command("cp", "-a", filepath.Join(goroot(b), "src"), dir).CombinedOutput(); err != nil {
-		b.Fatalf("cp: %v\n%s", err, out)
+	first := "" // the directory of the first copy, in the repository
+	if copies == 1 {
+		if out, err := exec.Command("cp", "-a", filepath.Join(goroot(b), "src"), dir).CombinedOutput(); err != nil {
+			b.Fatalf("cp: %v\n%s", err, out)
+		}
+	} else {
+		first = "copy0/"
+		for i := range copies {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				b.Fatal(err)
+			}
+			if out, err := exec.Command("cp", "-a", filepath.Join(goroot(b), "src"), filepath.Join(dir, fmt.Sprintf("copy%d", i))).CombinedOutput(); err != nil {
+				b.Fatalf("cp: %v\n%s", err, out)
+			}
+		}
 	}
 	run("chmod", "-R", "u+w", ".")
 	run("git", "init", "-q", "-b", "main")
@@ -84,7 +120,7 @@ func buildGorootCorpus(b testing.TB, dir string) {
 		}
 		n++
 	}
-	picked = append(picked, "bufio/bufio.go", "strings/reader.go", "net/http/server.go")
+	picked = append(picked, first+"bufio/bufio.go", first+"strings/reader.go", first+"net/http/server.go")
 	for i, f := range picked {
 		fh, err := os.OpenFile(filepath.Join(dir, f), os.O_APPEND|os.O_WRONLY, 0)
 		if err != nil {
@@ -316,11 +352,8 @@ func TestFirstQueryProcess(t *testing.T) {
 	if mode == "" {
 		t.Skip("run by bench/searchsymbol.sh")
 	}
-	var dir string
 	var head plumbing.Hash
-	if dir = os.Getenv("GOINDEX_BENCH_CORPUS"); dir == "" {
-		dir = filepath.Join(os.TempDir(), "goindex-bench-goroot-"+runtime.Version())
-	}
+	dir, _ := corpusDir(t)
 	out, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
 	if err != nil {
 		t.Fatal(err)

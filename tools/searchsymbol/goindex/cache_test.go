@@ -2,9 +2,13 @@ package goindex
 
 import (
 	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -83,6 +87,9 @@ func TestDiskCache(t *testing.T) {
 	if d := lineDiff(dump(fresh), dump(fromDisk)); d != "" {
 		t.Errorf("index from disk differs:\n%s", d)
 	}
+	if d := lineDiff(dumpNames(fresh), dumpNames(fromDisk)); d != "" {
+		t.Errorf("names from disk differ:\n%s", d)
+	}
 	if fromDisk.ID() != fresh.ID() {
 		t.Errorf("index ids differ: %s vs %s", fromDisk.ID(), fresh.ID())
 	}
@@ -112,6 +119,103 @@ func TestDiskCache(t *testing.T) {
 	}
 }
 
+// dumpNames renders the name tables of x in name order: each name's
+// matching data, its entries, and whether looking it up finds it.
+func dumpNames(x *Index) string {
+	var lines []string
+	for i := range x.names {
+		n := &x.names[i]
+		var entries []string
+		for _, e := range x.byName[n.first : n.first+n.count] {
+			entries = append(entries, x.entry(uint64(e)).QualifiedName)
+		}
+		found, ok := x.lookupName(n.name)
+		lines = append(lines, fmt.Sprintf("%s lower=%s initials=%s mask=%x starts=%x masks=%v lookup=%v %v",
+			n.name, n.lower, n.initials, n.mask, n.starts, x.masks[i] == n.mask, ok && found == i, entries))
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
+}
+
+// TestDiskCacheThenSecondRevision loads the index of a revision from disk,
+// then builds the next revision in the same process: the loaded files are
+// reused, and their names interned only then.
+func TestDiskCacheThenSecondRevision(t *testing.T) {
+	r, c1 := newFixtureRepo(t, "testdata/fixture.txtar")
+	c2 := r.commit(t, map[string]string{"sub/extra.go": "package sub\n\nfunc NewReaderExtra() {}\n"}, "second")
+	ctx := context.Background()
+	dir := t.TempDir()
+	if err := NewIndexer(IndexerOptions{CacheDir: dir}).Warm(ctx, r.source(t, c1), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	ix := NewIndexer(IndexerOptions{CacheDir: dir})
+	res, err := ix.Search(ctx, r.source(t, c1), Options{}, Query{Query: "NewReader"})
+	if err != nil || res.Facts.From != FromDisk {
+		t.Fatalf("first revision: from %q, err %v; want disk", res.Facts.From, err)
+	}
+	second, err := ix.Index(ctx, r.source(t, c2), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := second.Facts(); f.Reparsed != 1 {
+		t.Errorf("second revision: %d files parsed, want 1", f.Reparsed)
+	}
+	fresh, err := NewIndexer(IndexerOptions{}).Index(ctx, r.source(t, c2), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := lineDiff(dumpNames(fresh), dumpNames(second)); d != "" {
+		t.Errorf("second revision after a load differs from a fresh build:\n%s", d)
+	}
+}
+
+// TestDecodeRefusesInconsistentTables decodes files that pass their
+// checksum but whose tables point outside themselves: each is refused as
+// corrupt, rather than loaded to fail a later search.
+func TestDecodeRefusesInconsistentTables(t *testing.T) {
+	idx := fixtureIndex(t)
+	for name, spoil := range map[string]func(x *Index){
+		"entry of no file":     func(x *Index) { x.entries[0].file = int32(len(x.files)) },
+		"entry of no symbol":   func(x *Index) { x.entries[len(x.entries)-1].sym = 1 << 20 },
+		"package with symbol":  func(x *Index) { x.entries[0].sym = 0 },
+		"bad kind":             func(x *Index) { x.entries[0].kind = numKinds },
+		"group past entries":   func(x *Index) { x.names[len(x.names)-1].count = int32(len(x.entries)) },
+		"empty group":          func(x *Index) { x.names[0].count = 0 },
+		"byName past entries":  func(x *Index) { x.byName[0] = int32(len(x.entries)) },
+		"slot past names":      func(x *Index) { x.slots[slices.Index(x.slots, 0)] = int32(len(x.names) + 1) },
+		"no empty slot":        func(x *Index) { fillSlots(x.slots) },
+		"slots not power of 2": func(x *Index) { x.slots = x.slots[:len(x.slots)-1] },
+	} {
+		t.Run(name, func(t *testing.T) {
+			x := cloneTables(idx)
+			spoil(x)
+			data := encodeIndex(x)
+			if _, err := decodeIndex(string(data[headerSize:]), x.revision, x.opts); !errors.Is(err, errCorrupt) {
+				t.Errorf("decoded with err %v, want %v", err, errCorrupt)
+			}
+		})
+	}
+	data := encodeIndex(idx)
+	if _, err := decodeIndex(string(data[headerSize:]), idx.revision, idx.opts); err != nil {
+		t.Errorf("the unspoiled index: %v", err)
+	}
+}
+
+// cloneTables copies the tables of x that TestDecodeRefusesInconsistentTables spoils.
+func cloneTables(x *Index) *Index {
+	c := *x
+	c.entries, c.names, c.byName, c.slots = slices.Clone(x.entries), slices.Clone(x.names), slices.Clone(x.byName), slices.Clone(x.slots)
+	return &c
+}
+
+func fillSlots(slots []int32) {
+	for i := range slots {
+		if slots[i] == 0 {
+			slots[i] = 1
+		}
+	}
+}
+
 func flip(b []byte, i int) []byte {
 	c := append([]byte(nil), b...)
 	c[i] ^= 0x40
@@ -128,8 +232,8 @@ func TestDiskCacheConcurrentWriters(t *testing.T) {
 	for range 8 {
 		wg.Go(func() {
 			for range 10 {
-				d.store(idx.revision, idx.opts, idx.files)
-				if files, ok := d.load(idx.revision, idx.opts); ok && len(files) != len(idx.files) {
+				d.store(idx)
+				if loaded, ok := d.load(idx.revision, idx.opts); ok && len(loaded.files) != len(idx.files) {
 					bad.Add(1)
 				}
 			}
@@ -139,8 +243,8 @@ func TestDiskCacheConcurrentWriters(t *testing.T) {
 	if bad.Load() != 0 {
 		t.Errorf("%d loads saw a partial file", bad.Load())
 	}
-	if files, ok := d.load(idx.revision, idx.opts); !ok || len(files) != len(idx.files) {
-		t.Errorf("final load: ok %v, %d files", ok, len(files))
+	if loaded, ok := d.load(idx.revision, idx.opts); !ok || len(loaded.files) != len(idx.files) {
+		t.Errorf("final load: ok %v, loaded %v", ok, loaded)
 	}
 	leftovers, _ := filepath.Glob(filepath.Join(d.dir, "*", ".tmp-*"))
 	if len(leftovers) != 0 {
@@ -312,16 +416,46 @@ func TestDiskCachePrunesLeastRecentlyUsed(t *testing.T) {
 	d := &diskCache{dir: t.TempDir(), max: 2, log: NewIndexer(IndexerOptions{}).log}
 	past := time.Now().Add(-time.Hour)
 	revs := []string{"r1", "r2", "r3"}
+	store := func(rev string) {
+		x := *idx
+		x.revision = rev
+		d.store(&x)
+	}
 	for i, rev := range revs {
-		d.store(rev, idx.opts, idx.files)
+		store(rev)
 		// Distinct, increasing use times, whatever the clock's resolution.
 		when := past.Add(time.Duration(i) * time.Minute)
 		os.Chtimes(d.path(rev, idx.opts), when, when)
 	}
-	d.store("r4", idx.opts, idx.files) // prunes r1 and r2
+	store("r4") // prunes r1 and r2
 	for rev, want := range map[string]bool{"r1": false, "r2": false, "r3": true, "r4": true} {
 		if _, ok := d.load(rev, idx.opts); ok != want {
 			t.Errorf("%s cached: %v, want %v", rev, ok, want)
 		}
+	}
+}
+
+// TestDecodeRefusesWrongSymbolCount decodes payloads whose count of all
+// the files' symbols is one short or one over the sum of theirs.
+func TestDecodeRefusesWrongSymbolCount(t *testing.T) {
+	idx := fixtureIndex(t)
+	payload := encodeIndex(idx)[headerSize:]
+	// The count follows the revision, the options, the id and the parse
+	// failures.
+	var e encoder
+	e.str(idx.revision)
+	e.str(idx.opts.key())
+	e.buf = append(e.buf, idx.id[:]...)
+	e.uint(uint64(idx.facts.ParseFailures))
+	at := len(e.buf)
+	total, n := binary.Uvarint(payload[at:])
+	for _, wrong := range []uint64{total - 1, total + 1} {
+		spoiled := slices.Concat(payload[:at], binary.AppendUvarint(nil, wrong), payload[at+n:])
+		if _, err := decodeIndex(string(spoiled), idx.revision, idx.opts); !errors.Is(err, errCorrupt) {
+			t.Errorf("%d symbols where there are %d: err %v, want %v", wrong, total, err, errCorrupt)
+		}
+	}
+	if _, err := decodeIndex(string(payload), idx.revision, idx.opts); err != nil {
+		t.Errorf("the unspoiled payload: %v", err)
 	}
 }

@@ -20,7 +20,7 @@ type Index struct {
 	names    []nameInfo // the distinct names
 	byName   []int32    // entry numbers grouped by name (see nameInfo.first)
 	masks    []uint64   // names[i].mask, scanned without touching names
-	table    *nameTable
+	slots    []int32    // a hash table of names (see nameSlots)
 	facts    Facts
 }
 
@@ -60,7 +60,6 @@ const (
 // nameInfo is one distinct name declared in an index.
 type nameInfo struct {
 	nameData
-	id    int32 // in the nameTable
 	first int32 // its entries are byName[first : first+count]
 	count int32
 }
@@ -90,13 +89,14 @@ func (x *Index) Facts() Facts { return x.facts }
 // Revision returns the revision the index was built from.
 func (x *Index) Revision() string { return x.revision }
 
-// assemble builds an index from parsed files.
-// Every parsed file must have been interned in table.
+// assemble builds an index from parsed files, grouping their names by the
+// ids table gives them.
 func assemble(rev string, opts Options, files []indexedFile, table *nameTable) *Index {
+	table.internFiles(files)
 	slices.SortFunc(files, func(a, b indexedFile) int {
 		return cmp.Or(strings.Compare(a.importPath, b.importPath), strings.Compare(a.path, b.path))
 	})
-	x := &Index{revision: rev, opts: opts, files: files, table: table}
+	x := &Index{revision: rev, opts: opts, files: files}
 	x.facts = Facts{Revision: rev, Files: len(files), From: FromBuild}
 	h := sha256.New()
 	h.Write([]byte(rev + "\x00" + opts.key() + "\x00"))
@@ -120,7 +120,7 @@ func assemble(rev string, opts Options, files []indexedFile, table *nameTable) *
 		start = end
 	}
 	x.facts.Symbols = len(x.entries)
-	x.groupNames()
+	x.groupNames(table)
 	return x
 }
 

@@ -199,20 +199,21 @@ func (ix *Indexer) loadDisk(rev string, opts Options) *Index {
 	if ix.disk == nil {
 		return nil
 	}
-	files, ok := ix.disk.load(rev, opts)
+	idx, ok := ix.disk.load(rev, opts)
 	if !ok {
 		return nil
 	}
-	for _, f := range files {
-		ix.names.internFile(f.pf)
+	// The parsed files serve builds of other revisions; a build that
+	// reuses one interns its names then (see nameTable.internFiles).
+	for _, f := range idx.files {
 		ix.blobs.put(f.id, f.pf)
 	}
-	return assemble(rev, opts, files, ix.names)
+	return idx
 }
 
 func (ix *Indexer) storeDisk(idx *Index) {
 	if ix.disk == nil {
 		return
 	}
-	ix.disk.store(idx.revision, idx.opts, idx.files)
+	ix.disk.store(idx)
 }

@@ -1,7 +1,6 @@
 package goindex
 
 import (
-	"slices"
 	"strings"
 	"sync"
 )
@@ -34,16 +33,35 @@ func newNameTable() *nameTable {
 
 // internFile sets the name ids of pf. It must run before pf is shared.
 func (t *nameTable) internFile(pf *parsedFile) {
-	pf.ids = make([]int32, len(pf.syms))
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	pf.pkgID = t.internLocked(pf.pkgName)
-	for i := range pf.syms {
-		pf.ids[i] = t.internLocked(pf.syms[i].name)
+	t.internLocked(pf)
+}
+
+// internFiles sets the name ids of the files that lack them. Files loaded
+// from disk enter the blob cache without ids (a loaded index needs none),
+// and get them here when a build reuses them. Ids are set and read under
+// t.mu, so a file shared by concurrent builds is interned once.
+func (t *nameTable) internFiles(files []indexedFile) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i := range files {
+		if files[i].pf.ids == nil {
+			t.internLocked(files[i].pf)
+		}
 	}
 }
 
-func (t *nameTable) internLocked(name string) int32 {
+func (t *nameTable) internLocked(pf *parsedFile) {
+	ids := make([]int32, len(pf.syms))
+	pf.pkgID = t.internNameLocked(pf.pkgName)
+	for i := range pf.syms {
+		ids[i] = t.internNameLocked(pf.syms[i].name)
+	}
+	pf.ids = ids
+}
+
+func (t *nameTable) internNameLocked(name string) int32 {
 	if id, ok := t.ids[name]; ok {
 		return id
 	}
@@ -55,14 +73,6 @@ func (t *nameTable) internLocked(name string) int32 {
 	return id
 }
 
-// lookup returns the id of name, if any file declared it.
-func (t *nameTable) lookup(name string) (int32, bool) {
-	t.mu.RLock()
-	defer t.mu.RUnlock()
-	id, ok := t.ids[name]
-	return id, ok
-}
-
 // snapshot returns the names interned so far.
 func (t *nameTable) snapshot() []nameData {
 	t.mu.RLock()
@@ -70,9 +80,10 @@ func (t *nameTable) snapshot() []nameData {
 	return t.names[:len(t.names):len(t.names)]
 }
 
-// groupNames fills x.names and x.byName from the name ids of its entries.
-func (x *Index) groupNames() {
-	all := x.table.snapshot()
+// groupNames fills x.names, x.byName, x.masks and x.slots from the name
+// ids of its entries, which table gave.
+func (x *Index) groupNames(table *nameTable) {
+	all := table.snapshot()
 	count := make([]int32, len(all))
 	nameOf := make([]int32, len(x.entries))
 	for i := range x.entries {
@@ -97,7 +108,7 @@ func (x *Index) groupNames() {
 			continue
 		}
 		count[id] = int32(len(x.names))
-		x.names = append(x.names, nameInfo{nameData: all[id], id: int32(id), first: next, count: n})
+		x.names = append(x.names, nameInfo{nameData: all[id], first: next, count: n})
 		next += n
 	}
 	x.masks = make([]uint64, len(x.names))
@@ -111,6 +122,7 @@ func (x *Index) groupNames() {
 		x.byName[x.names[local].first+fill[local]] = int32(i)
 		fill[local]++
 	}
+	x.slots = nameSlots(x.names)
 }
 
 // nameID returns the name id of entry e.
@@ -122,11 +134,48 @@ func (x *Index) nameID(e *entryRef) int32 {
 	return pf.ids[e.sym]
 }
 
+// nameSlots returns an open-addressing hash table of names (linear
+// probing, a power of two of slots, at most half full): a slot holds a
+// name's number plus one, 0 when empty. The index stores it on disk as it
+// is, so that a loaded index looks names up without building a map.
+func nameSlots(names []nameInfo) []int32 {
+	n := 2
+	for n < 2*len(names) {
+		n <<= 1
+	}
+	slots := make([]int32, n)
+	mask := uint32(n - 1)
+	for i := range names {
+		h := hashName(names[i].name) & mask
+		for slots[h] != 0 {
+			h = (h + 1) & mask
+		}
+		slots[h] = int32(i + 1)
+	}
+	return slots
+}
+
+// hashName is 32-bit FNV-1a: stable across processes, since its values
+// are stored on disk.
+func hashName(s string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(s); i++ {
+		h ^= uint32(s[i])
+		h *= 16777619
+	}
+	return h
+}
+
 // lookupName returns the index's number for a declared name.
 func (x *Index) lookupName(name string) (int, bool) {
-	id, ok := x.table.lookup(name)
-	if !ok {
-		return 0, false
+	mask := uint32(len(x.slots) - 1)
+	for h := hashName(name) & mask; ; h = (h + 1) & mask {
+		s := x.slots[h]
+		if s == 0 {
+			return 0, false
+		}
+		if x.names[s-1].name == name {
+			return int(s - 1), true
+		}
 	}
-	return slices.BinarySearchFunc(x.names, id, func(n nameInfo, id int32) int { return int(n.id - id) })
 }

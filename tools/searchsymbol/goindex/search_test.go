@@ -243,11 +243,7 @@ func TestMillionMatches(t *testing.T) {
 		}
 		indexed[i] = indexedFile{path: fmt.Sprintf("p%d/f.go", i), id: fmt.Sprint(i), importPath: fmt.Sprintf("m/p%d", i), pf: pf}
 	}
-	table := newNameTable()
-	for _, f := range indexed {
-		table.internFile(f.pf)
-	}
-	idx := assemble("rev", Options{}, indexed, table)
+	idx := assemble("rev", Options{}, indexed, newNameTable())
 	q := Query{Query: "sym", Match: MatchPrefix, Limit: MaxLimit}
 	res, err := idx.Search(q)
 	if err != nil {
