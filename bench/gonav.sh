@@ -12,6 +12,8 @@
 #                  peak RSS from /usr/bin/time, pairs run alternately
 #                  (A B A B ...) so each ratio holds while the machine's
 #                  speed drifts; medians [min-max]
+#   disk-warm      the first answer of a new process whose cache directory
+#                  an earlier process filled (export and dependencies' types)
 #   warm p50       the 30 queries of the gopls comparison on a loaded
 #                  revision: median, 99th percentile and slowest
 #   second load    HEAD after HEAD~1: its load time as a share of the first
@@ -79,6 +81,18 @@ echo "first references answer, process start to answer (go-git, $pairs pairs):"
 printf '  %-12s %s s   %s MiB\n' "go_navigate" "$(cut -d' ' -f1 "$work/ours" | stats)" "$(awk '{print $2/1024}' "$work/ours" | stats)"
 printf '  %-12s %s s   %s MiB\n' "gopls CLI" "$(cut -d' ' -f1 "$work/gopls" | stats)" "$(awk '{print $2/1024}' "$work/gopls" | stats)"
 printf '  %-12s %s x time   %s x memory (targets: 0.5, 0.5)\n' "ratio" "$(cut -d' ' -f1 "$work/ratio" | stats)" "$(cut -d' ' -f2 "$work/ratio" | stats)"
+
+# A new process whose cache directory an earlier one filled: the export
+# and the dependencies' type information come from disk.
+export GONAV_BENCH_CACHE=$work/cache
+"$bin" -test.run '^$' -test.bench '^BenchmarkFirstReferences$' -test.benchtime 1x >/dev/null
+: >"$work/warm"
+for i in $(seq "$pairs"); do
+	timed "$bin" -test.run '^$' -test.bench '^BenchmarkFirstReferences$' -test.benchtime 1x >>"$work/warm"
+done
+unset GONAV_BENCH_CACHE
+echo "first references answer of a new process, cache directory filled by an earlier one:"
+printf '  %-12s %s s   %s MiB\n' "go_navigate" "$(cut -d' ' -f1 "$work/warm" | stats)" "$(awk '{print $2/1024}' "$work/warm" | stats)"
 
 echo "warm queries (the 30 of the gopls comparison, one loaded revision):"
 "$bin" -test.run '^$' -test.bench '^BenchmarkWarmQueries$' -test.benchtime 1x 2>&1 |

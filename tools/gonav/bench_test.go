@@ -22,10 +22,17 @@ func benchCorpus(b *testing.B) string {
 
 // BenchmarkFirstReferences is a process's first answer: export, go list
 // in the sandbox, type-checking, then the references of plumbing.NewHash.
+// With GONAV_BENCH_CACHE, the cache directory is that one, which an
+// earlier process may have filled: the export and the dependencies'
+// type information are then read from disk.
 func BenchmarkFirstReferences(b *testing.B) {
 	dir := benchCorpus(b)
+	opts := testOptions(b)
+	if cache := os.Getenv("GONAV_BENCH_CACHE"); cache != "" {
+		opts.CacheDir = cache
+	}
 	for b.Loop() {
-		c, _ := serve(b, dir, testOptions(b))
+		c, _ := serve(b, dir, opts)
 		out := navigate(b, c, map[string]any{"relation": References, "symbol": "plumbing.NewHash", "revision": "HEAD~1"})
 		if out.Total == 0 {
 			b.Fatal("no references")

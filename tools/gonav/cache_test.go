@@ -1,6 +1,8 @@
 package gonav
 
 import (
+	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -19,7 +21,7 @@ func TestSecondRevision(t *testing.T) {
 	c, _ := serve(t, repo.Dir, testOptions(t))
 
 	out1 := navigate(t, c, map[string]any{"relation": "definition", "symbol": "shape.Total", "revision": first})
-	if out1.Precision.Load.Checked != out1.Precision.Load.Packages {
+	if out1.Precision.Load.Checked != out1.Precision.Load.Packages-1 { // all but unsafe
 		t.Errorf("first load checked %d of %d packages", out1.Precision.Load.Checked, out1.Precision.Load.Packages)
 	}
 	out2 := navigate(t, c, map[string]any{"relation": "definition", "symbol": "circle.Unit", "revision": second})
@@ -92,5 +94,157 @@ func TestPolicyHidesPaths(t *testing.T) {
 	}
 	if len(out.Results) == 0 {
 		t.Error("no implementations at all")
+	}
+}
+
+// TestEarlyCutoff changes shape, which every other package imports: an
+// edit that leaves its API as it was checks shape alone again, and the
+// importers' units, checked against the earlier shape, still answer
+// references to declarations the edit moved within their lines; an edit
+// of the API checks the importers again.
+func TestEarlyCutoff(t *testing.T) {
+	const body = "\t\tsum += s.Area()\n"
+	tests := []struct {
+		name     string
+		old, new string
+		cutoff   bool
+	}{
+		{"body only", body, "\t\tsum += s.Area() * 1\n", true},
+		{"a line added in a body: the declarations below move", body, body + "\t\tsum += 0\n", false},
+		{"exported function added", "// Max returns", "func Min() int { return 0 }\n\n// Max returns", false},
+		{"unexported function at the end", "\treturn b\n}\n", "\treturn b\n}\n\nfunc half(x float64) float64 { return x / 2 }\n", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			repo := gitfixture.New(t)
+			files := txtarFiles(t, "testdata/nav.txtar")
+			first := repo.Commit(t, "first", files)
+			src := files["shape/shape.go"].Content
+			if !strings.Contains(src, tc.old) {
+				t.Fatalf("shape.go has no %q", tc.old)
+			}
+			files["shape/shape.go"] = gitfixture.Text(strings.Replace(src, tc.old, tc.new, 1))
+			second := repo.Commit(t, "second", files)
+			c, _ := serve(t, repo.Dir, testOptions(t))
+
+			want := navigate(t, c, map[string]any{"relation": "references", "symbol": "shape.Max", "revision": first})
+			got := navigate(t, c, map[string]any{"relation": "references", "symbol": "shape.Max", "revision": second})
+			if checked := got.Precision.Load.Checked; (checked == 1) != tc.cutoff {
+				t.Errorf("the second revision checked %d of %d packages; cutoff %t", checked, got.Precision.Load.Packages, tc.cutoff)
+			}
+			if got.Precision.FailedTotal != want.Precision.FailedTotal {
+				t.Errorf("%d packages failed at the second revision, %d at the first: %+v", got.Precision.FailedTotal, want.Precision.FailedTotal, got.Precision.Failed)
+			}
+			if len(got.Results) != len(want.Results) || len(got.Results) < 2 {
+				t.Fatalf("references of shape.Max: %d at the second revision, %d at the first:\n%+v", len(got.Results), len(want.Results), got.Results)
+			}
+			for i, r := range got.Results {
+				if w := want.Results[i]; r.File != w.File || r.Column != w.Column || (r.File != "shape/shape.go" && r.Line != w.Line) {
+					t.Errorf("reference %d: %s:%d:%d, was %s:%d:%d", i, r.File, r.Line, r.Column, w.File, w.Line, w.Column)
+				}
+			}
+		})
+	}
+}
+
+// TestTrimmedInfo: a loaded package keeps only the types of index
+// expressions, and they are enough to find a call that instantiates a
+// generic function explicitly (shape.Max[float64](...)) as well as an
+// inferred one.
+func TestTrimmedInfo(t *testing.T) {
+	repo := gitfixture.New(t)
+	files := txtarFiles(t, "testdata/nav.txtar")
+	files["circle/bigger.go"] = gitfixture.Text("package circle\n\nimport \"example.com/nav/shape\"\n\nfunc Bigger(a []float64) float64 { return shape.Max[float64](a[0], 1) }\n")
+	repo.Commit(t, "nav", files)
+	c, _ := serve(t, repo.Dir, testOptions(t))
+	out := navigate(t, c, map[string]any{"relation": "callers", "symbol": "shape.Max"})
+	var callers []string
+	for _, r := range out.Results {
+		callers = append(callers, r.Name)
+	}
+	want := []string{"example.com/nav/circle.Bigger", "example.com/nav/square.Both"}
+	if !slices.Equal(callers, want) {
+		t.Errorf("callers of shape.Max: %q, want %q", callers, want)
+	}
+}
+
+// TestTypesOnDisk: a second service on the same cache directory, as a
+// new process or another replica would be, reads the packages outside
+// the repository from disk and checks only the repository's, and
+// answers as the first did, dependencies' lines and columns included.
+func TestTypesOnDisk(t *testing.T) {
+	repo := gitfixture.New(t)
+	repo.Commit(t, "nav", txtarFiles(t, "testdata/nav.txtar"))
+	opts := testOptions(t)
+	queries := []map[string]any{
+		{"relation": "definition", "symbol": "testing.T"},
+		{"relation": "definition", "symbol": "testing.TB.Helper"},
+		{"relation": "definition", "symbol": "testing.B.Run"},
+		{"relation": "implementations", "symbol": "testing.TB"},
+		{"relation": "implementations", "symbol": "fmt.Stringer"},
+		{"relation": "references", "symbol": "shape.Total"},
+		{"relation": "callers", "symbol": "square.Square.Area"},
+	}
+	var answers [2][]GoNavigateOut
+	var services [2]*Service
+	for i := range services {
+		c, sv := serve(t, repo.Dir, opts)
+		services[i] = sv
+		for _, q := range queries {
+			answers[i] = append(answers[i], navigate(t, c, q))
+		}
+	}
+	first, second := answers[0][0].Precision.Load, answers[1][0].Precision.Load
+	if first.Checked != first.Packages-1 { // all but unsafe
+		t.Errorf("the first service checked %d of %d packages", first.Checked, first.Packages)
+	}
+	if local := len(services[1].progs[0].prog.local); second.Checked != local {
+		t.Errorf("the second service checked %d packages, want the repository's %d (of %d)", second.Checked, local, second.Packages)
+	}
+	for i, q := range queries {
+		a, b := answers[0][i], answers[1][i]
+		a.Precision.Load, b.Precision.Load = LoadFacts{}, LoadFacts{}
+		if len(a.Results) == 0 || !reflect.DeepEqual(a, b) {
+			t.Errorf("%v: the second service answered\n%+v\nthe first\n%+v", q, b, a)
+		}
+	}
+}
+
+// TestListingReused: a revision that changes no file's imports, package
+// clause or directives is not listed again; one that does is.
+func TestListingReused(t *testing.T) {
+	tests := []struct {
+		name   string
+		edit   func(files map[string]gitfixture.File)
+		listed int
+	}{
+		{"a body", func(files map[string]gitfixture.File) {
+			files["circle/circle.go"] = gitfixture.Text(strings.Replace(files["circle/circle.go"].Content, "3 * c.R", "3.0 * c.R", 1))
+		}, 1},
+		{"an import", func(files map[string]gitfixture.File) {
+			files["circle/circle.go"] = gitfixture.Text(strings.Replace(files["circle/circle.go"].Content, `import "example.com/nav/shape"`, "import (\n\t\"example.com/nav/shape\"\n\t_ \"example.com/nav/square\"\n)", 1))
+		}, 2},
+		{"an embed directive", func(files map[string]gitfixture.File) {
+			files["circle/circle.go"] = gitfixture.Text(files["circle/circle.go"].Content + "\n//go:embed nothing.txt\nvar nothing string\n")
+		}, 2},
+		{"a file", func(files map[string]gitfixture.File) { files["circle/README"] = gitfixture.Text("circles\n") }, 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			repo := gitfixture.New(t)
+			files := txtarFiles(t, "testdata/nav.txtar")
+			first := repo.Commit(t, "first", files)
+			tc.edit(files)
+			second := repo.Commit(t, "second", files)
+			c, sv := serve(t, repo.Dir, testOptions(t))
+			navigate(t, c, map[string]any{"relation": "definition", "symbol": "circle.Circle", "revision": first})
+			out := navigate(t, c, map[string]any{"relation": "definition", "symbol": "circle.Circle", "revision": second})
+			if sv.lists.runs != tc.listed {
+				t.Errorf("go list ran %d times, want %d", sv.lists.runs, tc.listed)
+			}
+			if len(out.Results) != 1 || out.Results[0].File != "circle/circle.go" {
+				t.Errorf("circle.Circle at the second revision: %+v", out.Results)
+			}
+		})
 	}
 }

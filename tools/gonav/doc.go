@@ -33,11 +33,22 @@
 // # Caching
 //
 // A type-checked package is keyed by its files' contents and its
-// dependencies' keys, and shared by the programs of every revision that
-// has the same key: a second revision checks again only the packages
-// that changed and those that depend on them. Loaded programs are kept
-// for the last few revisions; concurrent first calls on one revision load
-// it once (singleflight), reporting progress to the call that started it.
+// dependencies' API keys (a hash of their export data, and of their own
+// dependencies' API keys), and shared by the programs of every revision
+// that has the same key: a second revision checks again only the
+// packages that changed, and their importers only when a change reached
+// the API (early cutoff, cutoff.go). A revision whose Go files keep their
+// package clauses, imports and directives reuses the last go list
+// output. Loaded programs are kept for the last few revisions;
+// concurrent first calls on one revision load it once (singleflight),
+// reporting progress to the call that started it.
+//
+// The packages outside the repository (GOROOT's, the module cache's) are
+// kept on disk under the cache directory as export data, by key, and a
+// new process or another replica sharing the directory reads them
+// instead of checking them again (disk.go, positions.go). The
+// repository's packages are checked in each process: queries read their
+// syntax and Defs and Uses, which the program keeps while it is loaded.
 //
 // # Precision
 //

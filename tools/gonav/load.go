@@ -3,7 +3,6 @@ package gonav
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -11,6 +10,7 @@ import (
 	"go/scanner"
 	"go/token"
 	"go/types"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -26,6 +26,9 @@ const maxTypeErrors = 3
 type loader struct {
 	fset         *token.FileSet
 	cache        *unitCache
+	store        typeStore
+	tables       *posTables // of fset's files read from the store
+	log          *slog.Logger
 	workers      int
 	maxFileBytes int64
 	// progress is told how many of total packages are loaded.
@@ -47,7 +50,8 @@ type node struct {
 	hosts    []string // and their host paths
 	contents [][]byte // local files, read once for the key and the parse
 	problems []string
-	key      string
+	files    []byte // hash of the files and the check's settings
+	key      string // files and the dependencies' API keys (keyOf)
 	unit     *unit
 	done     chan struct{}
 }
@@ -58,19 +62,11 @@ func (l *loader) load(ctx context.Context, listed []*listedPackage, r roots) (*p
 	for _, n := range order {
 		l.prepare(n, r)
 	}
-	var todo []*node
-	for _, n := range order {
-		if u := l.cache.get(n.key); u != nil {
-			n.unit = u
-			close(n.done)
-			continue
-		}
-		todo = append(todo, n)
-	}
-	if err := l.checkAll(ctx, todo, len(order)); err != nil {
+	checked, err := l.checkAll(ctx, order)
+	if err != nil {
 		return nil, err
 	}
-	p := &program{fset: l.fset, roots: r, byID: map[string]*unit{}, checked: len(todo)}
+	p := &program{fset: l.fset, tables: l.tables, roots: r, byID: map[string]*unit{}, checked: checked}
 	for _, lp := range listed {
 		n := nodes[lp.ImportPath]
 		if n == nil || n.unit == nil || p.byID[n.unit.id] != nil {
@@ -134,8 +130,8 @@ func (l *loader) graph(listed []*listedPackage, r roots) (map[string]*node, []*n
 }
 
 // prepare reads a package's files (its repository files whole, the
-// others' sizes) and computes its key from them and its dependencies'
-// keys.
+// others' sizes) and hashes them with what else the package's check
+// depends on but its dependencies' APIs (see keyOf).
 func (l *loader) prepare(n *node, r roots) {
 	h := sha256.New()
 	fmt.Fprintf(h, "unit\x00%s\x00%s\x00%s\x00%t\x00%t\x00", n.lp.ImportPath, n.lp.Name, n.dir, n.local, n.full)
@@ -178,41 +174,44 @@ func (l *loader) prepare(n *node, r roots) {
 		n.hosts = append(n.hosts, host)
 		n.contents = append(n.contents, data)
 	}
-	for _, d := range n.deps {
-		fmt.Fprintf(h, "dep\x00%s\x00", d.key)
-	}
 	for _, p := range n.problems {
 		fmt.Fprintf(h, "problem\x00%s\x00", p)
 	}
-	n.key = hex.EncodeToString(h.Sum(nil))
+	n.files = h.Sum(nil)
 }
 
-// checkAll type-checks the nodes, given in dependency order, on the
-// loader's workers: a node waits for its dependencies, which come
-// before it and so are done or being checked.
-func (l *loader) checkAll(ctx context.Context, todo []*node, total int) error {
+// checkAll finds or type-checks the nodes, given in dependency order,
+// on the loader's workers: a node waits for its dependencies, which come
+// before it and so are done or being checked, since its key holds their
+// API keys. It returns how many were checked.
+func (l *loader) checkAll(ctx context.Context, order []*node) (int, error) {
 	jobs := make(chan *node)
 	var wg sync.WaitGroup
-	var done atomic.Int64
-	done.Store(int64(total - len(todo)))
+	var done, checked atomic.Int64
 	for range max(l.workers, 1) {
 		wg.Go(func() {
 			for n := range jobs {
 				for _, d := range n.deps {
 					<-d.done
 				}
-				n.unit = l.check(n)
+				n.key = keyOf(n)
+				if n.unit = l.cache.get(n.key); n.unit == nil {
+					if n.unit = l.read(n); n.unit == nil {
+						n.unit = l.check(n)
+						checked.Add(1)
+					}
+					l.cache.put(n.unit)
+				}
 				n.contents = nil
-				l.cache.put(n.unit)
 				close(n.done)
 				if l.progress != nil {
-					l.progress(int(done.Add(1)), total)
+					l.progress(int(done.Add(1)), len(order))
 				}
 			}
 		})
 	}
 	var err error
-	for _, n := range todo {
+	for _, n := range order {
 		if err = ctx.Err(); err != nil {
 			break
 		}
@@ -220,20 +219,22 @@ func (l *loader) checkAll(ctx context.Context, todo []*node, total int) error {
 	}
 	close(jobs)
 	wg.Wait()
-	return err
+	return int(checked.Load()), err
+}
+
+// newUnit returns the unit of a node, to be checked or read.
+func newUnit(n *node) *unit {
+	u := &unit{id: n.lp.ImportPath, path: n.lp.ImportPath, name: n.lp.Name, dir: n.dir, local: n.local, key: n.key, problems: slices.Clone(n.problems)}
+	if n.lp.ForTest != "" || u.test() {
+		u.path, _, _ = cutVariant(n.lp.ImportPath)
+	}
+	return u
 }
 
 // check parses and type-checks one package. It never fails: what goes
 // wrong becomes the unit's problems.
 func (l *loader) check(n *node) *unit {
-	u := &unit{id: n.lp.ImportPath, path: n.lp.ImportPath, name: n.lp.Name, dir: n.dir, local: n.local, key: n.key, problems: slices.Clone(n.problems)}
-	if n.lp.ForTest != "" || u.test() {
-		u.path, _, _ = cutVariant(n.lp.ImportPath)
-	}
-	if u.path == "unsafe" {
-		u.types = types.Unsafe
-		return u
-	}
+	u := newUnit(n)
 	for i, name := range n.names {
 		src := n.contents[i]
 		if !n.local {
@@ -270,10 +271,10 @@ func (l *loader) check(n *node) *unit {
 				return types.Unsafe, nil
 			}
 			d := byID[id]
-			if d == nil || d.unit == nil || d.unit.types == nil {
+			if d == nil || d.unit == nil || d.unit.api == nil {
 				return nil, fmt.Errorf("package %s was not loaded", path)
 			}
-			return d.unit.types, nil
+			return d.unit.api, nil
 		}),
 		Error: func(err error) {
 			if typeErrs < maxTypeErrors {
@@ -283,23 +284,48 @@ func (l *loader) check(n *node) *unit {
 		},
 	}
 	if n.full {
+		// Queries read Defs and Uses, and typeutil.Callee the Types of
+		// index expressions, which tell f[T](x) from a[i](x).
 		u.info = &types.Info{
-			Types:      map[ast.Expr]types.TypeAndValue{},
-			Defs:       map[*ast.Ident]types.Object{},
-			Uses:       map[*ast.Ident]types.Object{},
-			Implicits:  map[ast.Node]types.Object{},
-			Selections: map[*ast.SelectorExpr]*types.Selection{},
-			Instances:  map[*ast.Ident]types.Instance{},
+			Types: map[ast.Expr]types.TypeAndValue{},
+			Defs:  map[*ast.Ident]types.Object{},
+			Uses:  map[*ast.Ident]types.Object{},
 		}
 	}
 	u.types, _ = conf.Check(u.path, l.fset, u.files, u.info)
-	if !n.full {
+	if !n.local {
+		l.keep(n, u)
+	}
+	if n.full {
+		u.info.Types = indexTypes(u.files, u.info.Types)
+	} else {
 		u.files = nil // only the types are needed: the syntax is the larger part
 	}
 	if typeErrs > maxTypeErrors {
 		u.problems = append(u.problems, fmt.Sprintf("and %d more type errors", typeErrs-maxTypeErrors))
 	}
+	u.apiKey = apiKeyOf(l.fset, u, n.deps)
+	u.api = l.cache.api(u.apiKey, u.types)
 	return u
+}
+
+// indexTypes keeps, of a check's recorded types, those of the indices
+// of index expressions: the only ones queries read, and a small share
+// of the whole (every expression's), which a program would otherwise
+// hold for as long as it is loaded.
+func indexTypes(files []*ast.File, all map[ast.Expr]types.TypeAndValue) map[ast.Expr]types.TypeAndValue {
+	kept := map[ast.Expr]types.TypeAndValue{}
+	for _, f := range files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			if ix, ok := n.(*ast.IndexExpr); ok {
+				if tv, ok := all[ix.Index]; ok {
+					kept[ix.Index] = tv
+				}
+			}
+			return true
+		})
+	}
+	return kept
 }
 
 type importerFunc func(path string) (*types.Package, error)

@@ -14,11 +14,12 @@ import (
 // program is the type information of one export: every package go list
 // reported, its repository packages with full type information.
 type program struct {
-	fset  *token.FileSet
-	roots roots
-	units []*unit
-	byID  map[string]*unit
-	local []*unit
+	fset   *token.FileSet
+	tables *posTables // of the files of packages read from the store
+	roots  roots
+	units  []*unit
+	byID   map[string]*unit
+	local  []*unit
 	// listFailed says why go list could not run: the units are then the
 	// repository's directories, checked without their imports.
 	listFailed string
@@ -47,8 +48,11 @@ func (p *program) index() {
 }
 
 // key names a declaration across packages and test variants: the same
-// declaration checked twice (p and p [p.test]) yields two objects with
-// one position.
+// declaration checked twice (p and p [p.test], or a package and the API
+// an earlier revision's check left to its importers) yields two objects
+// at one line and column. Not the offset: an edit inside a function
+// body before a declaration moves its offset but leaves the API, hence
+// the importers' units, as it was (see cutoff.go).
 func (p *program) key(obj types.Object) string {
 	if obj == nil {
 		return ""
@@ -60,8 +64,8 @@ func (p *program) key(obj types.Object) string {
 	if !obj.Pos().IsValid() {
 		return "builtin " + obj.Name()
 	}
-	pos := p.fset.Position(obj.Pos())
-	return fmt.Sprintf("%s:%d:%s", pos.Filename, pos.Offset, obj.Name())
+	pos := p.position(obj.Pos())
+	return fmt.Sprintf("%s:%d:%d:%s", pos.Filename, pos.Line, pos.Column, obj.Name())
 }
 
 // origin returns the generic declaration of an instantiated object.
@@ -78,11 +82,17 @@ func origin(obj types.Object) types.Object {
 // location renders a position as a result, without its line's text:
 // withText adds that to the results a page returns.
 func (p *program) location(pos token.Pos, kind, pkg string) Location {
-	ps := p.fset.Position(pos)
+	ps := p.position(pos)
 	return Location{
 		File: ps.Filename, Line: ps.Line, Column: ps.Column, Kind: kind, Package: pkg,
 		Test: strings.HasSuffix(ps.Filename, "_test.go"),
 	}
+}
+
+// position returns where pos is, in a file checked or read from the
+// store alike.
+func (p *program) position(pos token.Pos) token.Position {
+	return p.tables.position(p.fset, pos)
 }
 
 // maxLineText bounds the text of a result's line.

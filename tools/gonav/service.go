@@ -23,8 +23,10 @@ import (
 
 // Options configure the service.
 type Options struct {
-	// CacheDir keeps exports under CacheDir/exports; empty means a
-	// temporary directory removed at Close.
+	// CacheDir keeps exports under CacheDir/exports, and the type
+	// information of the packages outside the repository under
+	// CacheDir/types-v1; empty means a temporary directory for exports,
+	// removed at Close, and type information kept in memory only.
 	CacheDir string
 	// Logger receives load progress and warnings. Default: discard.
 	Logger *slog.Logger
@@ -65,6 +67,7 @@ type Service struct {
 	dir     string // exports
 	tempDir bool   // dir is removed at Close
 	loader  *loader
+	lists   *listCache
 	group   singleflight.Group
 
 	mu    sync.Mutex
@@ -103,10 +106,11 @@ func New(reg *workspace.Registry, opts Options) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	sv := &Service{reg: reg, checker: checker, log: opts.Logger, opts: opts}
-	sv.loader = &loader{fset: token.NewFileSet(), cache: newUnitCache(), workers: opts.Workers, maxFileBytes: opts.MaxFileBytes}
+	sv := &Service{reg: reg, checker: checker, log: opts.Logger, opts: opts, lists: &listCache{max: opts.Programs}}
+	sv.loader = &loader{fset: token.NewFileSet(), cache: newUnitCache(), tables: &posTables{}, log: opts.Logger, workers: opts.Workers, maxFileBytes: opts.MaxFileBytes}
 	if opts.CacheDir != "" {
 		sv.dir = filepath.Join(opts.CacheDir, "exports")
+		sv.loader.store.dir = filepath.Join(opts.CacheDir, typesDirName)
 	}
 	return sv, nil
 }
@@ -187,10 +191,10 @@ func (sv *Service) load(ctx context.Context, req *server.Request, snap *workspac
 	if err != nil {
 		return nil, err
 	}
+	exported := time.Now()
 	report(0, 0, "listing packages (go list, in the sandbox)")
 	r := lay.roots(dir, sv.checker)
-	pattern, opts := lay.listing()
-	listed, err := listPackages(ctx, sv.checker, dir, pattern, append(opts, verify.WithAbsent(snap.HostPaths()...))...)
+	listed, err := sv.lists.list(ctx, sv.checker, dir, lay, snap.HostPaths())
 	listFailed := ""
 	var le *ListError
 	if errors.As(err, &le) {
@@ -201,6 +205,7 @@ func (sv *Service) load(ctx context.Context, req *server.Request, snap *workspac
 	if err != nil {
 		return nil, server.Errorf(server.Internal, "listing the packages failed").Wrap(err)
 	}
+	listedAt := time.Now()
 	ld := *sv.loader
 	// The loader's workers report as each package is checked, at once.
 	var (
@@ -231,7 +236,8 @@ func (sv *Service) load(ctx context.Context, req *server.Request, snap *workspac
 		sv.progs = slices.Delete(sv.progs, 0, len(sv.progs)-sv.opts.Programs)
 	}
 	sv.mu.Unlock()
-	sv.log.Info("go_navigate: loaded", "revision", snap.Revision().SHA, "packages", len(prog.units), "checked", prog.checked, "duration", l.dur)
+	sv.log.Info("go_navigate: loaded", "revision", snap.Revision().SHA, "packages", len(prog.units), "checked", prog.checked, "duration", l.dur,
+		"export", exported.Sub(start), "list", listedAt.Sub(exported), "check", time.Since(listedAt))
 	return l, nil
 }
 

@@ -28,6 +28,11 @@ type unit struct {
 	// skipped files, type errors. None: typed.
 	problems []string
 	key      string
+	// api is what importers import: the types of the first unit checked
+	// with the same API key (see cutoff.go), which may be an earlier
+	// revision's; types is this unit's own check.
+	api    *types.Package
+	apiKey string
 
 	closureOnce sync.Once
 	closure     map[string]*types.Package // import path -> the package this unit sees
@@ -68,31 +73,52 @@ func (u *unit) imports() map[string]*types.Package {
 
 // unitCache shares type-checked packages between the programs of
 // different revisions: a package's key covers its files' contents and
-// its dependencies' keys, so a unit with the same key is the same. The
-// cache holds units weakly: they live as long as a program holds them.
+// its dependencies' API keys, so a unit with the same key is the same;
+// and it shares the API packages importers see, by API key. The cache
+// holds both weakly: they live as long as a program holds them.
 type unitCache struct {
-	mu sync.Mutex
-	m  map[string]weak.Pointer[unit]
+	mu   sync.Mutex
+	m    map[string]weak.Pointer[unit]
+	apis map[string]weak.Pointer[types.Package]
 }
 
-func newUnitCache() *unitCache { return &unitCache{m: map[string]weak.Pointer[unit]{}} }
+func newUnitCache() *unitCache {
+	return &unitCache{m: map[string]weak.Pointer[unit]{}, apis: map[string]weak.Pointer[types.Package]{}}
+}
 
 func (c *unitCache) get(key string) *unit {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	wp, ok := c.m[key]
-	if !ok {
-		return nil
-	}
-	u := wp.Value()
-	if u == nil {
-		delete(c.m, key)
-	}
-	return u
+	return lookupWeak(c.m, key)
 }
 
 func (c *unitCache) put(u *unit) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.m[u.key] = weak.Make(u)
+}
+
+// api returns the package importers see for an API key: an earlier
+// unit's with that key while one lives, else pkg.
+func (c *unitCache) api(apiKey string, pkg *types.Package) *types.Package {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old := lookupWeak(c.apis, apiKey); old != nil {
+		return old
+	}
+	c.apis[apiKey] = weak.Make(pkg)
+	return pkg
+}
+
+// lookupWeak returns the live value under key, forgetting a dead one.
+func lookupWeak[T any](m map[string]weak.Pointer[T], key string) *T {
+	wp, ok := m[key]
+	if !ok {
+		return nil
+	}
+	v := wp.Value()
+	if v == nil {
+		delete(m, key)
+	}
+	return v
 }

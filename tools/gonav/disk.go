@@ -1,0 +1,234 @@
+package gonav
+
+import (
+	"bytes"
+	"encoding/gob"
+	"fmt"
+	"go/token"
+	"go/types"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/tools/go/gcexportdata"
+
+	"github.com/repo-mcp/repo-mcp/tools/toolkit"
+)
+
+// typesDirName is the directory, under the cache directory, of the
+// dependencies' type information; its version changes with the format.
+const typesDirName = "types-v1"
+
+// typeStore keeps on disk the type information of the packages outside
+// the repository (GOROOT's and the module cache's), by key: a new process
+// reads them instead of parsing and checking them again. The repository's
+// packages are checked in every process: queries need their syntax and
+// full type information.
+//
+// A process that checks such a package keeps it as an entry too, and
+// reads it back in place of the check's types: export data holds what
+// importers and queries use of a dependency, in less memory than the
+// check's objects, and a process then answers the same whether it
+// checked a dependency or read it.
+//
+// An entry is written to a temporary file and renamed into place, so a
+// reader sees a whole entry or none; processes and replicas sharing the
+// directory write the same bytes under a key, so the last rename wins
+// harmlessly.
+type typeStore struct {
+	dir string // "" keeps nothing
+}
+
+// storedUnit is an entry: the package's export data, and what the
+// export data loses of its positions.
+type storedUnit struct {
+	Problems  []string
+	FileNames []string
+	// Export is gcexportdata's, written with positions recoded so that
+	// each identifier of a file is a line of its own (positions.go).
+	Export []byte
+	// Hidden is the export data of the package's unexported types,
+	// which export data leaves out but implementations names (see
+	// hiddenTypes); empty when there are none.
+	Hidden []byte
+	// Files are the tables that decode their positions, by file name.
+	Files map[string][]lineCol
+}
+
+// hiddenPrefix starts the path of the package hiddenTypes makes.
+const hiddenPrefix = "gonav.hidden/"
+
+// read returns the unit of a package outside the repository from the
+// store (unsafe from go/types), or nil.
+func (l *loader) read(n *node) *unit {
+	u := newUnit(n)
+	if u.path == "unsafe" {
+		u.types, u.api, u.apiKey = types.Unsafe, types.Unsafe, "unsafe"
+		return u
+	}
+	if n.local {
+		return nil
+	}
+	e, ok := l.store.open(n.key)
+	if !ok {
+		return nil
+	}
+	imports, direct := importsOf(n)
+	pkg, err := decode(l.fset, e, u.path, imports, direct, l.tables)
+	if err != nil {
+		l.log.Warn("go_navigate: a package's type information on disk cannot be read; checking it", "package", u.id, "error", err)
+		return nil
+	}
+	u.types, u.problems, u.fileNames = pkg, e.Problems, e.FileNames
+	u.apiKey = apiKeyOf(l.fset, u, n.deps)
+	u.api = l.cache.api(u.apiKey, u.types)
+	return u
+}
+
+// keep stores a checked package outside the repository, and replaces
+// its types by those read back (see typeStore). On a failure the
+// check's types stay.
+func (l *loader) keep(n *node, u *unit) {
+	e, err := encode(l.fset, u)
+	if err != nil {
+		l.log.Warn("go_navigate: a package's type information cannot be kept", "package", u.id, "error", err)
+		return
+	}
+	if err := l.store.save(u.key, e); err != nil {
+		l.log.Warn("go_navigate: a package's type information cannot be written", "package", u.id, "error", err)
+	}
+	imports, direct := importsOf(n)
+	pkg, err := decode(l.fset, e, u.path, imports, direct, l.tables)
+	if err != nil {
+		l.log.Warn("go_navigate: a package's type information cannot be read back", "package", u.id, "error", err)
+		return
+	}
+	u.types = pkg
+}
+
+// importsOf returns the packages a node's dependencies import, directly
+// or not, by path, and those it imports.
+func importsOf(n *node) (map[string]*types.Package, []*types.Package) {
+	imports := map[string]*types.Package{}
+	var direct []*types.Package
+	for _, d := range n.deps {
+		direct = append(direct, d.unit.api)
+	}
+	var walk func(n *node)
+	walk = func(n *node) {
+		for _, d := range n.deps {
+			if _, ok := imports[d.unit.api.Path()]; !ok {
+				imports[d.unit.api.Path()] = d.unit.api
+				walk(d)
+			}
+		}
+	}
+	walk(n)
+	return imports, direct
+}
+
+func (s typeStore) path(key string) string {
+	return filepath.Join(s.dir, key[:2], key)
+}
+
+// open reads the entry of a key; false when there is none or it cannot
+// be read.
+func (s typeStore) open(key string) (*storedUnit, bool) {
+	if s.dir == "" {
+		return nil, false
+	}
+	data, err := os.ReadFile(s.path(key))
+	if err != nil {
+		return nil, false
+	}
+	e := new(storedUnit)
+	if gob.NewDecoder(bytes.NewReader(data)).Decode(e) != nil {
+		return nil, false
+	}
+	return e, true
+}
+
+// save writes the entry of a key.
+func (s typeStore) save(key string, e *storedUnit) error {
+	if s.dir == "" {
+		return nil
+	}
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(e); err != nil {
+		return err
+	}
+	path := s.path(key)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return toolkit.WriteFileAtomic(path, buf.Bytes())
+}
+
+// encode returns the entry of a checked unit, from its syntax.
+func encode(fset *token.FileSet, u *unit) (*storedUnit, error) {
+	recoded, files, err := recode(fset, u.files)
+	if err != nil {
+		return nil, err
+	}
+	e := &storedUnit{Problems: u.problems, FileNames: u.fileNames, Files: files}
+	var export bytes.Buffer
+	if err := gcexportdata.Write(&export, recoded, u.types); err != nil {
+		return nil, fmt.Errorf("writing the export data of %s: %w", u.id, err)
+	}
+	e.Export = export.Bytes()
+	if hidden := hiddenTypes(u.types); hidden != nil {
+		var buf bytes.Buffer
+		if err := gcexportdata.Write(&buf, recoded, hidden); err != nil {
+			return nil, fmt.Errorf("writing the unexported types of %s: %w", u.id, err)
+		}
+		e.Hidden = buf.Bytes()
+	}
+	return e, nil
+}
+
+// decode reads an entry's package. imports holds the packages its
+// dependencies import, directly or not, by path; direct, those it
+// imports.
+func decode(fset *token.FileSet, e *storedUnit, path string, imports map[string]*types.Package, direct []*types.Package, tables *posTables) (*types.Package, error) {
+	pkg, err := gcexportdata.Read(bytes.NewReader(e.Export), fset, imports, path)
+	if err != nil {
+		return nil, fmt.Errorf("reading the export data of %s: %w", path, err)
+	}
+	// The reader lists the packages the export data names; a check
+	// lists the direct imports, which implementations' visibility
+	// follows.
+	pkg.SetImports(direct)
+	if len(e.Hidden) > 0 {
+		// Reading declares the unexported types in pkg, which the
+		// import map holds.
+		if _, err := gcexportdata.Read(bytes.NewReader(e.Hidden), fset, imports, hiddenPrefix+path); err != nil {
+			return nil, fmt.Errorf("reading the unexported types of %s: %w", path, err)
+		}
+	}
+	tables.add(fset, pkg, e.Files)
+	return pkg, nil
+}
+
+// hiddenTypes returns a package whose exported aliases name pkg's
+// unexported types, so that its export data declares them; nil when
+// there are none. Generic types are left out, as implementations leaves
+// them out.
+func hiddenTypes(pkg *types.Package) *types.Package {
+	w := types.NewPackage(hiddenPrefix+pkg.Path(), "hidden")
+	scope := pkg.Scope()
+	for _, name := range scope.Names() {
+		tn, ok := scope.Lookup(name).(*types.TypeName)
+		if !ok || tn.Exported() || tn.IsAlias() {
+			continue
+		}
+		if n, ok := tn.Type().(*types.Named); !ok || n.TypeParams().Len() > 0 {
+			continue
+		}
+		alias := types.NewTypeName(token.NoPos, w, fmt.Sprintf("T%d", w.Scope().Len()), nil)
+		types.NewAlias(alias, tn.Type())
+		w.Scope().Insert(alias)
+	}
+	if w.Scope().Len() == 0 {
+		return nil
+	}
+	return w
+}

@@ -1,0 +1,156 @@
+package gonav
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/repo-mcp/repo-mcp/tools/patch/verify"
+)
+
+// listCache keeps go list's output by what it depends on in an export,
+// so that a revision that changes no file's package clause, build
+// constraints, imports or directives, and no module file, is not listed
+// again: go list costs seconds, a second revision's check less.
+type listCache struct {
+	mu      sync.Mutex
+	entries []listEntry // most recent last
+	max     int
+	runs    int // of go list, for tests
+}
+
+type listEntry struct {
+	key    string
+	dir    string // the export the listing was made in
+	listed []*listedPackage
+}
+
+// list returns the listing of the export in dir, laid out as lay, running
+// go list unless a listing with the same key is kept.
+func (c *listCache) list(ctx context.Context, l lister, dir string, lay layout, absent []string) ([]*listedPackage, error) {
+	pattern, opts := lay.listing()
+	opts = append(opts, verify.WithAbsent(absent...))
+	key, err := listKey(dir, lay, absent)
+	if err != nil {
+		return listPackages(ctx, l, dir, pattern, opts...)
+	}
+	if e, ok := c.get(key); ok {
+		return moved(e.listed, e.dir, dir), nil
+	}
+	c.mu.Lock()
+	c.runs++
+	c.mu.Unlock()
+	listed, err := listPackages(ctx, l, dir, pattern, opts...)
+	if err != nil {
+		return nil, err
+	}
+	c.put(listEntry{key: key, dir: dir, listed: listed})
+	return listed, nil
+}
+
+func (c *listCache) get(key string) (listEntry, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, e := range c.entries {
+		if e.key == key {
+			return e, true
+		}
+	}
+	return listEntry{}, false
+}
+
+func (c *listCache) put(e listEntry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.entries = append(c.entries, e)
+	if len(c.entries) > c.max {
+		c.entries = c.entries[len(c.entries)-c.max:]
+	}
+}
+
+// moved returns a listing made in the export from as it reads in the
+// export to: the packages' directories in it change, nothing else.
+func moved(listed []*listedPackage, from, to string) []*listedPackage {
+	out := make([]*listedPackage, len(listed))
+	for i, lp := range listed {
+		cp := *lp
+		if rel, err := filepath.Rel(from, cp.Dir); cp.Dir != "" && err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			cp.Dir = filepath.Join(to, rel)
+		}
+		out[i] = &cp
+	}
+	return out
+}
+
+// listKey hashes what go list reads of an export: every path, the module
+// files whole, and of each Go file what decides its package and imports
+// (see listedHeader); the layout, which decides how go list is asked; and
+// the paths the sandbox hides.
+func listKey(dir string, lay layout, absent []string) (string, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "list-v2\x00%d\x00%q\x00", lay, absent)
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", filepath.ToSlash(rel), d.Type())
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		name := d.Name()
+		whole := name == "go.mod" || name == "go.sum" || name == "go.work" || name == "go.work.sum" || name == "modules.txt"
+		if !whole && !strings.HasSuffix(name, ".go") {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if !whole {
+			data = listedHeader(data)
+		}
+		fmt.Fprintf(h, "%d\x00", len(data))
+		h.Write(data)
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("hashing the export for go list: %w", err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// listedHeader returns what go list reads of a Go file: everything up to
+// the end of its imports (build constraints, the package clause, a cgo
+// preamble), and every //go: directive after (go:embed patterns). A file
+// whose header does not parse counts whole.
+func listedHeader(src []byte) []byte {
+	f, err := parser.ParseFile(token.NewFileSet(), "", src, parser.ImportsOnly|parser.ParseComments)
+	if err != nil || f.Name == nil {
+		return src
+	}
+	end := f.Name.End()
+	if len(f.Decls) > 0 {
+		end = f.Decls[len(f.Decls)-1].End()
+	}
+	n := int(end) - int(f.FileStart)
+	out := bytes.Clone(src[:n])
+	for line := range bytes.Lines(src[n:]) {
+		if bytes.HasPrefix(line, []byte("//go:")) {
+			out = append(out, line...)
+		}
+	}
+	return out
+}
