@@ -317,3 +317,50 @@ func TestBothEras(t *testing.T) {
 		})
 	}
 }
+
+// TestAuditResourceRead: a resources/read reaches the audit log as a tool
+// call does, with its caller, URI and outcome, refused reads too.
+func TestAuditResourceRead(t *testing.T) {
+	var audit syncBuffer
+	s := newTestServer(server.Options{Audit: &audit, Caller: "bob", Logger: slog.New(slog.DiscardHandler)})
+	err := s.AddResourceTemplate(server.ResourceTemplate{
+		URITemplate: "test://{name}", Name: "note",
+		Read: func(_ context.Context, caller, uri string) (server.ResourceContents, error) {
+			if uri != "test://open" {
+				return server.ResourceContents{}, server.Errorf(server.PermissionDenied, "%s is not for %s", uri, caller)
+			}
+			return server.ResourceContents{Text: "hello"}, nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := servertest.Start(t, s)
+	if res, err := c.ReadResource("test://open"); err != nil || res.Contents[0].Text != "hello" {
+		t.Fatalf("ReadResource(open) = %v, %v", res, err)
+	}
+	if _, err := c.ReadResource("test://closed"); err == nil {
+		t.Fatal("ReadResource(closed) succeeded")
+	}
+	var lines []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(audit.String()), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("audit line is not JSON: %q", line)
+		}
+		lines = append(lines, m)
+	}
+	want := []struct{ uri, outcome string }{{"test://open", "ok"}, {"test://closed", "permission_denied"}}
+	if len(lines) != len(want) {
+		t.Fatalf("got %d audit lines, want %d:\n%s", len(lines), len(want), audit.String())
+	}
+	for i, w := range want {
+		l := lines[i]
+		if l["msg"] != "resource read" || l["caller"] != "bob" || l["template"] != "note" || l["uri"] != w.uri || l["outcome"] != w.outcome || l["protocol_version"] == "" {
+			t.Errorf("audit line %d = %v; want %s read by bob, %s", i, l, w.uri, w.outcome)
+		}
+	}
+	if lines[0]["result_bytes"] != float64(len("hello")) {
+		t.Errorf("result_bytes = %v, want 5", lines[0]["result_bytes"])
+	}
+}

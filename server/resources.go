@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -89,13 +91,39 @@ func (s *Server) readHandler(t ResourceTemplate) mcp.ResourceHandler {
 			caller = req.Extra.TokenInfo.UserID // see BearerAuth
 		}
 		uri := req.Params.URI
+		start := time.Now()
 		c, err := t.Read(ctx, caller, uri)
-		s.log.Info("resource read", "caller", caller, "uri", uri, "error", err)
+		s.auditRead(ctx, req.ProtocolVersion(), caller, t.Name, uri, start, len(c.Text)+len(c.Blob), err)
 		if err != nil {
 			return nil, resourceError(req.ProtocolVersion(), uri, err)
 		}
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: c.MIMEType, Text: c.Text, Blob: c.Blob}}}, nil
 	}
+}
+
+// auditRead writes the audit line of a resources/read, as a tool call's:
+// a resource is a file's content reaching a client, and the audit trail
+// must hold every such read, refused ones too.
+func (s *Server) auditRead(ctx context.Context, version, caller, template, uri string, start time.Time, size int, err error) {
+	outcome := "ok"
+	var e *Error
+	switch {
+	case ctx.Err() != nil:
+		outcome = "cancelled"
+	case errors.As(err, &e):
+		outcome = string(e.Class)
+	case err != nil:
+		outcome = string(Internal)
+	}
+	s.auditLog.LogAttrs(ctx, slog.LevelInfo, "resource read",
+		slog.String("protocol_version", version),
+		slog.String("caller", caller),
+		slog.String("template", template),
+		slog.String("uri", uri),
+		slog.Int64("duration_ms", time.Since(start).Milliseconds()),
+		slog.Int("result_bytes", size),
+		slog.String("outcome", outcome),
+	)
 }
 
 // resourceError is the JSON-RPC error for a failed read: "resource not

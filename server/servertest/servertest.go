@@ -160,6 +160,11 @@ func Start(t testing.TB, s *server.Server, opts ...Options) *Client {
 // ProtocolVersion is the version the session negotiated.
 func (c *Client) ProtocolVersion() string { return c.session.InitializeResult().ProtocolVersion }
 
+// ReadResource sends resources/read for uri.
+func (c *Client) ReadResource(uri string) (*mcp.ReadResourceResult, error) {
+	return c.session.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri})
+}
+
 // Result is a tool call's result, simplified.
 type Result struct {
 	IsError bool
