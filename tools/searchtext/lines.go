@@ -59,24 +59,10 @@ func (m *matcher) eachLineWhole(data []byte, fn func(line, start, end, col int) 
 // text's edge alike. When the literals are the expression's every match,
 // the line matches without it, at the literal found.
 func (m *matcher) eachLineByLiterals(data []byte, fn func(line, start, end, col int) bool) {
-	next := make([]int, len(m.lits)) // next occurrence of each literal at or after pos; -1: none
-	for i := range next {
-		next[i] = -2 // not searched yet
-	}
+	find := m.finder(data)
 	pos, line := 0, 1
 	for pos < len(data) {
-		at := -1
-		for i, lit := range m.lits {
-			if next[i] == -2 || next[i] >= 0 && next[i] < pos {
-				next[i] = -1
-				if j := bytes.Index(data[pos:], lit); j >= 0 {
-					next[i] = pos + j
-				}
-			}
-			if next[i] >= 0 && (at < 0 || next[i] < at) {
-				at = next[i]
-			}
-		}
+		at := find.from(pos)
 		if at < 0 {
 			return
 		}
@@ -128,25 +114,26 @@ var newline = []byte{'\n'}
 
 // countLines returns the number of lines of data the matcher matches.
 func (m *matcher) countLines(data []byte) int {
-	if m.exact && len(m.lits) == 1 {
-		return countLinesWith(data, m.lits[0])
+	if m.exact {
+		return countLinesWith(data, m.finder(data))
 	}
 	n := 0
 	m.eachLine(data, func(int, int, int, int) bool { n++; return true })
 	return n
 }
 
-// countLinesWith returns the number of lines of data that hold lit: the
-// common search, a plain string, needs no line numbers to be counted.
-func countLinesWith(data, lit []byte) int {
+// countLinesWith returns the number of lines of data in which find finds
+// a literal: the common search, plain strings, needs no line numbers to be
+// counted.
+func countLinesWith(data []byte, find *finder) int {
 	n := 0
 	for pos := 0; pos < len(data); {
-		i := bytes.Index(data[pos:], lit)
-		if i < 0 {
+		at := find.from(pos)
+		if at < 0 {
 			break
 		}
 		n++
-		pos = lineEnd(data, pos+i) + 1
+		pos = lineEnd(data, at) + 1
 	}
 	return n
 }

@@ -32,9 +32,13 @@ type matcher struct {
 	// bytes, when the expression has no literal to search for, rules out
 	// lines that cannot match.
 	bytes *byteFilter
-	// exact says the expression matches exactly the strings lits: a line
-	// holding one of them matches, and no expression need run.
+	// exact says the expression matches exactly the strings lits (or
+	// fold's): a line holding one of them matches, and no expression need
+	// run.
 	exact bool
+	// fold, when set, stands for the spellings of a case-insensitive
+	// ASCII string, in place of lits.
+	fold *asciiFold
 }
 
 // compile turns the pattern arguments into a matcher. Matching is line by
@@ -94,13 +98,27 @@ func compile(in SearchTextIn) (*matcher, error) {
 	if lp, _ := compiled.LiteralPrefix(); lp != "" {
 		m.prefix = true
 	}
-	if lits, ok := exactLiterals(re); ok && len(lits) <= maxLiterals {
+	if fold, ok := foldedASCII(re); ok {
+		m.lits, m.fold, m.exact = nil, fold, true
+	} else if lits, ok := exactLiterals(re); ok && len(lits) <= maxLiterals {
 		m.lits, m.exact = lits, true
 	}
 	if m.lits == nil {
 		m.bytes = requiredBytes(re)
 	}
 	return m, nil
+}
+
+// foldedASCII returns the case-insensitive search re is, when it is an
+// ASCII literal that folds case and no letter of it folds outside ASCII.
+func foldedASCII(re *syntax.Regexp) (*asciiFold, bool) {
+	if re.Op == syntax.OpCapture {
+		return foldedASCII(re.Sub[0])
+	}
+	if re.Op != syntax.OpLiteral || re.Flags&syntax.FoldCase == 0 {
+		return nil, false
+	}
+	return newASCIIFold(re.Rune)
 }
 
 // exactLiterals returns the strings re matches, when it matches a few

@@ -27,7 +27,12 @@ func TestLineFiltersAgree(t *testing.T) {
 		{SearchTextIn{Pattern: `[A-Z]{4}\b`, Mode: "regexp"}, "bytes"},
 		{SearchTextIn{Pattern: `\d{4}-\d{2}-\d{2}`, Mode: "regexp"}, "lits"},
 		{SearchTextIn{Pattern: `\bv[0-9]+\b`, Mode: "regexp"}, "lits"},
-		{SearchTextIn{Pattern: "error", Case: "insensitive"}, "lits"},
+		{SearchTextIn{Pattern: "error", Case: "insensitive"}, "exact"}, // ASCII folding
+		{SearchTextIn{Pattern: "abcd", Case: "insensitive"}, "exact"},
+		{SearchTextIn{Pattern: "V12 V", Case: "insensitive"}, "exact"},
+		{SearchTextIn{Pattern: "2024-01", Case: "insensitive"}, "exact"},
+		{SearchTextIn{Pattern: "G", Case: "insensitive"}, "exact"},
+		{SearchTextIn{Pattern: "trailing abcdef", Case: "insensitive"}, "exact"},
 		{SearchTextIn{Pattern: "kelvin", Case: "insensitive"}, "lits"},
 		{SearchTextIn{Pattern: "state", Case: "insensitive"}, "lits"},
 		{SearchTextIn{Pattern: `^\s*$`, Mode: "regexp"}, "none"},
