@@ -36,20 +36,26 @@ func (s *Snapshot) readPacked(ctx context.Context, refs []BlobRef, maxBytes int6
 	}
 	defer closeHandles(handles)
 	hs := make([]*repo, workers)
-	readers := make([]*packReader, workers)
 	for k := range hs {
 		hs[k] = <-handles
-		hs[k].mu.Lock()
-		readers[k] = hs[k].openPackReaderLocked()
-		hs[k].mu.Unlock()
 	}
 	defer func() {
-		for k, h := range hs {
-			readers[k].close() // unmapping read-only files: its error says nothing
+		for _, h := range hs {
 			handles <- h
 		}
 	}()
-	order := locatePacked(refs, readers[0])
+	// One mapping of the packs, so that a pack number means the same pack
+	// to every worker even if git repacks meanwhile; a reader each, for
+	// its cache and inflater are not safe for concurrent use.
+	hs[0].mu.Lock()
+	first := hs[0].openPackReaderLocked()
+	hs[0].mu.Unlock()
+	defer first.close() // unmapping read-only files: its error says nothing
+	readers := []*packReader{first}
+	for len(readers) < workers {
+		readers = append(readers, &packReader{packs: first.packs, cache: make(map[packPos]packObject)})
+	}
+	order := locatePacked(refs, first)
 	run := max(bulkReadRefs, len(order)/(8*workers)) // refs a worker takes at once
 	g, gctx := errgroup.WithContext(ctx)
 	next := make(chan []packedRef)
