@@ -6,8 +6,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"golang.org/x/sync/errgroup"
-
-	"github.com/repo-mcp/repo-mcp/errclass"
 )
 
 // BlobRef names a file of a snapshot for [Snapshot.ReadBlobs]: its path
@@ -18,10 +16,11 @@ type BlobRef struct {
 	SHA  string
 }
 
-// Batches of more than bulkReadRefs blobs are read on handles of their
-// own, each with an object cache of bulkCacheBytes (deltas resolve against
-// recently read bases); smaller ones go through the workspace's handle,
-// which costs nothing to open.
+// Batches of more than bulkReadRefs blobs of a commit are read on handles
+// of their own, from the mapped packs (readblobspack.go); the handles'
+// object caches, of bulkCacheBytes, serve the blobs the packs do not
+// hold. Smaller batches go through the workspace's handle, which costs
+// nothing to open.
 const (
 	bulkReadRefs   = 64
 	bulkCacheBytes = 16 << 20
@@ -30,29 +29,22 @@ const (
 // ReadBlobs reads many files of the snapshot, as [Snapshot.ReadBlob] reads
 // one: each path is authorized and must hold the given id at this
 // revision. It is for indexers that read thousands of blobs: a large batch
-// is read on up to workers independent handles on the object store, so
-// that inflating one blob neither waits for another nor holds up the
-// workspace's other callers.
+// of a commit is read on up to workers independent handles on the object
+// store, in the order the blobs lie in its packs, so that inflating one
+// blob neither waits for another nor holds up the workspace's other
+// callers, and delta bases are inflated once.
 //
 // fn is called once per ref, in no particular order and from up to workers
 // goroutines at once, with the ref's index, the content and the file's
 // size, or the error reading it (a file removed from the working tree
 // since it was listed is one); the content is nil when the file is over
-// maxBytes. The first error fn returns ends the batch and is returned.
+// maxBytes. fn must not modify the content, which may be shared with a
+// cache of the batch. The first error fn returns ends the batch and is
+// returned.
 func (s *Snapshot) ReadBlobs(ctx context.Context, refs []BlobRef, maxBytes int64, workers int, fn func(i int, data []byte, size int64, err error) error) error {
 	workers = max(min(workers, len(refs)), 1)
-	var read func(h *repo, ref BlobRef) ([]byte, int64, error)
-	var handles chan *repo
-	switch {
-	case s.rev.SHA == WorktreeRevision || len(refs) <= bulkReadRefs:
-		read = func(_ *repo, ref BlobRef) ([]byte, int64, error) { return s.readOne(ctx, ref, maxBytes) }
-	default:
-		var err error
-		if handles, err = s.openHandles(workers); err != nil {
-			return err
-		}
-		defer closeHandles(handles)
-		read = func(h *repo, ref BlobRef) ([]byte, int64, error) { return s.readOnHandle(h, ref, maxBytes) }
+	if s.rev.SHA != WorktreeRevision && len(refs) > bulkReadRefs {
+		return s.readPacked(ctx, refs, maxBytes, workers, fn)
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	next := make(chan int)
@@ -69,13 +61,8 @@ func (s *Snapshot) ReadBlobs(ctx context.Context, refs []BlobRef, maxBytes int64
 	})
 	for range workers {
 		g.Go(func() error {
-			var h *repo
-			if handles != nil {
-				h = <-handles
-				defer func() { handles <- h }()
-			}
 			for i := range next {
-				data, size, err := read(h, refs[i])
+				data, size, err := s.readOne(ctx, refs[i], maxBytes)
 				if err := fn(i, data, size, err); err != nil {
 					return err
 				}
@@ -100,30 +87,13 @@ func (s *Snapshot) readOne(ctx context.Context, ref BlobRef, maxBytes int64) ([]
 	return f.Data, f.Size, nil
 }
 
-// readOnHandle reads one blob of the snapshot's commit on handle h, after
-// the checks ReadBlob makes.
-func (s *Snapshot) readOnHandle(h *repo, ref BlobRef, maxBytes int64) ([]byte, int64, error) {
-	if !plumbing.IsHash(ref.SHA) {
-		return nil, 0, errclass.Errorf(errclass.InvalidInput, "blob id %s is not a full SHA", quoteInput(ref.SHA))
-	}
-	clean, err := s.Authorize(ref.Path, false)
-	if err != nil {
-		return nil, 0, err
-	}
-	te, err := s.src.(*commitSource).lookup(clean)
-	if err != nil {
-		return nil, 0, err
-	}
-	if te.hash.String() != ref.SHA {
-		return nil, 0, errclass.Errorf(errclass.NotFound, "path %s does not hold blob %s at this revision", quoteInput(clean), ref.SHA)
-	}
-	if e := typedEntry(te); e.Type != TypeFile {
-		return nil, 0, errclass.Errorf(errclass.InvalidInput, "path %s is a %s, not a file", quoteInput(clean), e.Type)
-	}
+// readStored reads blob hash through go-git on handle h: nil content
+// and the size when it is over maxBytes.
+func (s *Snapshot) readStored(h *repo, hash plumbing.Hash, maxBytes int64) ([]byte, int64, error) {
 	ws := s.grant.ws
-	obj, err := h.storage.EncodedObject(plumbing.BlobObject, te.hash)
+	obj, err := h.storage.EncodedObject(plumbing.BlobObject, hash)
 	if err != nil {
-		return nil, 0, ws.objectError(ref.SHA, err)
+		return nil, 0, ws.objectError(hash.String(), err)
 	}
 	size := obj.Size()
 	if size > maxBytes {
@@ -131,12 +101,12 @@ func (s *Snapshot) readOnHandle(h *repo, ref BlobRef, maxBytes int64) ([]byte, i
 	}
 	rd, err := obj.Reader()
 	if err != nil {
-		return nil, 0, ws.objectError(ref.SHA, err)
+		return nil, 0, ws.objectError(hash.String(), err)
 	}
 	defer rd.Close()
 	data := make([]byte, size)
 	if _, err := io.ReadFull(rd, data); err != nil {
-		return nil, 0, ws.objectError(ref.SHA, err)
+		return nil, 0, ws.objectError(hash.String(), err)
 	}
 	return data, size, nil
 }

@@ -14,7 +14,7 @@ import (
 // rather than starting an empty one.
 func (m *matcher) eachLine(data []byte, fn func(line, start, end, col int) bool) {
 	switch {
-	case m.lits != nil && !m.prefix:
+	case m.exact, m.lits != nil && !m.prefix:
 		m.eachLineByLiterals(data, fn)
 	case m.prefix:
 		m.eachLineWhole(data, fn)
@@ -56,26 +56,13 @@ func (m *matcher) eachLineWhole(data []byte, fn func(line, start, end, col int) 
 // byte search per literal, each remembered until passed), then runs the
 // expression on that line alone. A line is a whole text to the
 // expression with the same meaning: ^, $ and \b see a newline or the
-// text's edge alike.
+// text's edge alike. When the literals are the expression's every match,
+// the line matches without it, at the literal found.
 func (m *matcher) eachLineByLiterals(data []byte, fn func(line, start, end, col int) bool) {
-	next := make([]int, len(m.lits)) // next occurrence of each literal at or after pos; -1: none
-	for i := range next {
-		next[i] = -2 // not searched yet
-	}
+	find := m.finder(data)
 	pos, line := 0, 1
 	for pos < len(data) {
-		at := -1
-		for i, lit := range m.lits {
-			if next[i] == -2 || next[i] >= 0 && next[i] < pos {
-				next[i] = -1
-				if j := bytes.Index(data[pos:], lit); j >= 0 {
-					next[i] = pos + j
-				}
-			}
-			if next[i] >= 0 && (at < 0 || next[i] < at) {
-				at = next[i]
-			}
-		}
+		at := find.from(pos)
 		if at < 0 {
 			return
 		}
@@ -85,7 +72,12 @@ func (m *matcher) eachLineByLiterals(data []byte, fn func(line, start, end, col 
 			line += bytes.Count(data[pos:start], newline)
 		}
 		end := lineEnd(data, at)
-		if m.line.Match(data[start:end]) {
+		switch {
+		case m.exact:
+			if !fn(line, start, end, at-start+1) {
+				return
+			}
+		case m.line.Match(data[start:end]):
 			if !fn(line, start, end, m.line.FindIndex(data[start:end])[0]+1) {
 				return
 			}
@@ -122,8 +114,27 @@ var newline = []byte{'\n'}
 
 // countLines returns the number of lines of data the matcher matches.
 func (m *matcher) countLines(data []byte) int {
+	if m.exact {
+		return countLinesWith(data, m.finder(data))
+	}
 	n := 0
 	m.eachLine(data, func(int, int, int, int) bool { n++; return true })
+	return n
+}
+
+// countLinesWith returns the number of lines of data in which find finds
+// a literal: the common search, plain strings, needs no line numbers to be
+// counted.
+func countLinesWith(data []byte, find *finder) int {
+	n := 0
+	for pos := 0; pos < len(data); {
+		at := find.from(pos)
+		if at < 0 {
+			break
+		}
+		n++
+		pos = lineEnd(data, at) + 1
+	}
 	return n
 }
 

@@ -4,7 +4,9 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"sync/atomic"
 
+	"github.com/repo-mcp/repo-mcp/tools/searchtext/textindex"
 	"github.com/repo-mcp/repo-mcp/workspace"
 )
 
@@ -20,20 +22,25 @@ const maxListings = 16
 // caller and action, and the path filters. Safe for concurrent use.
 type listings struct {
 	mu    sync.Mutex
-	items map[string]listing
+	items map[string]*listing
 	order []string // oldest first
 }
 
 type listing struct {
 	files    []fileRef // shared: never modified
 	tooLarge int
+	blobs    []textindex.Blob // the files' blobs, in order
+	// resolved locates blobs in the index, for as long as the index does
+	// not change: a warm search then reads posting lists and nothing else
+	// to find its candidates.
+	resolved atomic.Pointer[textindex.Resolved]
 }
 
-func newListings() *listings { return &listings{items: make(map[string]listing)} }
+func newListings() *listings { return &listings{items: make(map[string]*listing)} }
 
 // list returns listFiles of a commit snapshot, from the cache when it is
 // there.
-func (l *listings) list(ctx context.Context, snap *workspace.Snapshot, in SearchTextIn, f *pathFilter, maxBytes int64) ([]fileRef, int, error) {
+func (l *listings) list(ctx context.Context, snap *workspace.Snapshot, in SearchTextIn, f *pathFilter, maxBytes int64) (*listing, error) {
 	acc := snap.Access()
 	key := strings.Join([]string{snap.Workspace().ID(), snap.Revision().SHA, acc.Identity, string(acc.Action),
 		strings.Join(in.Include, "\x01"), strings.Join(in.Exclude, "\x01"), strings.Join(in.Languages, "\x01")}, "\x00")
@@ -41,21 +48,23 @@ func (l *listings) list(ctx context.Context, snap *workspace.Snapshot, in Search
 	got, ok := l.items[key]
 	l.mu.Unlock()
 	if ok {
-		return got.files, got.tooLarge, nil
+		return got, nil
 	}
 	files, tooLarge, err := listFiles(ctx, snap, f, maxBytes)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if _, ok := l.items[key]; !ok {
-		if len(l.order) == maxListings {
-			delete(l.items, l.order[0])
-			l.order = l.order[1:]
-		}
-		l.items[key] = listing{files: files, tooLarge: tooLarge}
-		l.order = append(l.order, key)
+	if got, ok := l.items[key]; ok {
+		return got, nil
 	}
-	return files, tooLarge, nil
+	if len(l.order) == maxListings {
+		delete(l.items, l.order[0])
+		l.order = l.order[1:]
+	}
+	got = &listing{files: files, tooLarge: tooLarge, blobs: blobsOf(files)}
+	l.items[key] = got
+	l.order = append(l.order, key)
+	return got, nil
 }

@@ -37,12 +37,12 @@ func (sv *Service) overlay(ctx context.Context, wt *workspace.Snapshot, in Searc
 	for _, c := range changed {
 		differs[c.Path] = true
 	}
-	headFiles, _, err := sv.listings.list(ctx, head, in, filter, sv.opts.MaxFileBytes)
+	headList, err := sv.listings.list(ctx, head, in, filter, sv.opts.MaxFileBytes)
 	if err != nil {
 		return nil, err
 	}
-	byPath := make(map[string]fileRef, len(headFiles))
-	for _, f := range headFiles {
+	byPath := make(map[string]fileRef, len(headList.files))
+	for _, f := range headList.files {
 		byPath[f.path] = f
 	}
 	for i, f := range files {

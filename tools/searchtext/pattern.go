@@ -5,6 +5,7 @@ import (
 	"regexp/syntax"
 	"slices"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/repo-mcp/repo-mcp/server"
 	"github.com/repo-mcp/repo-mcp/tools/searchtext/textindex"
@@ -31,6 +32,13 @@ type matcher struct {
 	// bytes, when the expression has no literal to search for, rules out
 	// lines that cannot match.
 	bytes *byteFilter
+	// exact says the expression matches exactly the strings lits (or
+	// fold's): a line holding one of them matches, and no expression need
+	// run.
+	exact bool
+	// fold, when set, stands for the spellings of a case-insensitive
+	// ASCII string, in place of lits.
+	fold *asciiFold
 }
 
 // compile turns the pattern arguments into a matcher. Matching is line by
@@ -90,10 +98,62 @@ func compile(in SearchTextIn) (*matcher, error) {
 	if lp, _ := compiled.LiteralPrefix(); lp != "" {
 		m.prefix = true
 	}
+	if fold, ok := foldedASCII(re); ok {
+		m.lits, m.fold, m.exact = nil, fold, true
+	} else if lits, ok := exactLiterals(re); ok && len(lits) <= maxLiterals {
+		m.lits, m.exact = lits, true
+	}
 	if m.lits == nil {
 		m.bytes = requiredBytes(re)
 	}
 	return m, nil
+}
+
+// foldedASCII returns the case-insensitive search re is, when it is an
+// ASCII literal that folds case and no letter of it folds outside ASCII.
+func foldedASCII(re *syntax.Regexp) (*asciiFold, bool) {
+	if re.Op == syntax.OpCapture {
+		return foldedASCII(re.Sub[0])
+	}
+	if re.Op != syntax.OpLiteral || re.Flags&syntax.FoldCase == 0 {
+		return nil, false
+	}
+	return newASCIIFold(re.Rune)
+}
+
+// exactLiterals returns the strings re matches, when it matches a few
+// strings and nothing else: a literal (every spelling, when it folds
+// case), a class of a few runes, an alternation of those. A literal
+// holding U+FFFD is not exact: the expression also finds that rune in
+// each invalid byte, a byte search does not.
+func exactLiterals(re *syntax.Regexp) ([][]byte, bool) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if slices.Contains(re.Rune, utf8.RuneError) {
+			return nil, false
+		}
+		if re.Flags&syntax.FoldCase == 0 {
+			return [][]byte{[]byte(string(re.Rune))}, true
+		}
+		lits := foldedSpellings(re.Rune)
+		return lits, lits != nil
+	case syntax.OpCharClass:
+		lits := requiredLiterals(re)
+		return lits, lits != nil
+	case syntax.OpCapture:
+		return exactLiterals(re.Sub[0])
+	case syntax.OpAlternate:
+		var all [][]byte
+		for _, sub := range re.Sub {
+			l, ok := exactLiterals(sub)
+			if !ok || len(all)+len(l) > maxLiterals {
+				return nil, false
+			}
+			all = append(all, l...)
+		}
+		return all, true
+	}
+	return nil, false
 }
 
 // maxLiterals bounds the literals a prefilter searches for: a search
@@ -101,13 +161,19 @@ func compile(in SearchTextIn) (*matcher, error) {
 const maxLiterals = 16
 
 // requiredLiterals returns literals one of which every match of re holds,
-// or nil when it finds none worth searching for. It looks through
+// or nil when it finds none worth searching for (or none a byte search
+// finds as the expression does: U+FFFD, which matches invalid bytes). It looks through
 // captures, concatenations (the child with the longest shortest
 // literal), repetitions of at least one, alternations (every branch must
 // have some) and case folding (each spelling, while they are few).
 func requiredLiterals(re *syntax.Regexp) [][]byte {
 	switch re.Op {
 	case syntax.OpLiteral:
+		if slices.Contains(re.Rune, utf8.RuneError) {
+			// The expression finds U+FFFD in each invalid byte too; a
+			// byte search finds only its encoding.
+			return nil
+		}
 		if re.Flags&syntax.FoldCase == 0 {
 			return [][]byte{[]byte(string(re.Rune))}
 		}
@@ -135,7 +201,7 @@ func requiredLiterals(re *syntax.Regexp) [][]byte {
 		var all [][]byte
 		for i := 0; i+1 < len(re.Rune); i += 2 {
 			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
-				if len(all) == maxLiterals {
+				if len(all) == maxLiterals || r == utf8.RuneError {
 					return nil
 				}
 				all = append(all, []byte(string(r)))
@@ -179,7 +245,7 @@ func joinedLiterals(subs []*syntax.Regexp) [][]byte {
 		}
 		var set [][]byte
 		switch {
-		case sub.Op == syntax.OpLiteral && sub.Flags&syntax.FoldCase != 0:
+		case sub.Op == syntax.OpLiteral && sub.Flags&syntax.FoldCase != 0 && !slices.Contains(sub.Rune, utf8.RuneError):
 			set = foldedSpellings(sub.Rune) // every spelling: no window
 		case sub.Op == syntax.OpLiteral, sub.Op == syntax.OpCharClass:
 			set = requiredLiterals(sub)

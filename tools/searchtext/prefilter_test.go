@@ -8,8 +8,9 @@ import (
 	"testing"
 )
 
-// TestLineFiltersAgree checks that the literal and byte prefilters find
-// exactly the lines the expression alone finds, line by line, on text
+// TestLineFiltersAgree checks that the literal and byte prefilters, and
+// the exact literals that stand for the expression, find exactly the
+// lines the expression alone finds, line by line and in count, on text
 // with ASCII, multi-byte UTF-8, invalid bytes and runs at line edges.
 func TestLineFiltersAgree(t *testing.T) {
 	text := []byte("package main\n\nfunc F() {}\nconst ERROR = \"ÉRROR\" // Error\n" +
@@ -17,7 +18,7 @@ func TestLineFiltersAgree(t *testing.T) {
 		"date 2024-01-02 and v12 v\nKelvin \u212a sign\nſtate\n\ntrailing" + " ABCDEF")
 	for _, tt := range []struct {
 		in     SearchTextIn
-		filter string // which prefilter the pattern must get: lits, bytes or none
+		filter string // which prefilter the pattern must get: exact, lits, bytes or none
 	}{
 		{SearchTextIn{Pattern: `\p{Han}`, Mode: "regexp"}, "bytes"},
 		{SearchTextIn{Pattern: `[^\x00-\x7f]`, Mode: "regexp"}, "bytes"},
@@ -26,11 +27,25 @@ func TestLineFiltersAgree(t *testing.T) {
 		{SearchTextIn{Pattern: `[A-Z]{4}\b`, Mode: "regexp"}, "bytes"},
 		{SearchTextIn{Pattern: `\d{4}-\d{2}-\d{2}`, Mode: "regexp"}, "lits"},
 		{SearchTextIn{Pattern: `\bv[0-9]+\b`, Mode: "regexp"}, "lits"},
-		{SearchTextIn{Pattern: "error", Case: "insensitive"}, "lits"},
+		{SearchTextIn{Pattern: "error", Case: "insensitive"}, "exact"}, // ASCII folding
+		{SearchTextIn{Pattern: "abcd", Case: "insensitive"}, "exact"},
+		{SearchTextIn{Pattern: "V12 V", Case: "insensitive"}, "exact"},
+		{SearchTextIn{Pattern: "2024-01", Case: "insensitive"}, "exact"},
+		{SearchTextIn{Pattern: "G", Case: "insensitive"}, "exact"},
+		{SearchTextIn{Pattern: "trailing abcdef", Case: "insensitive"}, "exact"},
 		{SearchTextIn{Pattern: "kelvin", Case: "insensitive"}, "lits"},
 		{SearchTextIn{Pattern: "state", Case: "insensitive"}, "lits"},
 		{SearchTextIn{Pattern: `^\s*$`, Mode: "regexp"}, "none"},
 		{SearchTextIn{Pattern: `\w+\(\)`, Mode: "regexp"}, "lits"},
+		{SearchTextIn{Pattern: "ERROR"}, "exact"},
+		{SearchTextIn{Pattern: "func F() {}"}, "exact"},
+		{SearchTextIn{Pattern: "st", Case: "insensitive"}, "exact"}, // ſ too
+		{SearchTextIn{Pattern: "k", Case: "insensitive"}, "exact"},  // the Kelvin sign too
+		{SearchTextIn{Pattern: `世|ω|ABCD`, Mode: "regexp"}, "exact"},
+		{SearchTextIn{Pattern: `[βγ]`, Mode: "regexp"}, "exact"},
+		{SearchTextIn{Pattern: "\ufffd"}, "bytes"}, // the expression finds it in each invalid byte
+		{SearchTextIn{Pattern: "bad\ufffd", Case: "insensitive"}, "bytes"},
+		{SearchTextIn{Pattern: "ABCD", WholeWord: true}, "lits"},
 	} {
 		t.Run(tt.in.Pattern, func(t *testing.T) {
 			m, err := compile(tt.in)
@@ -39,6 +54,8 @@ func TestLineFiltersAgree(t *testing.T) {
 			}
 			filter := "none"
 			switch {
+			case m.exact:
+				filter = "exact"
 			case m.lits != nil:
 				filter = "lits"
 			case m.bytes != nil:
@@ -52,8 +69,12 @@ func TestLineFiltersAgree(t *testing.T) {
 				got = append(got, fmt.Sprintf("%d:%d", line, col))
 				return true
 			})
-			if want := linesMatching(m.line, text); !slices.Equal(got, want) {
+			want := linesMatching(m.line, text)
+			if !slices.Equal(got, want) {
 				t.Errorf("got %q, want %q", got, want)
+			}
+			if n := m.countLines(text); n != len(want) {
+				t.Errorf("counted %d lines, want %d", n, len(want))
 			}
 		})
 	}

@@ -89,6 +89,8 @@ type run struct {
 	// files are the files searched, in path order; after a cursor of a
 	// cut search, only those at or after its path.
 	files []fileRef
+	// listing is the cached listing files is, when it is all of one.
+	listing *listing
 	// verdicts are per file, once matched (or ruled out by the index).
 	verdicts []verdict
 	// start is the first file at or after the cursor's path.
@@ -162,10 +164,14 @@ func (sv *Service) execute(ctx context.Context, req *server.Request, snap *works
 		if r.blobs, err = sv.overlay(ctx, snap, in, filter, files); err != nil {
 			return nil, nil, err
 		}
-	} else if files, tooLarge, err = sv.listings.list(ctx, snap, in, filter, sv.opts.MaxFileBytes); err != nil {
-		return nil, nil, err
+	} else {
+		if r.listing, err = sv.listings.list(ctx, snap, in, filter, sv.opts.MaxFileBytes); err != nil {
+			return nil, nil, err
+		}
+		files, tooLarge = r.listing.files, r.listing.tooLarge
 	}
 	if r.cur.Rest {
+		r.listing = nil // files is part of it
 		// A cut search goes on where it stopped: the files before the
 		// cursor were matched and shown by earlier pages.
 		files = files[sort.Search(len(files), func(i int) bool { return files[i].path >= r.cur.Path }):]
@@ -234,9 +240,17 @@ func (r *run) firstUndone(work []int) int {
 func (r *run) plan(out *SearchTextOut) []int {
 	verdicts := r.verdicts
 	var work []int
-	blobs := blobsOf(r.files)
-	status := r.sv.ix.Lookup(blobs)
-	cands := r.sv.ix.Candidates(r.m.plan, blobs)
+	var cands []bool
+	var res *textindex.Resolved
+	if r.listing != nil {
+		prev := r.listing.resolved.Load()
+		if cands, res = r.sv.ix.ResolvedCandidates(r.m.plan, r.listing.blobs, prev); res != prev {
+			r.listing.resolved.Store(res)
+		}
+	} else {
+		cands, res = r.sv.ix.ResolvedCandidates(r.m.plan, blobsOf(r.files), nil)
+	}
+	status := res.Status()
 	var unknown []fileRef
 	unindexed := 0
 	for i := range r.files {

@@ -54,6 +54,9 @@ func (ix *Index) Build(ctx context.Context, blobs []Blob, src Source, progress f
 	defer cancel()
 	results := make(chan result, ix.opts.Workers)
 	seen := make(seenPool, ix.opts.Workers)
+	// Trigram lists go back for reuse once the writer has copied them:
+	// grown afresh for each blob, they cost as much as extracting them.
+	spare := make(trigramPool, cap(results)+2*ix.opts.Workers)
 	srcErr := make(chan error, 1)
 	go func() {
 		defer close(results)
@@ -61,7 +64,7 @@ func (ix *Index) Build(ctx context.Context, blobs []Blob, src Source, progress f
 			r := result{blob: todo[i], size: len(data), binary: IsBinary(data)}
 			if !r.binary {
 				s := seen.get()
-				r.tris = appendTrigrams(nil, data, s)
+				r.tris = appendTrigrams(spare.get(), data, s)
 				seen.put(s)
 			}
 			select {
@@ -76,6 +79,7 @@ func (ix *Index) Build(ctx context.Context, blobs []Blob, src Source, progress f
 	w := shardWriter{post: make([]uint64, 0, ix.opts.MaxPostings+1<<16)}
 	for r := range results {
 		w.add(r.blob, r.binary, r.tris)
+		spare.put(r.tris)
 		stats.Blobs++
 		stats.Bytes += int64(r.size)
 		if r.binary {
@@ -130,11 +134,32 @@ func (ix *Index) missing(blobs []Blob) []Blob {
 	return out
 }
 
+// trigramPool keeps emptied trigram lists for reuse, up to its capacity.
+type trigramPool chan []trigram
+
+func (p trigramPool) get() []trigram {
+	select {
+	case t := <-p:
+		return t[:0]
+	default:
+		return nil
+	}
+}
+
+func (p trigramPool) put(t []trigram) {
+	select {
+	case p <- t:
+	default:
+	}
+}
+
 // shardWriter accumulates one shard.
 type shardWriter struct {
 	blobs  []Blob
 	binary []bool
 	post   []uint64 // trigram<<32 | ordinal, in ordinal order
+	// tmp is the radix sort's scratch, kept from shard to shard.
+	tmp []uint64
 }
 
 func (w *shardWriter) add(b Blob, binary bool, tris []trigram) {
@@ -159,11 +184,11 @@ func (ix *Index) flush(w *shardWriter) error {
 // write sorts and encodes w's shard, writes it to the directory and
 // resets w; it returns the shard as loaded.
 func (ix *Index) write(w *shardWriter) (*shard, error) {
-	radixSortByTrigram(w.post)
+	w.tmp = radixSortByTrigram(w.post, w.tmp)
 	data := encodeShard(w.blobs, w.binary, w.post)
 	sum := sha256.Sum256(data)
 	name := hex.EncodeToString(sum[:16]) + shardExt
-	*w = shardWriter{post: w.post[:0]}
+	*w = shardWriter{post: w.post[:0], tmp: w.tmp}
 	if ix.opts.Dir != "" {
 		if err := writeAtomic(filepath.Join(ix.opts.Dir, name), data); err != nil {
 			return nil, fmt.Errorf("textindex: writing a shard: %w", err)
@@ -177,9 +202,13 @@ func (ix *Index) write(w *shardWriter) (*shard, error) {
 }
 
 // radixSortByTrigram sorts postings by trigram, stably, so that each
-// trigram's ordinals stay ascending: two 12-bit passes.
-func radixSortByTrigram(post []uint64) {
-	tmp := make([]uint64, len(post))
+// trigram's ordinals stay ascending: two 12-bit passes. tmp is scratch
+// space, grown when short and returned for the next sort.
+func radixSortByTrigram(post, tmp []uint64) []uint64 {
+	if cap(tmp) < len(post) {
+		tmp = make([]uint64, len(post))
+	}
+	tmp = tmp[:len(post)]
 	src, dst := post, tmp
 	for shift := uint(32); shift < 56; shift += 12 {
 		var count [1<<12 + 1]int
@@ -197,6 +226,7 @@ func radixSortByTrigram(post []uint64) {
 		src, dst = dst, src
 	}
 	// After an even number of passes the result is back in post.
+	return tmp
 }
 
 // writeAtomic writes data to a temporary file in the target's directory,

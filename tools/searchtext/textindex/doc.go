@@ -9,12 +9,15 @@
 // of trigrams ([NewPlan], using github.com/google/codesearch/index's
 // planner), evaluated per shard against only the blobs of the revision
 // asked about ([Index.Candidates]); the caller verifies the candidates
-// with the real expression.
+// with the real expression. A caller that asks about the same list again
+// and again (the files of a commit) keeps the list located in the index
+// ([Index.ResolvedCandidates]), until the index changes.
 //
 //	ix, err := textindex.Open(textindex.Options{Dir: dir})
 //	known := ix.Lookup(blobs)                // which blobs are indexed already
 //	ix.Build(ctx, missing, src, nil)         // index the others, in bounded memory
 //	cands := ix.Candidates(textindex.NewPlan(re), blobs)
+//	cands, res = ix.ResolvedCandidates(plan, blobs, res) // the same, kept located
 //
 // Shards live on disk under Options.Dir, named by a digest of the blobs
 // they cover, written to a temporary name and renamed into place: a reader

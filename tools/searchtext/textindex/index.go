@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -78,6 +77,9 @@ type Index struct {
 	loaded map[string]bool // shard names, loaded or found unreadable
 	where  map[Blob]loc
 	bytes  int64
+	// gen counts the changes to shards and where, so that a Resolved
+	// knows whether it still holds.
+	gen uint64
 }
 
 // loc is where a blob is: shard index and ordinal.
@@ -174,6 +176,7 @@ func (ix *Index) add(s *shard) {
 		return
 	}
 	ix.loaded[s.name] = true
+	ix.gen++
 	n := int32(len(ix.shards))
 	ix.shards = append(ix.shards, s)
 	ix.bytes += int64(len(s.data)) + 4
@@ -206,34 +209,8 @@ func (ix *Index) Lookup(blobs []Blob) []Status {
 // and for binary blobs. Unknown blobs are reported true: the caller must
 // scan them (or index them first).
 func (ix *Index) Candidates(p Plan, blobs []Blob) []bool {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	out := make([]bool, len(blobs))
-	// The ordinals each shard must judge, and which input each came from.
-	perShard := make(map[int32][]uint32)
-	from := make(map[loc][]int)
-	for i, b := range blobs {
-		l, ok := ix.where[b]
-		switch {
-		case !ok:
-			out[i] = true
-		case ix.shards[l.shard].binary(int(l.ord)):
-		default:
-			if _, dup := from[l]; !dup {
-				perShard[l.shard] = append(perShard[l.shard], l.ord)
-			}
-			from[l] = append(from[l], i)
-		}
-	}
-	for si, ords := range perShard {
-		slices.Sort(ords)
-		for _, ord := range ix.shards[si].eval(p.q, ords) {
-			for _, i := range from[loc{shard: si, ord: ord}] {
-				out[i] = true
-			}
-		}
-	}
-	return out
+	c, _ := ix.ResolvedCandidates(p, blobs, nil)
+	return c
 }
 
 // Stats describe an index.

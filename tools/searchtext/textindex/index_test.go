@@ -50,6 +50,9 @@ func corpus(n int) ([]Blob, map[Blob][]byte, Source) {
 				b.WriteString("\n")
 			}
 		}
+		if i%50 == 7 {
+			b.WriteString("an invalid byte \xff, which Go's regexp reads as U+FFFD\n")
+		}
 		content := []byte(b.String())
 		blob := Blob(sha1.Sum(content))
 		data[blob] = content
@@ -86,7 +89,7 @@ func TestCandidatesHoldEveryMatch(t *testing.T) {
 	if stats.Blobs != 300 || stats.Shards < 3 {
 		t.Errorf("build: %+v; a small posting bound must give several shards", stats)
 	}
-	for _, expr := range []string{"alpha", "Delta\\d+", "(?i)delta", "théta|ιota", "ka+ppa", "func [a-z]+9", "zzz", "^err", "nil$", "e.a", `\w+`} {
+	for _, expr := range []string{"alpha", "Delta\\d+", "(?i)delta", "théta|ιota", "ka+ppa", "func [a-z]+9", "zzz", "^err", "nil$", "e.a", `\w+`, "\ufffd", "é|\ufffd", "[\ufffd-\uffff]"} {
 		p, re := plan(t, expr)
 		cands := ix.Candidates(p, blobs)
 		matched, candidates := 0, 0

@@ -137,6 +137,7 @@ func (ix *Index) replace(srcs []*shard, merged *shard) {
 		kept = append(kept, merged)
 	}
 	ix.shards = kept
+	ix.gen++
 	ix.loaded[merged.name] = true
 	ix.where = make(map[Blob]loc, len(ix.where))
 	ix.bytes = 0

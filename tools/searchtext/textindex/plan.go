@@ -2,6 +2,8 @@ package textindex
 
 import (
 	"regexp/syntax"
+	"slices"
+	"unicode/utf8"
 
 	"github.com/google/codesearch/index"
 )
@@ -16,7 +18,29 @@ type Plan struct {
 // NewPlan plans re, which must match within one line (no newline in any
 // literal or class): trigrams spanning lines are not indexed.
 func NewPlan(re *syntax.Regexp) Plan {
+	if matchesInvalid(re) {
+		return Plan{q: &index.Query{Op: index.QAll}}
+	}
 	return Plan{q: index.RegexpQuery(re)}
+}
+
+// matchesInvalid reports whether re may match U+FFFD, which Go's regexp
+// also finds in each invalid byte: a blob holding one then matches with
+// none of the trigrams of the rune's encoding.
+func matchesInvalid(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if slices.Contains(re.Rune, utf8.RuneError) {
+			return true
+		}
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			if re.Rune[i] <= utf8.RuneError && utf8.RuneError <= re.Rune[i+1] {
+				return true
+			}
+		}
+	}
+	return slices.ContainsFunc(re.Sub, matchesInvalid)
 }
 
 // All reports that the plan selects every text blob: the expression has

@@ -158,17 +158,18 @@ func encodeShard(blobs []Blob, binaryFlags []bool, post []uint64) []byte {
 		}
 		out = append(out, f)
 	}
+	// The postings go straight after the table, each trigram's row
+	// filled in as its list is written.
 	tableAt := len(out)
 	out = append(out, make([]byte, tableEntry*ntri)...)
-	var postings []byte
-	row := 0
+	postAt, row := len(out), 0
 	for i := 0; i < len(post); {
 		t := post[i] >> 32
-		start, prev := len(postings), -1
+		start, prev := len(out)-postAt, -1
 		j := i
 		for ; j < len(post) && post[j]>>32 == t; j++ {
 			ord := int(uint32(post[j]))
-			postings = binary.AppendUvarint(postings, uint64(ord-prev))
+			out = binary.AppendUvarint(out, uint64(ord-prev))
 			prev = ord
 		}
 		e := out[tableAt+tableEntry*row:]
@@ -178,6 +179,5 @@ func encodeShard(blobs []Blob, binaryFlags []bool, post []uint64) []byte {
 		row++
 		i = j
 	}
-	out = append(out, postings...)
 	return binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, castagnoli))
 }
