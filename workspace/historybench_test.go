@@ -123,6 +123,16 @@ func BenchmarkHistoryLogPathGraph(b *testing.B) {
 		[]string{"log", "--format=%H", "--", "plumbing/object/commit.go"})
 }
 
+// BenchmarkHistoryLogPathBloom: the same with a commit-graph that holds
+// changed-path Bloom filters, which git reads to skip the tree diffs of
+// commits that cannot have changed the path.
+func BenchmarkHistoryLogPathBloom(b *testing.B) {
+	dir := goGitCorpus(b)
+	gitOut(b, dir, "commit-graph", "write", "--reachable", "--changed-paths")
+	benchHistoryIn(b, dir, logJob(LogOptions{Path: "plumbing/object/commit.go"}),
+		[]string{"log", "--format=%H", "--", "plumbing/object/commit.go"})
+}
+
 // BenchmarkHistoryPickaxe: the whole log of commits that added or removed
 // "Blame" anywhere.
 func BenchmarkHistoryPickaxe(b *testing.B) {

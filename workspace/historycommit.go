@@ -56,6 +56,8 @@ type historyCache struct {
 	// graphLoaded says it was looked for.
 	graph       commitgraph.Index
 	graphLoaded bool
+	// bloom are the graph's changed-path filters, nil when it has none.
+	bloom *bloomFilters
 	// packs reads objects from the mapped packs; nil until first used.
 	packs *packReader
 	// drivers names the diff driver of paths, for hunk headers.
