@@ -99,8 +99,9 @@ func diffJob(base, head string, patches bool) func(*Registry) error {
 		if err != nil || !patches {
 			return err
 		}
+		p := h.Patcher()
 		for _, f := range files {
-			if _, err := h.Patch(ctx, f, 3); err != nil {
+			if _, err := p.Patch(ctx, f, 3); err != nil {
 				return err
 			}
 		}

@@ -123,14 +123,11 @@ func (w *Workspace) diffDriver(d *diffDrivers, head, p string) string {
 	return v
 }
 
-// funcRuleOf is the rule of a change: as git's builtin_diff, the old
-// path's driver's, else the new path's, else the default.
-func (s *Snapshot) funcRuleOf(oldPath, newPath string) (funcRule, string) {
+// funcRuleOf is the rule of a change, with the attributes of commit head
+// (HEAD's): as git's builtin_diff, the old path's driver's, else the new
+// path's, else the default.
+func (s *Snapshot) funcRuleOf(head, oldPath, newPath string) (funcRule, string) {
 	ws := s.grant.ws
-	head := ""
-	if h, err := s.Head(); err == nil {
-		head = h.SHA
-	}
 	ws.repo.mu.Lock()
 	d := &ws.repo.historyLocked().drivers
 	ws.repo.mu.Unlock()

@@ -195,8 +195,9 @@ func patchPage(ctx context.Context, head *workspace.Snapshot, files []workspace.
 	var b strings.Builder
 	i, offset := pos.Pos, pos.Offset
 	defer func() { out.patch = b.String() }()
+	patcher := head.Patcher()
 	for ; i < len(files) && i-pos.Pos < limit; i++ {
-		p, err := head.Patch(ctx, files[i], 3)
+		p, err := patcher.Patch(ctx, files[i], 3)
 		if err != nil {
 			return cursor{}, err
 		}
