@@ -62,6 +62,9 @@ type historyCache struct {
 	packs *packReader
 	// drivers names the diff driver of paths, for hunk headers.
 	drivers diffDrivers
+	// funcRules are the drivers' function-name rules, compiled on first
+	// use.
+	funcRules funcRules
 }
 
 const (
