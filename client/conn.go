@@ -21,10 +21,11 @@ type Conn struct {
 
 	nextID atomic.Int64
 
-	mu      sync.Mutex
-	pending map[int64]*pending // nil once the connection is lost
-	lost    *Lost
-	done    chan struct{} // closed once lost is set and every pending request failed
+	mu        sync.Mutex
+	pending   map[int64]*pending // nil once the connection is lost
+	abandoned abandonedIDs       // requests the client stopped waiting for
+	lost      *Lost
+	done      chan struct{} // closed once lost is set and every pending request failed
 
 	closeOnce sync.Once
 	closeErr  error
@@ -216,6 +217,22 @@ func (c *Conn) take(id int64) *pending {
 	return p
 }
 
+// abandon remembers that the client stopped waiting for id, so that an
+// answer arriving later is told apart from one to a request never sent.
+func (c *Conn) abandon(id int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.abandoned.add(id)
+}
+
+// wasAbandoned reports whether id is a request the client stopped waiting
+// for, and forgets it: a second answer to it is unknown.
+func (c *Conn) wasAbandoned(id int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.abandoned.remove(id)
+}
+
 // roundTrip sends one request, waits for what ends it, and hands a result to
 // decode. It returns nil or a *CallError.
 func (c *Conn) roundTrip(ctx context.Context, timeout time.Duration, method string, params any, decode func(answer) error) error {
@@ -256,6 +273,7 @@ func (c *Conn) roundTrip(ctx context.Context, timeout time.Duration, method stri
 		// An answer (or the end of the connection) won the race: report it.
 		return c.settle(ce, <-p.reply, decode)
 	}
+	c.abandon(id)
 	ce.Outcome, ce.Err = Cancelled, ctx.Err()
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		ce.Outcome = TimedOut

@@ -46,8 +46,7 @@ func (c *Conn) handleResponse(m message, owned bool) {
 	}
 	p := c.take(id)
 	if p == nil {
-		c.stats.unknownID.Add(1)
-		c.log.Warn("mcp response to no pending request dropped", "id", id)
+		c.dropUnmatched(id)
 		return
 	}
 	a := answer{raw: m.Result, call: m.call}
@@ -55,6 +54,19 @@ func (c *Conn) handleResponse(m message, owned bool) {
 		a.raw = bytes.Clone(a.raw)
 	}
 	p.reply <- reply{result: a, rpcErr: m.Error}
+}
+
+// dropUnmatched counts and logs a response that matches no pending request.
+// An answer to a request the client gave up on (timed out, cancelled) is an
+// expected race, counted apart from answers nobody asked for.
+func (c *Conn) dropUnmatched(id int64) {
+	if c.wasAbandoned(id) {
+		c.stats.late.Add(1)
+		c.log.Debug("mcp late answer to a request the client stopped waiting for; dropped", "id", id)
+		return
+	}
+	c.stats.unknownID.Add(1)
+	c.log.Warn("mcp response to no pending request dropped", "id", id)
 }
 
 func (c *Conn) handleOversized(f frame) {

@@ -118,7 +118,8 @@
 // Frames are newline-delimited JSON in any key order. Lines that are not JSON
 // and messages that cannot be routed are counted (Conn.Stats), logged and
 // dropped, as are responses whose id is not an integer or matches no pending
-// request. A frame over Limits.FrameBytes is read and discarded up to its
+// request (an answer to a request the client stopped waiting for is counted
+// as Late, not as an anomaly: the server was racing the cancellation). A frame over Limits.FrameBytes is read and discarded up to its
 // newline; the request it answers ends Oversized with the frame's first bytes
 // kept. Notifications are counted and ignored; server-to-client requests get
 // an empty roots list (roots/list), an empty result (ping), or -32601. The

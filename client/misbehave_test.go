@@ -203,6 +203,30 @@ func TestWrongIDTypeAndUnknownIDAreDropped(t *testing.T) {
 	}
 }
 
+// TestLateAnswerIsNotUnknown: a server answering a request after the client
+// gave up on it is racing the cancellation, not inventing ids; the answer is
+// dropped and counted as late.
+func TestLateAnswerIsNotUnknown(t *testing.T) {
+	c, done := session(t, "normal", client.Options{})
+	defer done()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	_, err := c.Call(ctx, "slow", map[string]any{"msg": "too late", "ms": 200})
+	if got := client.OutcomeOf(err); got != client.TimedOut {
+		t.Fatalf("Call(slow) = %v; want timed_out", err)
+	}
+	for s := c.Stats(); s.Late+s.UnknownID == 0; s = c.Stats() {
+		time.Sleep(time.Millisecond)
+	}
+	res, err := c.Call(context.Background(), "wrongid", nil)
+	if err != nil || res.Text() != "right id" {
+		t.Fatalf("Call(wrongid) = %v, %v", res, err)
+	}
+	if s := c.Stats(); s.Late != 1 || s.UnknownID != 1 {
+		t.Errorf("Stats = %+v; want one late answer and one unknown id", s)
+	}
+}
+
 func TestOversizedFrame(t *testing.T) {
 	for _, tt := range []struct {
 		tool   string

@@ -10,7 +10,8 @@ type Stats struct {
 	NonJSON              int64 // lines that were not JSON, dropped
 	Malformed            int64 // JSON that was not a routable JSON-RPC message, dropped
 	WrongIDType          int64 // responses whose id was not an integer, dropped
-	UnknownID            int64 // responses to no pending request (late, duplicate, invented), dropped
+	UnknownID            int64 // responses to no request the client is or was waiting for (duplicate, invented), dropped
+	Late                 int64 // answers to requests the client had stopped waiting for (timed out, cancelled), dropped
 	Oversized            int64 // frames over Limits.FrameBytes, discarded
 	Notifications        int64 // notifications received
 	UnknownNotifications int64 // notifications of a method this client does not know, ignored
@@ -22,9 +23,9 @@ type Stats struct {
 }
 
 type counters struct {
-	frames, bytes, nonJSON, malformed, wrongIDType, unknownID, oversized atomic.Int64
-	notifications, unknownNotifications, toolListChanged, serverRequests atomic.Int64
-	rejectedTools                                                        atomic.Int64
+	frames, bytes, nonJSON, malformed, wrongIDType, unknownID, late, oversized atomic.Int64
+	notifications, unknownNotifications, toolListChanged, serverRequests       atomic.Int64
+	rejectedTools                                                              atomic.Int64
 }
 
 // Stats returns a snapshot of the connection's counters.
@@ -41,6 +42,7 @@ func (c *Conn) Stats() Stats {
 		Malformed:            s.malformed.Load(),
 		WrongIDType:          s.wrongIDType.Load(),
 		UnknownID:            s.unknownID.Load(),
+		Late:                 s.late.Load(),
 		Oversized:            s.oversized.Load(),
 		Notifications:        s.notifications.Load(),
 		UnknownNotifications: s.unknownNotifications.Load(),

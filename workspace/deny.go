@@ -75,8 +75,9 @@ const (
 
 // denyList holds compiled deny patterns.
 type denyList struct {
-	exact map[string]string // lower-case name -> pattern
-	rules []denyRule        // everything else
+	exact    map[string]string // lower-case name -> pattern
+	rules    []denyRule        // everything else
+	patterns []string          // every pattern, as configured
 	// listings keeps commit directories with this list's verdict on each
 	// entry. It lives here because a cached verdict is only valid for the
 	// list that gave it, and a workspace keeps its list for its lifetime.
@@ -90,6 +91,7 @@ func compileDenyList(patterns ...[]string) (*denyList, error) {
 			if err := d.add(p); err != nil {
 				return nil, err
 			}
+			d.patterns = append(d.patterns, p)
 		}
 	}
 	return d, nil

@@ -59,29 +59,61 @@ func compileFixtures(patterns []string) ([]Glob, error) {
 // them to a client.
 func (s *Snapshot) HostPaths() []string { return slices.Clone(s.grant.ws.private) }
 
-// ExportKey names what [Snapshot.Export] writes for this caller, so that
-// an export can be kept and reused: the same key, the same files. It is
-// the commit's tree within the workspace, whose secret patterns decide
-// what is withheld, and the caller too when the caller's policies hide
-// paths. It reports false for the working tree, which is not exported.
-func (s *Snapshot) ExportKey() (string, bool) {
+// ExportOptions say what an export holds besides the files the caller may
+// read.
+type ExportOptions struct {
+	// SecretFixtures also exports the files a secret pattern hides that the
+	// workspace's verify_secret_fixtures let through, for code run on the
+	// export (tests) that needs them; whoever shows that code's output
+	// redacts them. An export whose files are shown to the caller leaves
+	// them out.
+	SecretFixtures bool
+}
+
+// ExportKey names what [Snapshot.Export] writes for this caller with opts,
+// so that an export kept on disk is reused only for the same content: the
+// same tree seen through the same secret patterns, fixtures and path
+// policies. A change of configuration (across restarts, or between
+// replicas sharing a cache) changes the key. It reports false for the
+// working tree, which cannot be exported.
+func (s *Snapshot) ExportKey(opts ExportOptions) (string, bool) {
 	cs, ok := s.src.(*commitSource)
 	if !ok {
 		return "", false
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "export\x00%s\x00%s\x00", s.grant.ws.id, cs.tree)
+	field := func(v string) { fmt.Fprintf(h, "%d:%s", len(v), v) }
+	field("export/v2")
+	field(s.grant.ws.id)
+	field(cs.tree.String())
+	for _, p := range s.grant.ws.deny.patterns {
+		field("deny " + p)
+	}
+	if opts.SecretFixtures {
+		for _, g := range s.grant.ws.fixtures {
+			field("fixture " + g.String())
+		}
+	}
 	if s.grant.restrictsPaths() {
-		fmt.Fprintf(h, "%s\x00", s.grant.access.Identity)
+		for _, pol := range s.grant.policies {
+			field("policy")
+			for _, g := range pol.allow {
+				field("allow " + g.String())
+			}
+			for _, g := range pol.deny {
+				field("deny " + g.String())
+			}
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil)), true
 }
 
 // Export writes the snapshot's commit tree into dest, an existing empty
 // directory, as regular files and directories only: no .git, no symlinks,
-// no submodules, nothing the caller may not read. It is `git archive | tar
-// -x` with the workspace's policies applied.
-func (s *Snapshot) Export(ctx context.Context, dest string) (ExportStats, error) {
+// no submodules, nothing the caller may not read (but, with
+// opts.SecretFixtures, the fixtures). It is `git archive | tar -x` with
+// the workspace's policies applied.
+func (s *Snapshot) Export(ctx context.Context, dest string, opts ExportOptions) (ExportStats, error) {
 	cs, ok := s.src.(*commitSource)
 	if !ok {
 		return ExportStats{}, errclass.Errorf(errclass.InvalidInput, "only a commit can be exported, not the working tree")
@@ -91,7 +123,7 @@ func (s *Snapshot) Export(ctx context.Context, dest string) (ExportStats, error)
 		return ExportStats{}, err
 	}
 	defer root.Close()
-	e := &exporter{s: s, root: root, jobs: make(chan exportJob, 64)}
+	e := &exporter{s: s, opts: opts, root: root, jobs: make(chan exportJob, 64)}
 	var wg sync.WaitGroup
 	for range 2 {
 		wg.Go(e.write)
@@ -113,6 +145,7 @@ type exportJob struct {
 
 type exporter struct {
 	s     *Snapshot
+	opts  ExportOptions
 	root  *os.Root
 	jobs  chan exportJob
 	stats ExportStats
@@ -182,10 +215,11 @@ func (e *exporter) walk(ctx context.Context, tree plumbing.Hash, dir string, sec
 }
 
 // fixture reports whether an entry the grant hides is a test fixture to
-// export all the same: a secret pattern, not the caller's policy, hides
-// it, and the workspace's verify_secret_fixtures match it.
+// export all the same: fixtures were asked for, a secret pattern, not the
+// caller's policy, hides it, and the workspace's verify_secret_fixtures
+// match it.
 func (e *exporter) fixture(p string, isDir bool) bool {
-	if e.s.grant.policyHides(p, isDir) {
+	if !e.opts.SecretFixtures || e.s.grant.policyHides(p, isDir) {
 		return false
 	}
 	for _, g := range e.s.grant.ws.fixtures {

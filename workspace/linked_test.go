@@ -52,7 +52,7 @@ func TestLinkedWorktreeLargeBlob(t *testing.T) {
 		t.Errorf("ReadFile: %d bytes, want the file's %d", len(f.Data), big.Len())
 	}
 	out := t.TempDir()
-	if _, err := s.Export(t.Context(), out); err != nil {
+	if _, err := s.Export(t.Context(), out, ExportOptions{}); err != nil {
 		t.Fatalf("Export: %v", err)
 	}
 	if got, err := os.ReadFile(filepath.Join(out, "big.txt")); err != nil || !bytes.Equal(got, big.Bytes()) {

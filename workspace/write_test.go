@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -121,7 +122,7 @@ func TestExport(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	stats, err := s.Export(context.Background(), dir)
+	stats, err := s.Export(context.Background(), dir, ExportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,6 +137,95 @@ func TestExport(t *testing.T) {
 	}
 	if fi, _ := os.Stat(filepath.Join(dir, "bin/run")); fi == nil || fi.Mode()&0o111 == 0 {
 		t.Errorf("bin/run lost its executable bit")
+	}
+}
+
+// TestExportFixtures: the secret fixtures are exported only when asked for
+// (verify_patch's tests need them; go_navigate shows its export's lines),
+// and the two exports have different keys.
+func TestExportFixtures(t *testing.T) {
+	repo := gitfixture.New(t)
+	head := repo.Commit(t, "fixtures", map[string]gitfixture.File{
+		"go.mod":             gitfixture.Text("module m\n"),
+		"a/testdata/key.pem": gitfixture.Text("SECRET\n"),
+		"a/testdata/ok.txt":  gitfixture.Text("fine\n"),
+	})
+	s := snapshot(t, openOne(t, repo.Dir, nil), head)
+	for _, tt := range []struct {
+		opts ExportOptions
+		want []string
+	}{
+		{ExportOptions{}, nil},
+		{ExportOptions{SecretFixtures: true}, []string{"a/testdata/key.pem"}},
+	} {
+		dir := t.TempDir()
+		stats, err := s.Export(t.Context(), dir, tt.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, statErr := os.Stat(filepath.Join(dir, "a/testdata/key.pem"))
+		if !slices.Equal(stats.Fixtures, tt.want) || (statErr == nil) != (tt.want != nil) {
+			t.Errorf("Export(%+v): fixtures %q, key.pem exported: %v; want %q", tt.opts, stats.Fixtures, statErr == nil, tt.want)
+		}
+	}
+	plain, _ := s.ExportKey(ExportOptions{})
+	withFixtures, _ := s.ExportKey(ExportOptions{SecretFixtures: true})
+	if plain == withFixtures {
+		t.Errorf("ExportKey is %s with and without fixtures", plain)
+	}
+}
+
+// TestExportKeyFollowsConfiguration: an export kept on disk is reused only
+// by a configuration that would write the same files: a new secret
+// pattern, fixture or path policy (after a restart, or on a replica
+// sharing the cache) changes the key; the caller's name alone does not.
+func TestExportKeyFollowsConfiguration(t *testing.T) {
+	repo, commits := basicRepo(t)
+	policy := func(identity string, deny ...string) PolicyConfig {
+		return PolicyConfig{Identity: identity, Workspaces: []string{"*"}, Actions: []Action{ActionSearch}, Deny: deny}
+	}
+	key := func(identity string, edit func(*Config)) string {
+		t.Helper()
+		reg := openOne(t, repo.Dir, edit)
+		s, err := reg.Snapshot(t.Context(), Access{Identity: identity, Action: ActionSearch}, "ws", commits[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, ok := s.ExportKey(ExportOptions{})
+		if !ok {
+			t.Fatal("ExportKey of a commit: not ok")
+		}
+		return k
+	}
+	base := key("local", nil)
+	if again := key("local", nil); again != base {
+		t.Errorf("the same configuration gives keys %s and %s", base, again)
+	}
+	for name, tt := range map[string]struct {
+		identity string
+		edit     func(*Config)
+		same     bool
+	}{
+		"workspace deny": {"local", func(c *Config) { c.Workspaces[0].Deny = []string{"docs/**"} }, false},
+		"fixtures":       {"local", func(c *Config) { c.Workspaces[0].VerifySecretFixtures = []string{"a/**"} }, true}, // not exported here
+		"policy deny": {"alice", func(c *Config) {
+			c.Policies = []PolicyConfig{policy("alice", "a/b/**")}
+		}, false},
+		"policy deny changed": {"alice", func(c *Config) {
+			c.Policies = []PolicyConfig{policy("alice", "a/**")}
+		}, false},
+		"another name, same rules": {"bob", func(c *Config) {
+			c.Policies = []PolicyConfig{policy("bob")}
+		}, true},
+	} {
+		if got := key(tt.identity, tt.edit); (got == base) != tt.same {
+			t.Errorf("%s: key equal to the base: %v, want %v", name, got == base, tt.same)
+		}
+	}
+	a := key("alice", func(c *Config) { c.Policies = []PolicyConfig{policy("alice", "a/b/**")} })
+	b := key("alice", func(c *Config) { c.Policies = []PolicyConfig{policy("alice", "a/**")} })
+	if a == b {
+		t.Errorf("two different deny lists share the key %s", a)
 	}
 }
 

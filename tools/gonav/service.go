@@ -231,6 +231,10 @@ func (sv *Service) load(ctx context.Context, req *server.Request, snap *workspac
 	return l, nil
 }
 
+// exportOptions leave the secret fixtures out of go_navigate's exports:
+// nothing is run on them, and their files' lines are shown to the caller.
+var exportOptions = workspace.ExportOptions{SecretFixtures: false}
+
 // export returns the directory holding the snapshot's export, writing it
 // unless an earlier call did.
 func (sv *Service) export(ctx context.Context, snap *workspace.Snapshot, key string) (string, error) {
@@ -247,7 +251,7 @@ func (sv *Service) export(ctx context.Context, snap *workspace.Snapshot, key str
 	if err != nil {
 		return "", server.Errorf(server.Internal, "making the export directory failed").Wrap(err)
 	}
-	if _, err := snap.Export(ctx, tmp); err != nil {
+	if _, err := snap.Export(ctx, tmp, exportOptions); err != nil {
 		verify.RemoveAll(tmp)
 		return "", err
 	}

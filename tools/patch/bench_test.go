@@ -208,7 +208,7 @@ func BenchmarkExport(b *testing.B) {
 			b.Fatal(err)
 		}
 		measureDir(b, func(out string) error {
-			_, err := snap.Export(context.Background(), out)
+			_, err := snap.Export(context.Background(), out, workspace.ExportOptions{SecretFixtures: true})
 			return err
 		})
 	})

@@ -217,7 +217,7 @@ func (t *tools) verify(ctx context.Context, req *server.Request, in VerifyPatchI
 	}
 	defer verify.RemoveAll(dir)
 	start := time.Now()
-	stats, err := snap.Export(ctx, dir)
+	stats, err := snap.Export(ctx, dir, workspace.ExportOptions{SecretFixtures: true})
 	if err != nil {
 		return VerifyPatchOut{}, err
 	}
