@@ -162,9 +162,26 @@ func readBounded(fs billy.Filesystem, name string, budget *int64) ([]byte, error
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, *budget+1))
-	if err != nil {
-		return nil, err
+	// Read into a buffer of the size the file has, as os.ReadFile does:
+	// a commit-graph with filters is hundreds of kilobytes, which ReadAll
+	// would reach by growing and copying.
+	size := int64(512)
+	if fi, err := fs.Stat(name); err == nil {
+		size = min(fi.Size(), *budget) + 1 // one more byte to read the end
+	}
+	data := make([]byte, 0, size)
+	for int64(len(data)) <= *budget {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	if int64(len(data)) > *budget {
 		return nil, fmt.Errorf("%s: larger than the %d bytes left for commit-graphs", name, *budget)
