@@ -241,9 +241,9 @@ type logWalk struct {
 	opts   LogOptions
 	filter pathFilter
 	follow string // the followed file's current name
-	// bloom asks the commit-graph's changed-path filters about the path
-	// (the followed name, with follow) before a first parent's tree
-	// diff; nil when the graph has none or there is no path.
+	// bloom are the commit-graph's changed-path filters (nil: none),
+	// asked about the path (the followed name, with follow) before a
+	// first parent's tree diff; bloomQ is that path's query.
 	bloom  *bloomFilters
 	bloomQ *bloomQuery
 }
