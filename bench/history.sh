@@ -7,6 +7,7 @@
 # the same question:
 #   log of one file (git log -- path)           BenchmarkHistoryLogPath
 #   the same with a commit-graph written         BenchmarkHistoryLogPathGraph
+#   the same with changed-path Bloom filters     BenchmarkHistoryLogPathBloom
 #   log with content added/removed (git log -S)  BenchmarkHistoryPickaxe
 #   the largest commit, stats and patches        BenchmarkHistoryShow
 #   line counts between v4.0.0 and v5.10.0       BenchmarkHistoryDiffTags
@@ -14,6 +15,6 @@
 set -euo pipefail
 dir=$(dirname "$0")
 export BENCHFLAGS="-benchtime=3x"
-for b in LogPath LogPathGraph Pickaxe Show DiffTags Blame; do
+for b in LogPath LogPathGraph LogPathBloom Pickaxe Show DiffTags Blame; do
 	"$dir/ratio.sh" ./workspace/ "BenchmarkHistory$b" "${1:-3}" git
 done

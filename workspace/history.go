@@ -332,8 +332,34 @@ func (r *repo) contentsLocked(c rawChange) (a, b []byte, ok bool, err error) {
 // Patch renders one file of a diff from base to s as git's unified
 // format with contextLines lines of context: the diff --git header, mode,
 // rename and index lines, then hunks, or a line saying that binary files
-// differ. The file's paths are authorized again.
+// differ. The file's paths are authorized again. To render several files,
+// a [Patcher] reads the diff attributes once.
 func (s *Snapshot) Patch(ctx context.Context, fc ChangedFile, contextLines int) ([]byte, error) {
+	return s.Patcher().Patch(ctx, fc, contextLines)
+}
+
+// Patcher renders files of diffs to one snapshot, as [Snapshot.Patch]
+// does. It reads once what the hunk headers of every file depend on: the
+// commit HEAD names, whose .gitattributes choose the diff drivers (git
+// reads them from the checkout). Reading HEAD for each file was most of
+// the time of a repeated show_commit of a large commit.
+type Patcher struct {
+	s    *Snapshot
+	head string // HEAD's commit, "" when there is none
+}
+
+// Patcher returns a renderer of the snapshot's patches.
+func (s *Snapshot) Patcher() *Patcher {
+	p := &Patcher{s: s}
+	if h, err := s.Head(); err == nil {
+		p.head = h.SHA
+	}
+	return p
+}
+
+// Patch renders one file of a diff, as [Snapshot.Patch].
+func (p *Patcher) Patch(ctx context.Context, fc ChangedFile, contextLines int) ([]byte, error) {
+	s := p.s
 	for _, p := range []string{fc.Path, fc.OldPath} {
 		if p == "" {
 			continue
@@ -359,7 +385,7 @@ func (s *Snapshot) Patch(ctx context.Context, fc ChangedFile, contextLines int) 
 	r := s.grant.ws.repo
 	// A committed patch is cached by what it is rendered from, all of it
 	// immutable; one of the working tree is not.
-	rule, driver := s.funcRuleOf(oldPath, fc.Path)
+	rule, driver := s.funcRuleOf(p.head, oldPath, fc.Path)
 	key := fmt.Sprint(fc, oldPath, contextLines, driver)
 	cache := s.rev.SHA != WorktreeRevision
 	r.mu.Lock()

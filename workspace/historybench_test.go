@@ -99,8 +99,9 @@ func diffJob(base, head string, patches bool) func(*Registry) error {
 		if err != nil || !patches {
 			return err
 		}
+		p := h.Patcher()
 		for _, f := range files {
-			if _, err := h.Patch(ctx, f, 3); err != nil {
+			if _, err := p.Patch(ctx, f, 3); err != nil {
 				return err
 			}
 		}
@@ -119,6 +120,16 @@ func BenchmarkHistoryLogPath(b *testing.B) {
 func BenchmarkHistoryLogPathGraph(b *testing.B) {
 	dir := goGitCorpus(b)
 	gitOut(b, dir, "commit-graph", "write", "--reachable")
+	benchHistoryIn(b, dir, logJob(LogOptions{Path: "plumbing/object/commit.go"}),
+		[]string{"log", "--format=%H", "--", "plumbing/object/commit.go"})
+}
+
+// BenchmarkHistoryLogPathBloom: the same with a commit-graph that holds
+// changed-path Bloom filters, which git reads to skip the tree diffs of
+// commits that cannot have changed the path.
+func BenchmarkHistoryLogPathBloom(b *testing.B) {
+	dir := goGitCorpus(b)
+	gitOut(b, dir, "commit-graph", "write", "--reachable", "--changed-paths")
 	benchHistoryIn(b, dir, logJob(LogOptions{Path: "plumbing/object/commit.go"}),
 		[]string{"log", "--format=%H", "--", "plumbing/object/commit.go"})
 }

@@ -56,10 +56,15 @@ type historyCache struct {
 	// graphLoaded says it was looked for.
 	graph       commitgraph.Index
 	graphLoaded bool
+	// bloom are the graph's changed-path filters, nil when it has none.
+	bloom *bloomFilters
 	// packs reads objects from the mapped packs; nil until first used.
 	packs *packReader
 	// drivers names the diff driver of paths, for hunk headers.
 	drivers diffDrivers
+	// funcRules are the drivers' function-name rules, compiled on first
+	// use.
+	funcRules funcRules
 }
 
 const (
@@ -146,14 +151,36 @@ func (r *repo) objectLocked(typ plumbing.ObjectType, h plumbing.Hash, max int64)
 	return data, err
 }
 
-// smallObjectLocked is objectLocked, reporting an object larger than max
-// as !ok rather than an error, without reading it. r.mu must be held.
-func (r *repo) smallObjectLocked(typ plumbing.ObjectType, h plumbing.Hash, max int64) (data []byte, ok bool, err error) {
+// encodedObjectLocked reads object h, whatever its type: from the mapped
+// packs when they hold it, else through go-git. Resolving a revision reads
+// its commit and tags here, so that a first call does not make go-git
+// decode and checksum a pack's whole index (and map every offset) for a
+// few objects: that was a quarter of a path log's first call. r.mu must
+// be held.
+func (r *repo) encodedObjectLocked(h plumbing.Hash) (plumbing.EncodedObject, error) {
+	if t, data, err := r.packsLocked().read(h, maxCommitBytes); err == nil {
+		obj := &plumbing.MemoryObject{}
+		obj.SetType(t)
+		obj.Write(data) // a MemoryObject's Write does not fail
+		return obj, nil
+	}
+	return r.storage.EncodedObject(plumbing.AnyObject, h)
+}
+
+// packsLocked returns the reader of the mapped packs, mapping them on
+// first use. r.mu must be held.
+func (r *repo) packsLocked() *packReader {
 	hc := r.historyLocked()
 	if hc.packs == nil {
 		hc.packs = r.openPackReaderLocked()
 	}
-	if t, data, err := hc.packs.read(h, max); err == nil && t == typ {
+	return hc.packs
+}
+
+// smallObjectLocked is objectLocked, reporting an object larger than max
+// as !ok rather than an error, without reading it. r.mu must be held.
+func (r *repo) smallObjectLocked(typ plumbing.ObjectType, h plumbing.Hash, max int64) (data []byte, ok bool, err error) {
+	if t, data, err := r.packsLocked().read(h, max); err == nil && t == typ {
 		return data, true, nil
 	}
 	// Not in the mapped packs, larger than max, or not what the pack

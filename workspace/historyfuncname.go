@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"bytes"
-	"regexp"
 	"sync"
 )
 
@@ -36,49 +35,28 @@ func trimFuncName(b []byte) []byte {
 	return bytes.TrimRight(b, " \t\n\v\f\r")
 }
 
-// golangFuncName is git's built-in "golang" diff driver's xfuncname: a
-// func declaration, or a struct or interface type, with its leading
-// whitespace dropped. The patterns are git's (userdiff.c), written for
-// RE2: the greedy ".*" ends both at the same place as POSIX's longest
-// match does.
-var golangFuncName = []*regexp.Regexp{
-	regexp.MustCompile(`^[ \t]*(func[ \t]*.*(\{[ \t]*)?)`),
-	regexp.MustCompile(`^[ \t]*(type[ \t].*(struct|interface)[ \t]*(\{[ \t]*)?)`),
-}
-
-func golangFunc(line []byte) ([]byte, bool) {
-	// As ff_regexp: the line end (LF or CRLF) is not matched.
-	line = bytes.TrimSuffix(line, []byte("\n"))
-	line = bytes.TrimSuffix(line, []byte("\r"))
-	for _, re := range golangFuncName {
-		if m := re.FindSubmatchIndex(line); m != nil {
-			name := line[m[2]:m[3]]
-			return trimFuncName(name[:min(len(name), maxFuncName)]), true
-		}
-	}
-	return nil, false
-}
-
-// builtinDrivers are the diff drivers git 2.39 knows by name besides
-// golang. Their patterns are not reproduced here: a hunk of a file that
-// names one gets no function name rather than one git would not show.
-var builtinDrivers = map[string]bool{
+// gitDrivers are the diff drivers git 2.39 has built in. Those in
+// driverRules are applied; for the others (and for drivers an operator
+// configures in git's config, which this package does not read) hunks
+// take git's default rule, which may name a different line than git
+// would.
+var gitDrivers = map[string]bool{
 	"ada": true, "bash": true, "bibtex": true, "cpp": true, "csharp": true, "css": true, "dts": true,
-	"elixir": true, "fortran": true, "fountain": true, "html": true, "java": true, "kotlin": true,
+	"elixir": true, "fortran": true, "fountain": true, "golang": true, "html": true, "java": true, "kotlin": true,
 	"markdown": true, "matlab": true, "objc": true, "pascal": true, "perl": true, "php": true,
 	"python": true, "ruby": true, "rust": true, "scheme": true, "tex": true,
 }
 
-// funcRuleFor returns the rule of a diff attribute's value ("" when the
-// path has none, or it is set without a driver name): git's default, the
-// golang driver, or nil (no function names) for a driver whose patterns
-// this package does not have.
-func funcRuleFor(driver string) funcRule {
-	switch {
-	case driver == "golang":
-		return golangFunc
-	case builtinDrivers[driver]:
-		return nil
+// funcRules holds the function-name rules of the drivers implemented
+// here, by driver name; it is read only.
+type funcRules map[string]driverRule
+
+// ruleFor returns the rule of a diff attribute's value ("" when the path
+// has none, or it is set without a driver name): the driver's, or git's
+// default for a driver not implemented here.
+func (fr funcRules) ruleFor(driver string) funcRule {
+	if d, ok := fr[driver]; ok {
+		return d.match
 	}
 	return defaultFuncName
 }
@@ -123,20 +101,23 @@ func (w *Workspace) diffDriver(d *diffDrivers, head, p string) string {
 	return v
 }
 
-// funcRuleOf is the rule of a change: as git's builtin_diff, the old
-// path's driver's, else the new path's, else the default.
-func (s *Snapshot) funcRuleOf(oldPath, newPath string) (funcRule, string) {
+// funcRuleOf is the rule of a change, with the attributes of commit head
+// (HEAD's): as git's builtin_diff, the old path's driver's, else the new
+// path's, else the default.
+func (s *Snapshot) funcRuleOf(head, oldPath, newPath string) (funcRule, string) {
 	ws := s.grant.ws
-	head := ""
-	if h, err := s.Head(); err == nil {
-		head = h.SHA
-	}
 	ws.repo.mu.Lock()
-	d := &ws.repo.historyLocked().drivers
+	hc := ws.repo.historyLocked()
+	if hc.funcRules == nil {
+		hc.funcRules = driverRules()
+	}
+	d, rules := &hc.drivers, hc.funcRules
 	ws.repo.mu.Unlock()
+	// git takes the first side whose driver has a pattern: a built-in
+	// one, whether or not it is implemented here.
 	for _, p := range []string{oldPath, newPath} {
-		if name := ws.diffDriver(d, head, p); name == "golang" || builtinDrivers[name] {
-			return funcRuleFor(name), name
+		if name := ws.diffDriver(d, head, p); gitDrivers[name] {
+			return rules.ruleFor(name), name
 		}
 	}
 	return defaultFuncName, ""

@@ -80,3 +80,76 @@ func TestFuncNameMatchesGit(t *testing.T) {
 		})
 	}
 }
+
+// driverSources are files in the languages of the drivers implemented
+// here, each line a candidate for a rule and its exceptions: indented and
+// qualified definitions, statements that look like calls, labels,
+// headings that are not ones. Every line is followed by a body long
+// enough that each edit below makes a hunk of its own.
+var driverSources = map[string][]string{
+	"python": {"import os", "class Plain:", "    def method(self, a):", "    async def later(self):",
+		"async  def spaced():", "def top(x):  ", "if __name__ == '__main__':", "classy = 1", "\tdef tabbed():"},
+	"rust": {"use std::io;", "pub(crate) fn scoped(a: u32) -> u32 {", "impl<T> Trait for Thing<T> {", "pub struct S {",
+		"    pub async fn serve(&self) {", `extern "C" fn callback() {`, "macro_rules! m {", "let x = 1;",
+		"pub unsafe trait Raw {", "mod inner;", "enum E {", "const fn k() -> u8 {"},
+	"java": {"package p;", "public class Outer {", "    interface Inner {", "    public static void main(String[] args) {",
+		"        if (x) {", "        return compute(1);", "    List<String> names(int i) {", "    new Thing(a, b);",
+		"    private final Map<String, List<Integer>> cache(Object o) {", "    while (true) {", "enum Color {",
+		"    int x = call(a);"},
+	"cpp": {"#include <vector>", "int main(int argc, char **argv)", "public:", "out:", "  indented(void)",
+		"::global_fn()", "class Widget {", "label: // a comment", "std::vector<int> make(void)", "_under(void)"},
+	"markdown": {"# Title", "## Section two", "   ### Indented three", "    #### Four spaces: code",
+		"#NoSpace", "###### Six", "####### Seven", "Text line"},
+}
+
+// TestFuncNameDriversMatchGit compares the hunk headers of files whose
+// diff attribute names each driver implemented here with git show's, and
+// the same files without the attribute (git's default rule).
+func TestFuncNameDriversMatchGit(t *testing.T) {
+	exts := map[string]string{"python": "py", "rust": "rs", "java": "java", "cpp": "cc", "markdown": "md"}
+	files := map[string]gitfixture.File{}
+	var attrs strings.Builder
+	for driver, lines := range driverSources {
+		var src strings.Builder
+		for i, l := range lines {
+			src.WriteString(l + "\n")
+			for j := range 9 {
+				fmt.Fprintf(&src, "    body_%d_%d\n", i, j)
+			}
+		}
+		ext := exts[driver]
+		fmt.Fprintf(&attrs, "*.%s diff=%s\n", ext, driver)
+		files["src."+ext] = gitfixture.Text(src.String())
+		files["plain_"+ext+".txt"] = gitfixture.Text(src.String())
+	}
+	files[".gitattributes"] = gitfixture.Text(attrs.String())
+	repo := gitfixture.New(t)
+	repo.Commit(t, "first", files)
+	for p, f := range files {
+		if p == ".gitattributes" {
+			continue
+		}
+		lines := strings.SplitAfter(f.Content, "\n")
+		for i := 4; i < len(lines); i += 10 {
+			lines[i] = "    changed\n"
+		}
+		files[p] = gitfixture.Text(strings.Join(lines, ""))
+	}
+	head := repo.Commit(t, "second", files)
+	gitfixture.Git(t, repo.Dir, "reset", "-q", "--hard")
+	reg := openOne(t, repo.Dir, nil)
+	s := snapshot(t, reg, head)
+	parent, err := s.Parent(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes, err := s.DiffFrom(context.Background(), parent, DiffOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := patchLines(t, s, changes)
+	want := gitOut(t, repo.Dir, "show", "--full-index", "--format=", head)
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("patch (-git +ours):\n%s", d)
+	}
+}

@@ -448,8 +448,9 @@ func TestWorktreeDiffMatchesGit(t *testing.T) {
 }
 
 // TestLogWithCommitGraph runs logs over clones whose commit-graph git has
-// written, as one file and as a split chain of two layers, so that the
-// walk reads nodes from it, and compares with git.
+// written, as one file and as a split chain of two layers, without and
+// with changed-path Bloom filters (all computed, or only some), so that
+// the walk reads nodes and filters from it, and compares with git.
 func TestLogWithCommitGraph(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compares with git on a 5,606-commit corpus")
@@ -457,34 +458,51 @@ func TestLogWithCommitGraph(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		write func(t *testing.T, dir string)
+		// filtered is the share of commits whose filter proves they left
+		// plumbing/object/commit.go alone, at least.
+		filtered float64
 	}{
 		{"one file", func(t *testing.T, dir string) {
 			gitOut(t, dir, "commit-graph", "write", "--reachable")
-		}},
-		{"split chain", func(t *testing.T, dir string) {
-			// A base layer of the history up to v4.0.0, then a layer of
-			// the rest, kept apart (no-merge).
-			cmd := exec.Command("git", "commit-graph", "write", "--stdin-commits", "--split")
-			cmd.Dir, cmd.Stdin = dir, strings.NewReader(gitOut(t, dir, "rev-parse", "v4.0.0^{commit}")[0]+"\n")
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("git commit-graph write: %v\n%s", err, out)
-			}
-			gitOut(t, dir, "commit-graph", "write", "--reachable", "--split=no-merge")
-			chain, err := os.ReadFile(filepath.Join(dir, ".git", "objects", "info", "commit-graphs", "commit-graph-chain"))
-			if err != nil || strings.Count(string(chain), "\n") != 2 {
-				t.Fatalf("want a chain of two layers: %q, %v", chain, err)
-			}
-		}},
+		}, 0},
+		{"split chain", func(t *testing.T, dir string) { writeSplitGraph(t, dir) }, 0},
+		{"changed paths", func(t *testing.T, dir string) {
+			gitOut(t, dir, "commit-graph", "write", "--reachable", "--changed-paths")
+		}, 0.9},
+		{"changed paths split chain", func(t *testing.T, dir string) {
+			writeSplitGraph(t, dir, "--changed-paths")
+		}, 0.9},
+		{"changed paths partly computed", func(t *testing.T, dir string) {
+			// Filters for 500 commits only: the others' are empty, which
+			// says "not computed", and are diffed.
+			gitOut(t, dir, "commit-graph", "write", "--reachable", "--changed-paths", "--max-new-filters=500")
+		}, 0.05},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := goGitCorpus(t)
 			tc.write(t, dir)
-			logsWithGraph(t, dir)
+			logsWithGraph(t, dir, tc.filtered)
 		})
 	}
 }
 
-func logsWithGraph(t *testing.T, dir string) {
+// writeSplitGraph writes a split commit-graph: a base layer of the
+// history up to v4.0.0, then a layer of the rest, kept apart (no-merge).
+func writeSplitGraph(t *testing.T, dir string, flags ...string) {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"commit-graph", "write", "--stdin-commits", "--split"}, flags...)...)
+	cmd.Dir, cmd.Stdin = dir, strings.NewReader(gitOut(t, dir, "rev-parse", "v4.0.0^{commit}")[0]+"\n")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git commit-graph write: %v\n%s", err, out)
+	}
+	gitOut(t, dir, append([]string{"commit-graph", "write", "--reachable", "--split=no-merge"}, flags...)...)
+	chain, err := os.ReadFile(filepath.Join(dir, ".git", "objects", "info", "commit-graphs", "commit-graph-chain"))
+	if err != nil || strings.Count(string(chain), "\n") != 2 {
+		t.Fatalf("want a chain of two layers: %q, %v", chain, err)
+	}
+}
+
+func logsWithGraph(t *testing.T, dir string, filtered float64) {
 	reg := openOne(t, dir, nil)
 	head := snapshot(t, reg, "HEAD")
 	since := time.Date(2019, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -494,7 +512,15 @@ func logsWithGraph(t *testing.T, dir string) {
 	}{
 		{nil, LogOptions{}},
 		{[]string{"--", "plumbing/format"}, LogOptions{Path: "plumbing/format"}},
+		{[]string{"--", "plumbing/object/commit.go"}, LogOptions{Path: "plumbing/object/commit.go"}},
+		{[]string{"--", "repository.go"}, LogOptions{Path: "repository.go"}},
+		{[]string{"--", "plumbing"}, LogOptions{Path: "plumbing"}},
+		{[]string{"--", "blame.go"}, LogOptions{Path: "blame.go"}},
+		{[]string{"--", "plumbing/object/commit.go/nothing"}, LogOptions{Path: "plumbing/object/commit.go/nothing"}},
+		{[]string{"--no-merges", "--", "worktree.go"}, LogOptions{Merges: "none", Path: "worktree.go"}},
 		{[]string{"--follow", "--", "plumbing/object/commit.go"}, LogOptions{Path: "plumbing/object/commit.go", Follow: true}},
+		{[]string{"--follow", "--", "plumbing/protocol/capability/list.go"}, LogOptions{Path: "plumbing/protocol/capability/list.go", Follow: true}},
+		{[]string{"-SMergeBase", "--", "plumbing/object"}, LogOptions{ContentAdded: "MergeBase", ContentRemoved: "MergeBase", Path: "plumbing/object"}},
 		{[]string{"--first-parent", "--since=" + since.Format(time.RFC3339), "--", "remote.go"}, LogOptions{FirstParent: true, Since: since, Path: "remote.go"}},
 		{[]string{"--merges", "-F", "--author=Máximo"}, LogOptions{Merges: "only", Author: "Máximo"}},
 	} {
@@ -518,4 +544,23 @@ func logsWithGraph(t *testing.T, dir string) {
 			t.Errorf("commit %s is not in the graph read: %v", rev, err)
 		}
 	}
+	if got := filteredShare(ws.repo.bloomLocked(), g.MaximumNumberOfHashes(), "plumbing/object/commit.go"); got < filtered || filtered == 0 && got > 0 {
+		t.Errorf("the filters prove %.2f of the commits left the path alone; want at least %.2f (0: no filters)", got, filtered)
+	}
+}
+
+// filteredShare is the share of the n commits of a graph whose changed-path
+// filter proves they did not change path.
+func filteredShare(b *bloomFilters, n uint32, path string) float64 {
+	if b == nil {
+		return 0
+	}
+	q := newBloomQuery(path)
+	unchanged := 0
+	for pos := range n {
+		if !q.maybeChanged(b, pos) {
+			unchanged++
+		}
+	}
+	return float64(unchanged) / float64(n)
 }

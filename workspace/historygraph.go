@@ -26,6 +26,10 @@ type commitNode struct {
 	tree    plumbing.Hash
 	parents []plumbing.Hash
 	when    int64 // committer time, Unix seconds
+	// graphPos is the commit's position in the commit-graph, where its
+	// changed-path filter is found; inGraph says the graph covers it.
+	graphPos uint32
+	inGraph  bool
 }
 
 // maxGraphBytes bounds the commit-graph files read into memory (40 bytes
@@ -38,7 +42,7 @@ func (r *repo) nodeLocked(h plumbing.Hash) (commitNode, error) {
 	if g := r.graphLocked(); g != nil {
 		if i, err := g.GetIndexByHash(h); err == nil {
 			if cd, err := g.GetCommitDataByIndex(i); err == nil {
-				return commitNode{hash: h, tree: cd.TreeHash, parents: cd.ParentHashes, when: cd.When.Unix()}, nil
+				return commitNode{hash: h, tree: cd.TreeHash, parents: cd.ParentHashes, when: cd.When.Unix(), graphPos: i, inGraph: true}, nil
 			}
 		}
 	}
@@ -86,29 +90,43 @@ func parseNode(data []byte) commitNode {
 // graphLocked loads the repository's commit-graph once, into memory (so
 // no descriptor outlives the call, and a file that git gc replaces later
 // cannot change under the reader: what it says of a commit never
-// changes). As git does, it reads objects/info/commit-graph, or when
-// there is none the split graph that commit-graphs/commit-graph-chain
-// lists, base first. It returns nil when there is neither, or it cannot
-// be read whole within maxGraphBytes. r.mu must be held.
+// changes), with its changed-path filters when it has them. As git does,
+// it reads objects/info/commit-graph, or when there is none the split
+// graph that commit-graphs/commit-graph-chain lists, base first. It
+// returns nil when there is neither, or it cannot be read whole within
+// maxGraphBytes. r.mu must be held.
 func (r *repo) graphLocked() commitgraph.Index {
 	hc := r.historyLocked()
 	if !hc.graphLoaded {
 		hc.graphLoaded = true
 		budget := int64(maxGraphBytes)
 		fs := r.storage.Filesystem()
+		bloom := &bloomFilters{}
 		if data, err := readBounded(fs, path.Join("objects", "info", "commit-graph"), &budget); err == nil {
-			hc.graph, _ = commitgraph.OpenFileIndex(memFile{bytes.NewReader(data)})
+			if hc.graph, err = commitgraph.OpenFileIndex(memFile{bytes.NewReader(data)}); err == nil {
+				bloom.addLayer(data, 0)
+			}
 		} else if errors.Is(err, os.ErrNotExist) {
-			hc.graph = readGraphChain(fs, &budget)
+			hc.graph = readGraphChain(fs, &budget, bloom)
+		}
+		if hc.graph != nil && len(bloom.layers) > 0 {
+			hc.bloom = bloom
 		}
 	}
 	return hc.graph
 }
 
+// bloomLocked returns the changed-path filters of the commit-graph, nil
+// when it has none. r.mu must be held.
+func (r *repo) bloomLocked() *bloomFilters {
+	r.graphLocked()
+	return r.hist.bloom
+}
+
 // readGraphChain reads a split commit-graph: the chain file names one
 // graph file per line, the base first, each layer adding the commits its
-// parent layers do not hold.
-func readGraphChain(fs billy.Filesystem, budget *int64) commitgraph.Index {
+// parent layers do not hold. The layers' filters go to bloom.
+func readGraphChain(fs billy.Filesystem, budget *int64, bloom *bloomFilters) commitgraph.Index {
 	dir := path.Join("objects", "info", "commit-graphs")
 	data, err := readBounded(fs, path.Join(dir, "commit-graph-chain"), budget)
 	if err != nil {
@@ -124,9 +142,14 @@ func readGraphChain(fs billy.Filesystem, budget *int64) commitgraph.Index {
 		if err != nil {
 			return nil
 		}
+		var first uint32 // the layer's first position: its parents' commits come before
+		if idx != nil {
+			first = idx.MaximumNumberOfHashes()
+		}
 		if idx, err = commitgraph.OpenFileIndexWithParent(memFile{bytes.NewReader(layer)}, idx); err != nil {
 			return nil
 		}
+		bloom.addLayer(layer, first)
 	}
 	return idx
 }
@@ -139,9 +162,26 @@ func readBounded(fs billy.Filesystem, name string, budget *int64) ([]byte, error
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, *budget+1))
-	if err != nil {
-		return nil, err
+	// Read into a buffer of the size the file has, as os.ReadFile does:
+	// a commit-graph with filters is hundreds of kilobytes, which ReadAll
+	// would reach by growing and copying.
+	size := int64(512)
+	if fi, err := fs.Stat(name); err == nil {
+		size = min(fi.Size(), *budget) + 1 // one more byte to read the end
+	}
+	data := make([]byte, 0, size)
+	for int64(len(data)) <= *budget {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	if int64(len(data)) > *budget {
 		return nil, fmt.Errorf("%s: larger than the %d bytes left for commit-graphs", name, *budget)

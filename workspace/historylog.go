@@ -102,7 +102,7 @@ func (s *Snapshot) History(ctx context.Context, opts LogOptions) (LogPage, error
 	hc := r.historyLocked()
 	res, ok := hc.logs[key]
 	if !ok || (!res.done && len(res.matched) < need) {
-		w := &logWalk{r: r, walk: ws.newCommitWalkLocked(), opts: opts, filter: f, follow: f.spec, ctx: ctx}
+		w := &logWalk{r: r, walk: ws.newCommitWalkLocked(), opts: opts, filter: f, follow: f.spec, ctx: ctx, bloom: r.bloomLocked()}
 		if res, err = w.run(start, need); err != nil {
 			return LogPage{}, s.historyError(err)
 		}
@@ -241,6 +241,11 @@ type logWalk struct {
 	opts   LogOptions
 	filter pathFilter
 	follow string // the followed file's current name
+	// bloom are the commit-graph's changed-path filters (nil: none),
+	// asked about the path (the followed name, with follow) before a
+	// first parent's tree diff; bloomQ is that path's query.
+	bloom  *bloomFilters
+	bloomQ *bloomQuery
 }
 
 func (w *logWalk) run(start plumbing.Hash, need int) (logResult, error) {
@@ -314,6 +319,9 @@ func (w *logWalk) simplify(c commitNode, parents []plumbing.Hash) ([]plumbing.Ha
 		has, err := w.r.treeHasLocked(c.tree, f)
 		return parents, has, err
 	}
+	if w.unchangedByFilter(c, f.spec) {
+		return parents[:1], false, nil
+	}
 	for i, p := range parents {
 		pc, err := w.r.nodeLocked(p)
 		if err != nil {
@@ -333,6 +341,20 @@ func (w *logWalk) simplify(c commitNode, parents []plumbing.Hash) ([]plumbing.Ha
 		}
 	}
 	return parents, true, nil
+}
+
+// unchangedByFilter reports whether the commit's changed-path filter
+// proves that its diff against its first parent leaves path alone: the
+// diff would be empty, so the commit is not shown and only that parent is
+// walked, as the diff would decide. Without a filter it reports false.
+func (w *logWalk) unchangedByFilter(c commitNode, path string) bool {
+	if !c.inGraph || w.bloom == nil {
+		return false
+	}
+	if w.bloomQ == nil || w.bloomQ.paths[0] != path {
+		w.bloomQ = newBloomQuery(path)
+	}
+	return w.bloomQ != nil && !w.bloomQ.maybeChanged(w.bloom, c.graphPos)
 }
 
 // followRename looks for the file the followed one was renamed from.

@@ -96,6 +96,107 @@ func (r *repo) treeDiffLocked(a, b plumbing.Hash, prefix string, f pathFilter, o
 	if a == b {
 		return out, nil
 	}
+	if name, ok := f.nextName(prefix); ok {
+		return r.entryDiffLocked(a, b, name, prefix, f, out)
+	}
+	return r.allEntriesDiffLocked(a, b, prefix, f, out)
+}
+
+// nextName returns, for a diff at prefix (a directory holding the
+// filter's path, or the root), the name of the one entry the filter can
+// let through there: the path's next component.
+func (f pathFilter) nextName(prefix string) (string, bool) {
+	if f.spec == "" || len(f.spec) <= len(prefix) || !strings.HasPrefix(f.spec, prefix) {
+		return "", false
+	}
+	name, _, _ := strings.Cut(f.spec[len(prefix):], "/")
+	return name, true
+}
+
+// entryDiffLocked is treeDiffLocked where only the entry called name can
+// pass the filter. It finds that entry in each raw tree instead of
+// decoding every entry of both: that was most of what a path-limited log
+// spent per commit. An entry that is a file on one side and a directory
+// on the other is two entries in git's order, left to the full
+// comparison. r.mu must be held.
+func (r *repo) entryDiffLocked(a, b plumbing.Hash, name, prefix string, f pathFilter, out []rawChange) ([]rawChange, error) {
+	ea, okA, err := r.treeEntryLocked(a, name)
+	if err != nil {
+		return out, err
+	}
+	eb, okB, err := r.treeEntryLocked(b, name)
+	if err != nil {
+		return out, err
+	}
+	switch {
+	case okA && okB && (ea.mode == filemode.Dir) != (eb.mode == filemode.Dir):
+		return r.allEntriesDiffLocked(a, b, prefix, f, out)
+	case okA && okB:
+		return r.bothLocked(ea, eb, prefix, f, out)
+	case okA:
+		return r.sideLocked(ea, prefix, f, out, true)
+	case okB:
+		return r.sideLocked(eb, prefix, f, out, false)
+	}
+	return out, nil
+}
+
+// treeEntryLocked finds the entry called name in tree h (none in the zero
+// hash): among the decoded entries when the tree cache holds them, else
+// by scanning the raw tree, which the pack reader keeps. r.mu must be
+// held.
+func (r *repo) treeEntryLocked(h plumbing.Hash, name string) (treeEntry, bool, error) {
+	if h.IsZero() {
+		return treeEntry{}, false, nil
+	}
+	if entries, ok := r.trees.get(h); ok {
+		for _, e := range entries {
+			if e.name == name {
+				return e, true, nil
+			}
+		}
+		return treeEntry{}, false, nil
+	}
+	data, err := r.objectLocked(plumbing.TreeObject, h, maxTreeBytes)
+	if err != nil {
+		return treeEntry{}, false, err
+	}
+	e, ok, err := findTreeEntry(data, name)
+	if err != nil {
+		return treeEntry{}, false, fmt.Errorf("tree %s: %w", h, err)
+	}
+	return e, ok, nil
+}
+
+// findTreeEntry scans a raw tree ("MODE NAME\0HASH" repeated) for the
+// entry called name, without decoding the others.
+func findTreeEntry(data []byte, name string) (treeEntry, bool, error) {
+	for len(data) > 0 {
+		sp := bytes.IndexByte(data, ' ')
+		if sp < 0 {
+			return treeEntry{}, false, fmt.Errorf("malformed entry mode")
+		}
+		nul := bytes.IndexByte(data[sp+1:], 0) + sp + 1
+		if nul <= sp || len(data) < nul+1+len(plumbing.ZeroHash) {
+			return treeEntry{}, false, fmt.Errorf("malformed entry name or hash")
+		}
+		if string(data[sp+1:nul]) == name {
+			mode, err := parseOctalMode(string(data[:sp]))
+			if err != nil {
+				return treeEntry{}, false, err
+			}
+			e := treeEntry{name: name, mode: mode}
+			copy(e.hash[:], data[nul+1:])
+			return e, true, nil
+		}
+		data = data[nul+1+len(plumbing.ZeroHash):]
+	}
+	return treeEntry{}, false, nil
+}
+
+// allEntriesDiffLocked is treeDiffLocked comparing every entry of both
+// trees, merged in git's order. r.mu must be held.
+func (r *repo) allEntriesDiffLocked(a, b plumbing.Hash, prefix string, f pathFilter, out []rawChange) ([]rawChange, error) {
 	ea, err := r.entriesLocked(a)
 	if err != nil {
 		return out, err

@@ -47,3 +47,35 @@ func TestHistoryShallow(t *testing.T) {
 		t.Errorf("Commits = %+v, want three, the last without parents", walked)
 	}
 }
+
+// TestHistoryPathTypeChanges logs paths that are a file in some commits
+// and a directory in others, and the files under them, as git log does:
+// where one name is both, the path-limited diff compares whole trees.
+func TestHistoryPathTypeChanges(t *testing.T) {
+	repo := gitfixture.New(t)
+	for _, files := range []map[string]gitfixture.File{
+		{"a": gitfixture.Text("file\n"), "b/c": gitfixture.Text("one\n")},
+		{"a/x": gitfixture.Text("now a directory\n"), "b/c": gitfixture.Text("one\n")},
+		{"a/x": gitfixture.Text("changed\n"), "b/c": gitfixture.Text("one\n")},
+		{"a/x": gitfixture.Text("changed\n"), "b": gitfixture.Text("c's directory is a file now\n")},
+		{"a": gitfixture.Text("a file again\n"), "b/c": gitfixture.Text("two\n"), "b/c.d": gitfixture.Text("\n")},
+		{"a": gitfixture.Text("a file again\n"), "b/c/e": gitfixture.Text("deeper\n"), "b/c.d": gitfixture.Text("\n")},
+	} {
+		repo.Commit(t, "step", files)
+	}
+	reg := openOne(t, repo.Dir, nil)
+	for _, path := range []string{"a", "a/x", "b", "b/c", "b/c/e", "b/c.d"} {
+		want := gitOut(t, repo.Dir, "log", "--format=%H", "--", path)
+		page, err := snapshot(t, reg, "HEAD").History(context.Background(), LogOptions{Path: path, Limit: 10})
+		if err != nil {
+			t.Fatalf("History(%q): %v", path, err)
+		}
+		var got []string
+		for _, e := range page.Entries {
+			got = append(got, e.SHA)
+		}
+		if d := diffStrings(want, got); d != "" {
+			t.Errorf("History(%q) against git log: %s", path, d)
+		}
+	}
+}

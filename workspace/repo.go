@@ -151,7 +151,11 @@ func (r *repo) commitLocked(h plumbing.Hash) (commitInfo, error) {
 	if ci, ok := r.commits[h]; ok {
 		return ci, nil
 	}
-	c, err := object.GetCommit(r.storage, h)
+	obj, err := r.encodedObjectLocked(h)
+	if err != nil {
+		return commitInfo{}, err
+	}
+	c, err := object.DecodeCommit(r.storage, obj)
 	if err != nil {
 		return commitInfo{}, err
 	}

@@ -323,7 +323,7 @@ func (w *Workspace) peelLocked(h plumbing.Hash, input string) (plumbing.Hash, er
 
 func (w *Workspace) peelUncachedLocked(h plumbing.Hash, input string) (plumbing.Hash, error) {
 	for range maxTagDepth {
-		obj, err := w.repo.storage.EncodedObject(plumbing.AnyObject, h)
+		obj, err := w.repo.encodedObjectLocked(h)
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
 			return plumbing.ZeroHash, errclass.Errorf(errclass.NotFound,
 				"revision %s does not exist in workspace %q%s", quoteInput(input), w.id, w.shallowNoteLocked())

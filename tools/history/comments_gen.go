@@ -23,7 +23,7 @@ func goComments() map[string]string {
 		"github.com/repo-mcp/repo-mcp/tools/history.DiffIn.Base":                "The revision to compare from (a SHA, branch, tag, HEAD~N...).",
 		"github.com/repo-mcp/repo-mcp/tools/history.DiffIn.Commit":              "commit shows one commit: its metadata and full message, and its changes against its first parent (a merge is compared with its first parent; a root commit with the empty tree). Not with base or head.",
 		"github.com/repo-mcp/repo-mcp/tools/history.DiffIn.Cursor":              "cursor continues a diff: the next_cursor of the previous page, with the same other arguments.",
-		"github.com/repo-mcp/repo-mcp/tools/history.DiffIn.Detail":              "\"stats\" (default: files with line counts) or \"patch\" (files with unified diffs, 3 lines of context).",
+		"github.com/repo-mcp/repo-mcp/tools/history.DiffIn.Detail":              "\"stats\" (default: files with line counts) or \"patch\" (files with unified diffs, 3 lines of context). A hunk header names the enclosing function as git does: by the built-in driver that the path's diff attribute (.gitattributes at HEAD) names for golang, python, rust, java, cpp and markdown, else by git's default rule (also for git's other built-in drivers and for drivers defined in git config, where git's names may differ).",
 		"github.com/repo-mcp/repo-mcp/tools/history.DiffIn.Head":                "The revision to compare to. Default HEAD.",
 		"github.com/repo-mcp/repo-mcp/tools/history.DiffIn.Limit":               "The most files one page lists. Default 500; at most 5000.",
 		"github.com/repo-mcp/repo-mcp/tools/history.DiffIn.MaxBytes":            "max_bytes bounds the patch text of one page. Default 256 KiB; at most 1 MiB.",

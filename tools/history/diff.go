@@ -26,6 +26,9 @@ type DiffIn struct {
 	// Path limits the diff to a file or directory.
 	Path string `json:"path,omitempty" jsonschema:"maxLength=4096"`
 	// Detail is "stats" (default: files with line counts) or "patch" (files with unified diffs, 3 lines of context).
+	// A hunk header names the enclosing function as git does: by the built-in driver that the path's diff attribute
+	// (.gitattributes at HEAD) names for golang, python, rust, java, cpp and markdown, else by git's default rule
+	// (also for git's other built-in drivers and for drivers defined in git config, where git's names may differ).
 	Detail string `json:"detail,omitempty" jsonschema:"enum=stats,enum=patch"`
 	// NoRenames reports renamed files as a deletion and an addition.
 	NoRenames bool `json:"no_renames,omitempty"`
@@ -195,8 +198,9 @@ func patchPage(ctx context.Context, head *workspace.Snapshot, files []workspace.
 	var b strings.Builder
 	i, offset := pos.Pos, pos.Offset
 	defer func() { out.patch = b.String() }()
+	patcher := head.Patcher()
 	for ; i < len(files) && i-pos.Pos < limit; i++ {
-		p, err := head.Patch(ctx, files[i], 3)
+		p, err := patcher.Patch(ctx, files[i], 3)
 		if err != nil {
 			return cursor{}, err
 		}
