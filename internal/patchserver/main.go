@@ -72,7 +72,13 @@ func run(ctx context.Context, spaces []string, crashAfter int, killAfterMove boo
 		}
 	}
 	if killAfterMove {
-		opts.AfterBranchMove = func() { syscall.Kill(os.Getpid(), syscall.SIGKILL) }
+		opts.AfterBranchMove = func() {
+			// SIGKILL on Unix: the process ends with no deferred work.
+			if self, err := os.FindProcess(os.Getpid()); err == nil {
+				self.Kill()
+			}
+			select {}
+		}
 	}
 	if err := readfile.Register(s, reg, readfile.Options{}); err != nil {
 		return err
