@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/tools/go/gcexportdata"
 
-	"github.com/repo-mcp/repo-mcp/tools/toolkit"
+	"github.com/repo-mcp/repo-mcp/internal/atomicfile"
 )
 
 // typesDirName is the directory, under the cache directory, of the
@@ -160,7 +160,7 @@ func (s typeStore) save(key string, e *storedUnit) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return toolkit.WriteFileAtomic(path, buf.Bytes())
+	return atomicfile.WriteFile(path, buf.Bytes())
 }
 
 // encode returns the entry of a checked unit, from its syntax.

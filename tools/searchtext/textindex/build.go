@@ -5,8 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"path/filepath"
+
+	"github.com/repo-mcp/repo-mcp/internal/atomicfile"
 )
 
 // A Source reads the blobs of a build: it calls fn once for each of
@@ -190,7 +191,7 @@ func (ix *Index) write(w *shardWriter) (*shard, error) {
 	name := hex.EncodeToString(sum[:16]) + shardExt
 	*w = shardWriter{post: w.post[:0], tmp: w.tmp}
 	if ix.opts.Dir != "" {
-		if err := writeAtomic(filepath.Join(ix.opts.Dir, name), data); err != nil {
+		if err := atomicfile.WriteFile(filepath.Join(ix.opts.Dir, name), data); err != nil {
 			return nil, fmt.Errorf("textindex: writing a shard: %w", err)
 		}
 	}
@@ -227,28 +228,4 @@ func radixSortByTrigram(post, tmp []uint64) []uint64 {
 	}
 	// After an even number of passes the result is back in post.
 	return tmp
-}
-
-// writeAtomic writes data to a temporary file in the target's directory,
-// syncs it and renames it into place: readers see the old file or the
-// whole new one, never part of it.
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
 }
