@@ -62,21 +62,7 @@ func TestFuncNameMatchesGit(t *testing.T) {
 			// git reads attributes from the checkout, this package from
 			// HEAD's tree: they agree once HEAD is checked out.
 			gitfixture.Git(t, repo.Dir, "reset", "-q", "--hard")
-			reg := openOne(t, repo.Dir, nil)
-			s := snapshot(t, reg, head)
-			parent, err := s.Parent(1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			changes, err := s.DiffFrom(context.Background(), parent, DiffOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := patchLines(t, s, changes)
-			want := gitOut(t, repo.Dir, "show", "--full-index", "--format=", head)
-			if d := cmp.Diff(want, got); d != "" {
-				t.Errorf("patch (-git +ours):\n%s", d)
-			}
+			comparePatchWithGit(t, repo.Dir, head)
 		})
 	}
 }
@@ -137,8 +123,14 @@ func TestFuncNameDriversMatchGit(t *testing.T) {
 	}
 	head := repo.Commit(t, "second", files)
 	gitfixture.Git(t, repo.Dir, "reset", "-q", "--hard")
-	reg := openOne(t, repo.Dir, nil)
-	s := snapshot(t, reg, head)
+	comparePatchWithGit(t, repo.Dir, head)
+}
+
+// comparePatchWithGit checks that the patch of head against its first
+// parent, hunk headers included, is git show's.
+func comparePatchWithGit(t *testing.T, dir, head string) {
+	t.Helper()
+	s := snapshot(t, openOne(t, dir, nil), head)
 	parent, err := s.Parent(1)
 	if err != nil {
 		t.Fatal(err)
@@ -148,7 +140,7 @@ func TestFuncNameDriversMatchGit(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := patchLines(t, s, changes)
-	want := gitOut(t, repo.Dir, "show", "--full-index", "--format=", head)
+	want := gitOut(t, dir, "show", "--full-index", "--format=", head)
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("patch (-git +ours):\n%s", d)
 	}
