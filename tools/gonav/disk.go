@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/gob"
 	"fmt"
+	"go/ast"
 	"go/token"
 	"go/types"
 	"os"
@@ -87,8 +88,8 @@ func (l *loader) read(n *node) *unit {
 // keep stores a checked package outside the repository, and replaces
 // its types by those read back (see typeStore). On a failure the
 // check's types stay.
-func (l *loader) keep(n *node, u *unit) {
-	e, err := encode(l.fset, u)
+func (l *loader) keep(n *node, u *unit, files []*ast.File) {
+	e, err := encode(l.fset, u, files)
 	if err != nil {
 		l.log.Warn("go_navigate: a package's type information cannot be kept", "package", u.id, "error", err)
 		return
@@ -164,12 +165,12 @@ func (s typeStore) save(key string, e *storedUnit) error {
 }
 
 // encode returns the entry of a checked unit, from its syntax.
-func encode(fset *token.FileSet, u *unit) (*storedUnit, error) {
-	recoded, files, err := recode(fset, u.files)
+func encode(fset *token.FileSet, u *unit, files []*ast.File) (*storedUnit, error) {
+	recoded, tables, err := recode(fset, files)
 	if err != nil {
 		return nil, err
 	}
-	e := &storedUnit{Problems: u.problems, FileNames: u.fileNames, Files: files}
+	e := &storedUnit{Problems: u.problems, FileNames: u.fileNames, Files: tables}
 	var export bytes.Buffer
 	if err := gcexportdata.Write(&export, recoded, u.types); err != nil {
 		return nil, fmt.Errorf("writing the export data of %s: %w", u.id, err)

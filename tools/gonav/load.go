@@ -235,6 +235,7 @@ func newUnit(n *node) *unit {
 // wrong becomes the unit's problems.
 func (l *loader) check(n *node) *unit {
 	u := newUnit(n)
+	var files []*ast.File
 	for i, name := range n.names {
 		src := n.contents[i]
 		if !n.local {
@@ -249,7 +250,7 @@ func (l *loader) check(n *node) *unit {
 			u.problems = append(u.problems, parseProblem(err))
 		}
 		if f != nil {
-			u.files = append(u.files, f)
+			files = append(files, f)
 			u.fileNames = append(u.fileNames, name)
 		}
 	}
@@ -283,23 +284,22 @@ func (l *loader) check(n *node) *unit {
 			typeErrs++
 		},
 	}
+	var info *types.Info
 	if n.full {
-		// Queries read Defs and Uses, and typeutil.Callee the Types of
-		// index expressions, which tell f[T](x) from a[i](x).
-		u.info = &types.Info{
+		// The index records Defs and Uses, and typeutil.Callee reads the
+		// Types of index expressions, which tell f[T](x) from a[i](x).
+		info = &types.Info{
 			Types: map[ast.Expr]types.TypeAndValue{},
 			Defs:  map[*ast.Ident]types.Object{},
 			Uses:  map[*ast.Ident]types.Object{},
 		}
 	}
-	u.types, _ = conf.Check(u.path, l.fset, u.files, u.info)
+	u.types, _ = conf.Check(u.path, l.fset, files, info)
 	if !n.local {
-		l.keep(n, u)
+		l.keep(n, u, files)
 	}
 	if n.full {
-		u.info.Types = indexTypes(u.files, u.info.Types)
-	} else {
-		u.files = nil // only the types are needed: the syntax is the larger part
+		u.index = buildIndex(l.fset, u, files, info, func(obj types.Object) string { return objectKey(l.fset, l.tables, obj) })
 	}
 	if typeErrs > maxTypeErrors {
 		u.problems = append(u.problems, fmt.Sprintf("and %d more type errors", typeErrs-maxTypeErrors))
@@ -307,25 +307,6 @@ func (l *loader) check(n *node) *unit {
 	u.apiKey = apiKeyOf(l.fset, u, n.deps)
 	u.api = l.cache.api(u.apiKey, u.types)
 	return u
-}
-
-// indexTypes keeps, of a check's recorded types, those of the indices
-// of index expressions: the only ones queries read, and a small share
-// of the whole (every expression's), which a program would otherwise
-// hold for as long as it is loaded.
-func indexTypes(files []*ast.File, all map[ast.Expr]types.TypeAndValue) map[ast.Expr]types.TypeAndValue {
-	kept := map[ast.Expr]types.TypeAndValue{}
-	for _, f := range files {
-		ast.Inspect(f, func(n ast.Node) bool {
-			if ix, ok := n.(*ast.IndexExpr); ok {
-				if tv, ok := all[ix.Index]; ok {
-					kept[ix.Index] = tv
-				}
-			}
-			return true
-		})
-	}
-	return kept
 }
 
 type importerFunc func(path string) (*types.Package, error)

@@ -1,9 +1,7 @@
 package gonav
 
 import (
-	"cmp"
 	"go/types"
-	"slices"
 	"sync"
 )
 
@@ -56,20 +54,16 @@ func (p *program) namedTypes() []namedType {
 
 // funcTypes lists the named types declared in a unit's function bodies.
 func (p *program) funcTypes(u *unit) []namedType {
-	if u.info == nil {
+	if u.index == nil {
 		return nil
 	}
 	var out []namedType
-	for _, obj := range u.info.Defs {
-		if obj == nil || obj.Parent() == nil || obj.Parent() == u.types.Scope() {
-			continue
-		}
-		if nt, ok := p.namedTypeOf(u, obj); ok {
+	for _, i := range u.index.LocalTypes {
+		if nt, ok := p.namedTypeOf(u, u.index.object(i)); ok {
 			nt.inFunc = true
 			out = append(out, nt)
 		}
 	}
-	slices.SortFunc(out, func(a, b namedType) int { return cmp.Compare(a.obj.Pos(), b.obj.Pos()) })
 	return out
 }
 

@@ -1,7 +1,6 @@
 package gonav
 
 import (
-	"go/ast"
 	"go/types"
 	"strings"
 	"sync"
@@ -20,10 +19,11 @@ type unit struct {
 	// bodies and full type information. Dependencies are checked for
 	// their declarations only.
 	local     bool
-	files     []*ast.File
 	fileNames []string // display names, as the file set knows them
 	types     *types.Package
-	info      *types.Info
+	// index is what queries read of a package checked with function
+	// bodies (full): nil for the others.
+	index *unitIndex
 	// problems say why the package is not fully typed: go list's error,
 	// skipped files, type errors. None: typed.
 	problems []string
