@@ -169,9 +169,9 @@ func TestTrimmedInfo(t *testing.T) {
 }
 
 // TestTypesOnDisk: a second service on the same cache directory, as a
-// new process or another replica would be, reads the packages outside
-// the repository from disk and checks only the repository's, and
-// answers as the first did, dependencies' lines and columns included.
+// new process or another replica would be, reads every package from
+// disk, the repository's with their indexes, checks none, and answers as
+// the first did, dependencies' lines and columns included.
 func TestTypesOnDisk(t *testing.T) {
 	repo := gitfixture.New(t)
 	repo.Commit(t, "nav", txtarFiles(t, "testdata/nav.txtar"))
@@ -198,8 +198,8 @@ func TestTypesOnDisk(t *testing.T) {
 	if first.Checked != first.Packages-1 { // all but unsafe
 		t.Errorf("the first service checked %d of %d packages", first.Checked, first.Packages)
 	}
-	if local := len(services[1].progs[0].prog.local); second.Checked != local {
-		t.Errorf("the second service checked %d packages, want the repository's %d (of %d)", second.Checked, local, second.Packages)
+	if second.Checked != 0 {
+		t.Errorf("the second service checked %d of %d packages, want none", second.Checked, second.Packages)
 	}
 	for i, q := range queries {
 		a, b := answers[0][i], answers[1][i]
@@ -247,4 +247,56 @@ func TestListingReused(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestIndexOnDisk: a second service on the same cache directory answers
+// from the repository packages' indexes on disk, checking none of them,
+// neither to load nor to answer about what the packages declare at
+// package level; a local variable, which only a check can give as an
+// object, has its package checked again, that one alone, once.
+func TestIndexOnDisk(t *testing.T) {
+	repo := gitfixture.New(t)
+	repo.Commit(t, "nav", txtarFiles(t, "testdata/nav.txtar"))
+	opts := testOptions(t)
+	c1, _ := serve(t, repo.Dir, opts)
+	c2, sv := serve(t, repo.Dir, opts)
+	queries := []map[string]any{
+		{"relation": "references", "symbol": "shape.Shape.Area"},
+		{"relation": "definition", "path": "square/square.go", "line": 19, "column": 15},
+		{"relation": "callers", "symbol": "shape.Total", "depth": 2},
+		{"relation": "callees", "symbol": "square.Both"},
+		{"relation": "implementations", "symbol": "square.Square"},
+		{"relation": "package_api", "symbol": "square"},
+	}
+	local := map[string]any{"relation": "references", "path": "shape/shape.go", "line": 17, "column": 6}
+	for i, q := range append(queries, local) {
+		a, b := navigate(t, c1, q), navigate(t, c2, q)
+		a.Precision.Load, b.Precision.Load = LoadFacts{}, LoadFacts{}
+		if len(b.Results) == 0 || !reflect.DeepEqual(a, b) {
+			t.Errorf("%v: the second service answered\n%+v\nthe first\n%+v", q, b, a)
+		}
+		prog := sv.progs[0].prog
+		want := 0
+		if i == len(queries) {
+			want = 1 // the local variable's package
+		}
+		if prog.checked != 0 || rechecked(prog) != want {
+			t.Errorf("%v: the second service checked %d packages to load and %d to answer, want 0 and %d", q, prog.checked, rechecked(prog), want)
+		}
+	}
+}
+
+// rechecked counts the units read from disk that were checked again.
+func rechecked(p *program) int {
+	n := 0
+	for _, u := range p.local {
+		if u.index != nil {
+			u.index.mu.Lock()
+			if u.index.checked {
+				n++
+			}
+			u.index.mu.Unlock()
+		}
+	}
+	return n
 }

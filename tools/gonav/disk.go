@@ -53,6 +53,13 @@ type storedUnit struct {
 	Hidden []byte
 	// Files are the tables that decode their positions, by file name.
 	Files map[string][]lineCol
+	// APIKey is a repository package's API key (see cutoff.go), which
+	// its export data here cannot give again: its positions are
+	// recoded. Empty for the others, whose key serves.
+	APIKey string
+	// Index is what queries read of a repository package checked in
+	// full (see unitIndex); nil for the others.
+	Index *unitIndex
 }
 
 // hiddenPrefix starts the path of the package hiddenTypes makes.
@@ -66,11 +73,8 @@ func (l *loader) read(n *node) *unit {
 		u.types, u.api, u.apiKey = types.Unsafe, types.Unsafe, "unsafe"
 		return u
 	}
-	if n.local {
-		return nil
-	}
 	e, ok := l.store.open(n.key)
-	if !ok {
+	if !ok || (n.local && (e.APIKey == "" || (e.Index == nil) == n.full)) {
 		return nil
 	}
 	imports, direct := importsOf(n)
@@ -80,9 +84,35 @@ func (l *loader) read(n *node) *unit {
 		return nil
 	}
 	u.types, u.problems, u.fileNames = pkg, e.Problems, e.FileNames
-	u.apiKey = apiKeyOf(l.fset, u, n.deps)
+	if n.local {
+		u.apiKey = e.APIKey
+		if n.full {
+			u.index = l.attach(n, u, e.Index)
+		}
+	} else {
+		u.apiKey = apiKeyOf(l.fset, u, n.deps)
+	}
 	u.api = l.cache.api(u.apiKey, u.types)
 	return u
+}
+
+// save stores a checked repository package: its export data, API key
+// and index, so that a new process or a replica sharing the directory
+// reads it instead of checking it. Unlike a dependency, it keeps the
+// check's types: its index points at their objects.
+func (l *loader) save(u *unit, files []*ast.File) {
+	if l.store.dir == "" {
+		return
+	}
+	e, err := encode(l.fset, u, files)
+	if err != nil {
+		l.log.Warn("go_navigate: a package's type information cannot be kept", "package", u.id, "error", err)
+		return
+	}
+	e.APIKey, e.Index = u.apiKey, u.index.stored()
+	if err := l.store.save(u.key, e); err != nil {
+		l.log.Warn("go_navigate: a package's type information cannot be written", "package", u.id, "error", err)
+	}
 }
 
 // keep stores a checked package outside the repository, and replaces

@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"go/types"
 	"slices"
+	"sync"
 
 	"golang.org/x/tools/go/types/typeutil"
 )
@@ -29,20 +30,52 @@ type unitIndex struct {
 	Calls   []indexCall
 	// LocalTypes are the type names declared in function bodies.
 	LocalTypes []int32
+
+	// A unit read from disk finds its objects when they are first asked
+	// for (see object).
+	mu      sync.Mutex
+	find    func(*indexObject) types.Object
+	recheck func() *unitIndex
+	checked bool // recheck ran
 }
 
 // indexFile is one file of a unit.
 type indexFile struct {
 	Name   string // display name, as the file set knows it
 	Clause int32  // offset of the package clause's name
-	tf     *token.File
+	// Size and Lines (the offsets of its lines) make the file again in a
+	// process that reads the index from disk; kept only there.
+	Size  int32
+	Lines []int32
+	tf    *token.File
 }
 
-// indexObject is an object the unit declares or uses.
+// indexObject is an object the unit declares or uses. A unit read from
+// disk finds it again by Pkg, Top and Member in the packages it sees
+// (see resolve.go's resolveObject); in the process that checked the unit,
+// obj is the check's.
 type indexObject struct {
 	Key string // program.key's
-	obj types.Object
+	// Pkg is the import path of the package declaring it ("" for the
+	// universe's); for an imported package's name, that package's.
+	Pkg string
+	// Top is the package-level name it is, or whose method or field it
+	// is; "" when it is declared in a function, or in a type that has no
+	// package-level name.
+	Top, Member string
+	Kind        objectKind
+	obj         types.Object
 }
+
+// objectKind tells the objects the relations look at apart without
+// finding them.
+type objectKind uint8
+
+const (
+	otherObject objectKind = iota
+	methodObject
+	packageName
+)
 
 // noRef marks an absent object or function.
 const noRef = -1
@@ -84,12 +117,14 @@ type indexBuilder struct {
 	key   func(types.Object) string
 	objs  map[types.Object]int32
 	names map[string]int32
+	// owners are the package-level struct types of fields, by package.
+	owners map[*types.Package]map[*types.Var]string
 }
 
 // buildIndex indexes a checked unit; key names objects as program.key
 // does.
 func buildIndex(fset *token.FileSet, u *unit, files []*ast.File, info *types.Info, key func(types.Object) string) *unitIndex {
-	b := &indexBuilder{ix: &unitIndex{}, key: key, objs: map[types.Object]int32{}, names: map[string]int32{}}
+	b := &indexBuilder{ix: &unitIndex{}, key: key, objs: map[types.Object]int32{}, names: map[string]int32{}, owners: map[*types.Package]map[*types.Var]string{}}
 	for i, f := range files {
 		tf := fset.File(f.FileStart)
 		b.ix.Files = append(b.ix.Files, indexFile{Name: u.fileNames[i], Clause: int32(tf.Offset(f.Name.Pos())), tf: tf})
@@ -174,9 +209,60 @@ func (b *indexBuilder) object(obj types.Object) int32 {
 		return i
 	}
 	i := int32(len(b.ix.Objects))
-	b.ix.Objects = append(b.ix.Objects, indexObject{Key: b.key(obj), obj: obj})
+	r := b.locate(obj)
+	r.Key, r.obj = b.key(obj), obj
+	b.ix.Objects = append(b.ix.Objects, r)
 	b.objs[obj] = i
 	return i
+}
+
+// locate says where a unit read from disk finds obj again: by name in
+// its package's scope, or as a method or field of a package-level type.
+func (b *indexBuilder) locate(obj types.Object) indexObject {
+	if pn, ok := obj.(*types.PkgName); ok {
+		return indexObject{Pkg: pn.Imported().Path(), Top: pn.Name(), Kind: packageName}
+	}
+	obj = origin(obj)
+	r := indexObject{Pkg: pkgPath(obj)}
+	if fn, ok := obj.(*types.Func); ok && fn.Signature().Recv() != nil {
+		r.Kind = methodObject
+	}
+	switch {
+	case obj.Pkg() == nil || obj.Parent() == obj.Pkg().Scope():
+		r.Top = obj.Name()
+	case r.Kind == methodObject:
+		if n := namedOf(obj.(*types.Func).Signature().Recv().Type()); n != nil && packageLevel(n.Obj()) {
+			r.Top, r.Member = n.Obj().Name(), obj.Name()
+		}
+	default:
+		if v, ok := obj.(*types.Var); ok && v.IsField() {
+			if owner := b.fieldOwner(v); owner != "" {
+				r.Top, r.Member = owner, v.Name()
+			}
+		}
+	}
+	return r
+}
+
+// fieldOwner is the package-level struct type declaring a field, ""
+// when there is none; it indexes a package's struct fields once.
+func (b *indexBuilder) fieldOwner(v *types.Var) string {
+	owners, ok := b.owners[v.Pkg()]
+	if !ok {
+		owners = map[*types.Var]string{}
+		scope := v.Pkg().Scope()
+		for _, name := range scope.Names() {
+			if tn, ok := scope.Lookup(name).(*types.TypeName); ok {
+				if st, ok := tn.Type().Underlying().(*types.Struct); ok {
+					for f := range st.Fields() {
+						owners[f.Origin()] = tn.Name()
+					}
+				}
+			}
+		}
+		b.owners[v.Pkg()] = owners
+	}
+	return owners[v.Origin()]
 }
 
 func (b *indexBuilder) name(s string) int32 {
@@ -194,12 +280,42 @@ func (ix *unitIndex) pos(file, off int32) token.Pos {
 	return ix.Files[file].tf.Pos(int(off))
 }
 
-// object returns the object at i of the table, nil for noRef.
+// object returns the object at i of the table, nil for noRef. A unit
+// read from disk finds it in the packages it sees, by name; one declared
+// in a function (a local variable, a type) is not there, and the unit is
+// then checked again, once, for all of them.
 func (ix *unitIndex) object(i int32) types.Object {
 	if i == noRef {
 		return nil
 	}
-	return ix.Objects[i].obj
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	r := &ix.Objects[i]
+	if r.obj == nil && ix.find != nil {
+		r.obj = ix.find(r)
+		if r.obj == nil && !ix.checked && ix.recheck != nil {
+			ix.checked = true
+			ix.fill(ix.recheck())
+		}
+	}
+	return r.obj
+}
+
+// fill takes the objects not found yet from the index of a new check
+// of the unit, by key.
+func (ix *unitIndex) fill(checked *unitIndex) {
+	if checked == nil {
+		return
+	}
+	byKey := make(map[string]types.Object, len(checked.Objects))
+	for _, r := range checked.Objects {
+		byKey[r.Key] = r.obj
+	}
+	for i := range ix.Objects {
+		if ix.Objects[i].obj == nil {
+			ix.Objects[i].obj = byKey[ix.Objects[i].Key]
+		}
+	}
 }
 
 // key returns the key of the object at i of the table, "" for noRef.

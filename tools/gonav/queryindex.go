@@ -30,10 +30,11 @@ type namedType struct {
 	inFunc bool
 }
 
-// namedTypes lists the named types of every loaded package, once per
-// program: each package's package-level types in the order of its
-// scope's names, then those declared in its functions in the order of
-// their positions.
+// namedTypes lists the package-level named types of every loaded
+// package, once per program, in the order of their scopes' names. Those
+// declared in functions count only for a target of their own package:
+// localTypes lists them then (a package read from disk is checked again
+// to find them).
 func (p *program) namedTypes() []namedType {
 	p.namedOnce.Do(func() {
 		for _, u := range p.units {
@@ -46,22 +47,25 @@ func (p *program) namedTypes() []namedType {
 					p.named = append(p.named, nt)
 				}
 			}
-			p.named = append(p.named, p.funcTypes(u)...)
 		}
 	})
 	return p.named
 }
 
-// funcTypes lists the named types declared in a unit's function bodies.
-func (p *program) funcTypes(u *unit) []namedType {
-	if u.index == nil {
-		return nil
-	}
+// localTypes lists the named types declared in the function bodies of
+// the repository packages of an import path, in the order of their
+// positions.
+func (p *program) localTypes(path string) []namedType {
 	var out []namedType
-	for _, i := range u.index.LocalTypes {
-		if nt, ok := p.namedTypeOf(u, u.index.object(i)); ok {
-			nt.inFunc = true
-			out = append(out, nt)
+	for _, u := range p.local {
+		if u.index == nil || u.path != path {
+			continue
+		}
+		for _, i := range u.index.LocalTypes {
+			if nt, ok := p.namedTypeOf(u, u.index.object(i)); ok {
+				nt.inFunc = true
+				out = append(out, nt)
+			}
 		}
 	}
 	return out
