@@ -193,6 +193,7 @@ func TestTypesOnDisk(t *testing.T) {
 		for _, q := range queries {
 			answers[i] = append(answers[i], navigate(t, c, q))
 		}
+		sv.loader.store.wait()
 	}
 	first, second := answers[0][0].Precision.Load, answers[1][0].Precision.Load
 	if first.Checked != first.Packages-1 { // all but unsafe
@@ -258,7 +259,9 @@ func TestIndexOnDisk(t *testing.T) {
 	repo := gitfixture.New(t)
 	repo.Commit(t, "nav", txtarFiles(t, "testdata/nav.txtar"))
 	opts := testOptions(t)
-	c1, _ := serve(t, repo.Dir, opts)
+	c1, sv1 := serve(t, repo.Dir, opts)
+	navigate(t, c1, map[string]any{"relation": "definition", "symbol": "shape.Shape"})
+	sv1.loader.store.wait()
 	c2, sv := serve(t, repo.Dir, opts)
 	queries := []map[string]any{
 		{"relation": "references", "symbol": "shape.Shape.Area"},

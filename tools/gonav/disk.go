@@ -2,6 +2,8 @@ package gonav
 
 import (
 	"bytes"
+	"log/slog"
+	"sync"
 	"encoding/gob"
 	"fmt"
 	"go/ast"
@@ -16,16 +18,16 @@ import (
 )
 
 // typesDirName is the directory, under the cache directory, of the
-// dependencies' type information; its version changes with the format.
-const typesDirName = "types-v1"
+// packages' type information; its version changes with the format.
+const typesDirName = "types-v2"
 
-// typeStore keeps on disk the type information of the packages outside
-// the repository (GOROOT's and the module cache's), by key: a new process
-// reads them instead of parsing and checking them again. The repository's
-// packages are checked in every process: queries need their syntax and
-// full type information.
+// typeStore keeps on disk the type information of packages by key: a
+// new process or a replica reads them instead of parsing and checking
+// them again. The packages outside the repository (GOROOT's and the
+// module cache's) are kept as export data; the repository's, with their
+// indexes too (see unitIndex), which is what queries read of them.
 //
-// A process that checks such a package keeps it as an entry too, and
+// A process that checks a dependency keeps it as an entry too, and
 // reads it back in place of the check's types: export data holds what
 // importers and queries use of a dependency, in less memory than the
 // check's objects, and a process then answers the same whether it
@@ -34,9 +36,21 @@ const typesDirName = "types-v1"
 // An entry is written to a temporary file and renamed into place, so a
 // reader sees a whole entry or none; processes and replicas sharing the
 // directory write the same bytes under a key, so the last rename wins
-// harmlessly.
+// harmlessly. Entries are written in the background (at most
+// maxWriters at once): a load does not wait for the disk, and Close
+// waits for the writes.
 type typeStore struct {
-	dir string // "" keeps nothing
+	dir     string // "" keeps nothing
+	writers chan struct{}
+	pending sync.WaitGroup
+	log     *slog.Logger
+}
+
+// maxWriters bounds the entries written at once.
+const maxWriters = 2
+
+func newTypeStore(dir string, log *slog.Logger) *typeStore {
+	return &typeStore{dir: dir, writers: make(chan struct{}, maxWriters), log: log}
 }
 
 // storedUnit is an entry: the package's export data, and what the
@@ -110,9 +124,7 @@ func (l *loader) save(u *unit, files []*ast.File) {
 		return
 	}
 	e.APIKey, e.Index = u.apiKey, u.index.stored()
-	if err := l.store.save(u.key, e); err != nil {
-		l.log.Warn("go_navigate: a package's type information cannot be written", "package", u.id, "error", err)
-	}
+	l.store.saveLater(u.id, u.key, e)
 }
 
 // keep stores a checked package outside the repository, and replaces
@@ -124,9 +136,7 @@ func (l *loader) keep(n *node, u *unit, files []*ast.File) {
 		l.log.Warn("go_navigate: a package's type information cannot be kept", "package", u.id, "error", err)
 		return
 	}
-	if err := l.store.save(u.key, e); err != nil {
-		l.log.Warn("go_navigate: a package's type information cannot be written", "package", u.id, "error", err)
-	}
+	l.store.saveLater(u.id, u.key, e)
 	imports, direct := importsOf(n)
 	pkg, err := decode(l.fset, e, u.path, imports, direct, l.tables)
 	if err != nil {
@@ -157,13 +167,30 @@ func importsOf(n *node) (map[string]*types.Package, []*types.Package) {
 	return imports, direct
 }
 
-func (s typeStore) path(key string) string {
+// saveLater writes the entry of a key in the background.
+func (s *typeStore) saveLater(id, key string, e *storedUnit) {
+	if s.dir == "" {
+		return
+	}
+	s.pending.Go(func() {
+		s.writers <- struct{}{}
+		defer func() { <-s.writers }()
+		if err := s.save(key, e); err != nil {
+			s.log.Warn("go_navigate: a package's type information cannot be written", "package", id, "error", err)
+		}
+	})
+}
+
+// wait returns when the entries given to saveLater are written.
+func (s *typeStore) wait() { s.pending.Wait() }
+
+func (s *typeStore) path(key string) string {
 	return filepath.Join(s.dir, key[:2], key)
 }
 
 // open reads the entry of a key; false when there is none or it cannot
 // be read.
-func (s typeStore) open(key string) (*storedUnit, bool) {
+func (s *typeStore) open(key string) (*storedUnit, bool) {
 	if s.dir == "" {
 		return nil, false
 	}
@@ -179,7 +206,7 @@ func (s typeStore) open(key string) (*storedUnit, bool) {
 }
 
 // save writes the entry of a key.
-func (s typeStore) save(key string, e *storedUnit) error {
+func (s *typeStore) save(key string, e *storedUnit) error {
 	if s.dir == "" {
 		return nil
 	}

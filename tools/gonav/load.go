@@ -26,7 +26,7 @@ const maxTypeErrors = 3
 type loader struct {
 	fset         *token.FileSet
 	cache        *unitCache
-	store        typeStore
+	store        *typeStore
 	tables       *posTables // of fset's files read from the store
 	log          *slog.Logger
 	workers      int
