@@ -2,15 +2,15 @@ package gonav
 
 import (
 	"bytes"
-	"log/slog"
-	"sync"
 	"encoding/gob"
 	"fmt"
 	"go/ast"
 	"go/token"
 	"go/types"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"golang.org/x/tools/go/gcexportdata"
 
