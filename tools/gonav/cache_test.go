@@ -147,11 +147,10 @@ func TestEarlyCutoff(t *testing.T) {
 	}
 }
 
-// TestTrimmedInfo: a loaded package keeps only the types of index
-// expressions, and they are enough to find a call that instantiates a
-// generic function explicitly (shape.Max[float64](...)) as well as an
-// inferred one.
-func TestTrimmedInfo(t *testing.T) {
+// TestExplicitInstantiation: the index finds a call that instantiates
+// a generic function explicitly (shape.Max[float64](...)) as well as an
+// inferred one, without the types of every expression (calleeOf).
+func TestExplicitInstantiation(t *testing.T) {
 	repo := gitfixture.New(t)
 	files := txtarFiles(t, "testdata/nav.txtar")
 	files["circle/bigger.go"] = gitfixture.Text("package circle\n\nimport \"example.com/nav/shape\"\n\nfunc Bigger(a []float64) float64 { return shape.Max[float64](a[0], 1) }\n")

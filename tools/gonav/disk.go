@@ -144,6 +144,10 @@ func (l *loader) keep(n *node, u *unit, files []*ast.File) {
 		return
 	}
 	u.types = pkg
+	// Nothing refers to the parsed files now: their line tables go too.
+	for _, f := range files {
+		l.fset.RemoveFile(l.fset.File(f.FileStart))
+	}
 }
 
 // importsOf returns the packages a node's dependencies import, directly

@@ -7,8 +7,6 @@ import (
 	"go/types"
 	"slices"
 	"sync"
-
-	"golang.org/x/tools/go/types/typeutil"
 )
 
 // unitIndex is what the relations read of a repository package checked
@@ -187,8 +185,8 @@ func (b *indexBuilder) file(fi int32, tf *token.File, f *ast.File, u *unit, info
 			}
 			b.ix.Idents = append(b.ix.Idents, id)
 		case *ast.CallExpr:
-			fn, ok := typeutil.Callee(info, n).(*types.Func)
-			if !ok {
+			fn := calleeOf(info, n)
+			if fn == nil {
 				break
 			}
 			c := indexCall{File: fi, Off: off(calleePos(n)), Lparen: off(n.Lparen), Callee: b.object(fn), Caller: noRef}
@@ -202,6 +200,29 @@ func (b *indexBuilder) file(fi int32, tf *token.File, f *ast.File, u *unit, info
 		}
 		return true
 	})
+}
+
+// calleeOf returns the function or method a call calls statically, as
+// typeutil.Callee does, without the types of every expression, which
+// are the largest part of a check's information: f[T](x) instantiates
+// a function where f is one; a[i](x) calls an element of a variable.
+func calleeOf(info *types.Info, call *ast.CallExpr) *types.Func {
+	fun := ast.Unparen(call.Fun)
+	switch d := fun.(type) {
+	case *ast.IndexExpr:
+		fun = ast.Unparen(d.X)
+	case *ast.IndexListExpr:
+		fun = ast.Unparen(d.X)
+	}
+	var id *ast.Ident
+	switch e := fun.(type) {
+	case *ast.Ident:
+		id = e
+	case *ast.SelectorExpr:
+		id = e.Sel
+	}
+	fn, _ := info.Uses[id].(*types.Func)
+	return fn
 }
 
 func (b *indexBuilder) object(obj types.Object) int32 {

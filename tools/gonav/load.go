@@ -294,12 +294,10 @@ func (l *loader) typeCheck(n *node) (*unit, []*ast.File, *types.Info) {
 	}
 	var info *types.Info
 	if n.full {
-		// The index records Defs and Uses, and typeutil.Callee reads the
-		// Types of index expressions, which tell f[T](x) from a[i](x).
+		// The index records Defs and Uses (see calleeOf for calls).
 		info = &types.Info{
-			Types: map[ast.Expr]types.TypeAndValue{},
-			Defs:  map[*ast.Ident]types.Object{},
-			Uses:  map[*ast.Ident]types.Object{},
+			Defs: map[*ast.Ident]types.Object{},
+			Uses: map[*ast.Ident]types.Object{},
 		}
 	}
 	u.types, _ = conf.Check(u.path, l.fset, files, info)
