@@ -36,9 +36,10 @@ const typesDirName = "types-v2"
 // An entry is written to a temporary file and renamed into place, so a
 // reader sees a whole entry or none; processes and replicas sharing the
 // directory write the same bytes under a key, so the last rename wins
-// harmlessly. Entries are written in the background (at most
-// maxWriters at once): a load does not wait for the disk, and Close
-// waits for the writes.
+// harmlessly. Entries are written in the background, at most
+// maxWriters at once (a load waits for the disk only when that many are
+// being written, which bounds the memory they hold), and Close waits for
+// the writes.
 type typeStore struct {
 	dir     string // "" keeps nothing
 	writers chan struct{}
@@ -176,8 +177,8 @@ func (s *typeStore) saveLater(id, key string, e *storedUnit) {
 	if s.dir == "" {
 		return
 	}
+	s.writers <- struct{}{} // the entries waiting to be written are bounded
 	s.pending.Go(func() {
-		s.writers <- struct{}{}
 		defer func() { <-s.writers }()
 		if err := s.save(key, e); err != nil {
 			s.log.Warn("go_navigate: a package's type information cannot be written", "package", id, "error", err)
