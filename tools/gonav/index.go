@@ -16,9 +16,14 @@ import (
 // named are a table the identifiers and calls point into, so a unit
 // holds one entry per object however often it is named.
 type unitIndex struct {
-	Files   []indexFile
-	Names   []string // identifiers' names
-	Objects []indexObject
+	Files []indexFile
+	// Names are the identifiers' names, sorted; the identifiers named
+	// Names[i] are ByName[NameStart[i]:NameStart[i+1]], indices of
+	// Idents in order.
+	Names     []string
+	ByName    []int32
+	NameStart []int32
+	Objects   []indexObject
 	// Idents are the unit's identifiers, by file and offset.
 	Idents []indexIdent
 	// Funcs are the declared functions, by file and offset: the
@@ -131,6 +136,9 @@ func buildIndex(fset *token.FileSet, u *unit, files []*ast.File, info *types.Inf
 	slices.SortStableFunc(b.ix.Idents, func(a, c indexIdent) int {
 		return cmp.Or(cmp.Compare(a.File, c.File), cmp.Compare(a.Off, c.Off))
 	})
+	// Appending left up to half of each table unused.
+	b.ix.Idents, b.ix.Objects = slices.Clone(b.ix.Idents), slices.Clone(b.ix.Objects)
+	b.ix.groupNames()
 	for id, obj := range info.Defs {
 		if tn, ok := obj.(*types.TypeName); ok && tn.Parent() != nil && tn.Parent() != u.types.Scope() && id.Pos().IsValid() {
 			b.ix.LocalTypes = append(b.ix.LocalTypes, b.object(tn))
@@ -294,6 +302,55 @@ func (b *indexBuilder) name(s string) int32 {
 	b.ix.Names = append(b.ix.Names, s)
 	b.names[s] = i
 	return i
+}
+
+// groupNames sorts Names and groups the identifiers by name.
+func (ix *unitIndex) groupNames() {
+	order := make([]int32, len(ix.Names)) // old name ids, sorted by name
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(ix.Names[a], ix.Names[b]) })
+	renamed := make([]int32, len(ix.Names))
+	sorted := make([]string, len(ix.Names))
+	for newID, old := range order {
+		renamed[old], sorted[newID] = int32(newID), ix.Names[old]
+	}
+	ix.Names = sorted
+	ix.NameStart = make([]int32, len(ix.Names)+1)
+	for i := range ix.Idents {
+		ix.Idents[i].Name = renamed[ix.Idents[i].Name]
+		ix.NameStart[ix.Idents[i].Name+1]++
+	}
+	for i := range ix.Names {
+		ix.NameStart[i+1] += ix.NameStart[i]
+	}
+	ix.ByName = make([]int32, len(ix.Idents))
+	next := slices.Clone(ix.NameStart[:len(ix.Names)])
+	for i, id := range ix.Idents {
+		ix.ByName[next[id.Name]] = int32(i)
+		next[id.Name]++
+	}
+}
+
+// named returns the identifiers of a name, as indices of Idents.
+func (ix *unitIndex) named(name string) []int32 {
+	i, ok := slices.BinarySearch(ix.Names, name)
+	if !ok {
+		return nil
+	}
+	return ix.ByName[ix.NameStart[i]:ix.NameStart[i+1]]
+}
+
+// method returns the object at i of the table when it is a method, nil
+// otherwise: what related_reference looks at, without finding every
+// other object of the name (a unit read from disk may have to be
+// checked again to find a local one).
+func (ix *unitIndex) method(i int32) types.Object {
+	if i == noRef || ix.Objects[i].Kind != methodObject {
+		return nil
+	}
+	return ix.object(i)
 }
 
 // pos returns the position of an offset in one of the unit's files.

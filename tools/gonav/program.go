@@ -26,9 +26,6 @@ type program struct {
 	callsOnce sync.Once
 	calls     *callIndex
 
-	identsOnce sync.Once
-	idents     map[string][]identRef
-
 	namedOnce sync.Once
 	named     []namedType
 

@@ -2,20 +2,16 @@ package gonav
 
 import (
 	"go/types"
-	"sync"
 )
 
-// prepareQueries builds the indexes most relations share, the
-// identifiers by name and the named types, in parallel, as a load's last
-// step: otherwise the first query of each relation pays for one of them,
-// seconds on a large repository. The call graph is left to the first
-// callers or callees query: it is the larger, in memory and time, and
-// only those two relations read it.
+// prepareQueries builds the named types, which implementations reads,
+// as a load's last step: otherwise the first query pays for it, seconds
+// on a large repository. The identifiers by name are each unit's
+// (unitIndex.named), shared by the programs of every revision. The call
+// graph is left to the first callers or callees query: it is the
+// larger, in memory and time, and only those two relations read it.
 func (p *program) prepareQueries() {
-	var wg sync.WaitGroup
-	wg.Go(func() { p.identifiers() })
-	wg.Go(func() { p.namedTypes() })
-	wg.Wait()
+	p.namedTypes()
 }
 
 // namedType is a named type that is neither an alias nor generic: what

@@ -51,15 +51,25 @@ func (p *program) references(t *target) []Location {
 	related := p.relatedMethods(t.obj)
 	var out []Location
 	want := p.key(t.obj)
-	for _, ref := range p.identifiers()[t.obj.Name()] {
-		u, ix := ref.unit, ref.unit.index
-		id := ix.Idents[ref.i]
+	for _, u := range p.local {
+		if u.index != nil {
+			out = p.referencesIn(out, u, want, t.obj.Name(), related)
+		}
+	}
+	return out
+}
+
+// referencesIn adds the references of one unit.
+func (p *program) referencesIn(out []Location, u *unit, want, name string, related func(*unit, types.Object) bool) []Location {
+	ix := u.index
+	for _, i := range ix.named(name) {
+		id := ix.Idents[i]
 		kind, via := "", ""
 		if ix.key(id.Def) == want {
 			kind = "declaration"
 		} else if ix.key(id.Use) == want {
 			kind = "reference"
-		} else if obj := ix.object(id.Use); obj != nil && related(u, obj) {
+		} else if obj := ix.method(id.Use); obj != nil && related(u, obj) {
 			kind, via = "related_reference", qualified(obj)
 		} else if !u.typed() && id.Def == noRef && id.Use == noRef && !id.Clause {
 			kind = "syntactic_reference"
@@ -73,32 +83,6 @@ func (p *program) references(t *target) []Location {
 		out = append(out, loc)
 	}
 	return out
-}
-
-// identRef is one identifier of a repository file: Idents[i] of its
-// unit's index.
-type identRef struct {
-	unit *unit
-	i    int32
-}
-
-// identifiers indexes the identifiers of the fully checked repository
-// packages by name, once per program: a references query then visits
-// only the identifiers that bear the target's name.
-func (p *program) identifiers() map[string][]identRef {
-	p.identsOnce.Do(func() {
-		p.idents = map[string][]identRef{}
-		for _, u := range p.local {
-			if u.index == nil {
-				continue
-			}
-			for i, id := range u.index.Idents {
-				name := u.index.Names[id.Name]
-				p.idents[name] = append(p.idents[name], identRef{unit: u, i: int32(i)})
-			}
-		}
-	})
-	return p.idents
 }
 
 // importsOf answers the references of a package: the import specs that
