@@ -28,7 +28,7 @@ func goComments() map[string]string {
 		"github.com/repo-mcp/repo-mcp/tools/gonav.GoNavigateOut.Truncated":   "truncated says more results follow this page.",
 		"github.com/repo-mcp/repo-mcp/tools/gonav.ListError":                 "ListError says go list could not run at all (not: some packages have errors, which the listing carries).",
 		"github.com/repo-mcp/repo-mcp/tools/gonav.LoadFacts":                 "LoadFacts describe the program the results come from.",
-		"github.com/repo-mcp/repo-mcp/tools/gonav.LoadFacts.Checked":         "checked counts those type-checked for this revision; the others were reused from earlier revisions with the same content, read from the type information kept on disk (packages outside the repository), or built in (unsafe).",
+		"github.com/repo-mcp/repo-mcp/tools/gonav.LoadFacts.Checked":         "checked counts those type-checked for this revision; the others were reused from earlier revisions with the same content, read from the type information kept on disk by an earlier process or replica (the repository's packages with their indexes), or built in (unsafe).",
 		"github.com/repo-mcp/repo-mcp/tools/gonav.LoadFacts.DurationMS":      "How long loading took, 0 when the revision was already loaded.",
 		"github.com/repo-mcp/repo-mcp/tools/gonav.LoadFacts.Packages":        "packages counts the packages loaded, dependencies and test variants included.",
 		"github.com/repo-mcp/repo-mcp/tools/gonav.Location":                  "One place in the source.",
