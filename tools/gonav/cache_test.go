@@ -256,7 +256,9 @@ func TestListingReused(t *testing.T) {
 // object, has its package checked again, that one alone, once.
 func TestIndexOnDisk(t *testing.T) {
 	repo := gitfixture.New(t)
-	repo.Commit(t, "nav", txtarFiles(t, "testdata/nav.txtar"))
+	files := txtarFiles(t, "testdata/nav.txtar")
+	files["shape/twice.go"] = gitfixture.Text("package shape\n\nconst factor = 2\n\nvar calls int\n\nfunc double(x float64) float64 { calls++; return factor * x }\n\n// Twice doubles an area.\nfunc Twice(s Shape) float64 { return double(s.Area()) }\n")
+	repo.Commit(t, "nav", files)
 	opts := testOptions(t)
 	c1, sv1 := serve(t, repo.Dir, opts)
 	navigate(t, c1, map[string]any{"relation": "definition", "symbol": "shape.Shape"})
@@ -269,6 +271,14 @@ func TestIndexOnDisk(t *testing.T) {
 		{"relation": "callees", "symbol": "square.Both"},
 		{"relation": "implementations", "symbol": "square.Square"},
 		{"relation": "package_api", "symbol": "square"},
+		// What export data leaves out: unexported functions, variables
+		// and constants (hiddenDecls).
+		{"relation": "callers", "symbol": "shape.double"},
+		{"relation": "callees", "symbol": "shape.Twice"},
+		{"relation": "references", "symbol": "shape.double"},
+		{"relation": "references", "symbol": "shape.calls"},
+		{"relation": "definition", "symbol": "shape.factor"},
+		{"relation": "definition", "path": "shape/twice.go", "line": 10, "column": 38},
 	}
 	local := map[string]any{"relation": "references", "path": "shape/shape.go", "line": 17, "column": 6}
 	for i, q := range append(queries, local) {

@@ -93,12 +93,15 @@ func (l *loader) read(n *node) *unit {
 		return nil
 	}
 	imports, direct := importsOf(n)
-	pkg, err := decode(l.fset, e, u.path, imports, direct, l.tables)
+	pkg, hidden, err := decode(l.fset, e, u.path, imports, direct, l.tables)
 	if err != nil {
 		l.log.Warn("go_navigate: a package's type information on disk cannot be read; checking it", "package", u.id, "error", err)
 		return nil
 	}
 	u.types, u.problems, u.fileNames = pkg, e.Problems, e.FileNames
+	if n.local {
+		u.hidden = hidden
+	}
 	if n.local {
 		u.apiKey = e.APIKey
 		if n.full {
@@ -139,7 +142,7 @@ func (l *loader) keep(n *node, u *unit, files []*ast.File) {
 	}
 	l.store.saveLater(u.id, u.key, e)
 	imports, direct := importsOf(n)
-	pkg, err := decode(l.fset, e, u.path, imports, direct, l.tables)
+	pkg, _, err := decode(l.fset, e, u.path, imports, direct, l.tables)
 	if err != nil {
 		l.log.Warn("go_navigate: a package's type information cannot be read back", "package", u.id, "error", err)
 		return
@@ -238,7 +241,7 @@ func encode(fset *token.FileSet, u *unit, files []*ast.File) (*storedUnit, error
 		return nil, fmt.Errorf("writing the export data of %s: %w", u.id, err)
 	}
 	e.Export = export.Bytes()
-	if hidden := hiddenTypes(u.types); hidden != nil {
+	if hidden := hiddenDecls(u.types, u.local); hidden != nil {
 		var buf bytes.Buffer
 		if err := gcexportdata.Write(&buf, recoded, hidden); err != nil {
 			return nil, fmt.Errorf("writing the unexported types of %s: %w", u.id, err)
@@ -251,10 +254,10 @@ func encode(fset *token.FileSet, u *unit, files []*ast.File) (*storedUnit, error
 // decode reads an entry's package. imports holds the packages its
 // dependencies import, directly or not, by path; direct, those it
 // imports.
-func decode(fset *token.FileSet, e *storedUnit, path string, imports map[string]*types.Package, direct []*types.Package, tables *posTables) (*types.Package, error) {
-	pkg, err := gcexportdata.Read(bytes.NewReader(e.Export), fset, imports, path)
+func decode(fset *token.FileSet, e *storedUnit, path string, imports map[string]*types.Package, direct []*types.Package, tables *posTables) (pkg, hidden *types.Package, err error) {
+	pkg, err = gcexportdata.Read(bytes.NewReader(e.Export), fset, imports, path)
 	if err != nil {
-		return nil, fmt.Errorf("reading the export data of %s: %w", path, err)
+		return nil, nil, fmt.Errorf("reading the export data of %s: %w", path, err)
 	}
 	// The reader lists the packages the export data names; a check
 	// lists the direct imports, which implementations' visibility
@@ -263,32 +266,52 @@ func decode(fset *token.FileSet, e *storedUnit, path string, imports map[string]
 	if len(e.Hidden) > 0 {
 		// Reading declares the unexported types in pkg, which the
 		// import map holds.
-		if _, err := gcexportdata.Read(bytes.NewReader(e.Hidden), fset, imports, hiddenPrefix+path); err != nil {
-			return nil, fmt.Errorf("reading the unexported types of %s: %w", path, err)
+		if hidden, err = gcexportdata.Read(bytes.NewReader(e.Hidden), fset, imports, hiddenPrefix+path); err != nil {
+			return nil, nil, fmt.Errorf("reading the unexported types of %s: %w", path, err)
 		}
+		tables.add(fset, hidden, e.Files)
 	}
 	tables.add(fset, pkg, e.Files)
-	return pkg, nil
+	return pkg, hidden, nil
 }
 
-// hiddenTypes returns a package whose exported aliases name pkg's
-// unexported types, so that its export data declares them; nil when
-// there are none. Generic types are left out, as implementations leaves
-// them out.
-func hiddenTypes(pkg *types.Package) *types.Package {
+// hiddenDecls returns a package whose exported declarations stand for
+// pkg's unexported ones, so that its export data holds them; nil when
+// there are none. Its aliases T0, T1... name the unexported types
+// (generic types are left out, as implementations leaves them out).
+// With funcs, a repository package's, it declares too, at their
+// positions, F_name, a variable of each unexported function's signature,
+// V_name of each variable's type, C_name of each constant: what an index
+// read from disk names of its package (see unit.unexported).
+func hiddenDecls(pkg *types.Package, funcs bool) *types.Package {
 	w := types.NewPackage(hiddenPrefix+pkg.Path(), "hidden")
 	scope := pkg.Scope()
 	for _, name := range scope.Names() {
-		tn, ok := scope.Lookup(name).(*types.TypeName)
-		if !ok || tn.Exported() || tn.IsAlias() {
+		obj := scope.Lookup(name)
+		if obj.Exported() {
 			continue
 		}
-		if n, ok := tn.Type().(*types.Named); !ok || n.TypeParams().Len() > 0 {
-			continue
+		switch obj := obj.(type) {
+		case *types.TypeName:
+			if n, ok := obj.Type().(*types.Named); !ok || obj.IsAlias() || n.TypeParams().Len() > 0 {
+				continue
+			}
+			alias := types.NewTypeName(token.NoPos, w, fmt.Sprintf("T%d", w.Scope().Len()), nil)
+			types.NewAlias(alias, obj.Type())
+			w.Scope().Insert(alias)
+		case *types.Func:
+			if funcs && obj.Signature().TypeParams().Len() == 0 {
+				w.Scope().Insert(types.NewVar(obj.Pos(), w, "F_"+name, obj.Type()))
+			}
+		case *types.Var:
+			if funcs {
+				w.Scope().Insert(types.NewVar(obj.Pos(), w, "V_"+name, obj.Type()))
+			}
+		case *types.Const:
+			if funcs {
+				w.Scope().Insert(types.NewConst(obj.Pos(), w, "C_"+name, obj.Type(), obj.Val()))
+			}
 		}
-		alias := types.NewTypeName(token.NoPos, w, fmt.Sprintf("T%d", w.Scope().Len()), nil)
-		types.NewAlias(alias, tn.Type())
-		w.Scope().Insert(alias)
 	}
 	if w.Scope().Len() == 0 {
 		return nil

@@ -31,7 +31,7 @@ type unitIndex struct {
 	Funcs   []indexFunc
 	Imports []indexImport
 	Calls   []indexCall
-	// LocalTypes are the type names declared in function bodies.
+	// LocalTypes are the named types declared in function bodies.
 	LocalTypes []int32
 
 	// A unit read from disk finds its objects when they are first asked
@@ -140,7 +140,13 @@ func buildIndex(fset *token.FileSet, u *unit, files []*ast.File, info *types.Inf
 	b.ix.Idents, b.ix.Objects = slices.Clone(b.ix.Idents), slices.Clone(b.ix.Objects)
 	b.ix.groupNames()
 	for id, obj := range info.Defs {
-		if tn, ok := obj.(*types.TypeName); ok && tn.Parent() != nil && tn.Parent() != u.types.Scope() && id.Pos().IsValid() {
+		// What implementations may answer with: named types, not type
+		// parameters, aliases or generic types.
+		tn, ok := obj.(*types.TypeName)
+		if !ok || tn.Parent() == nil || tn.Parent() == u.types.Scope() || tn.IsAlias() || !id.Pos().IsValid() {
+			continue
+		}
+		if n, ok := tn.Type().(*types.Named); ok && n.TypeParams().Len() == 0 {
 			b.ix.LocalTypes = append(b.ix.LocalTypes, b.object(tn))
 		}
 	}

@@ -83,6 +83,9 @@ func (l *loader) findObject(u *unit, r *indexObject) types.Object {
 		return nil
 	}
 	obj := scope.Lookup(r.Top)
+	if obj == nil && r.Pkg == u.path && r.Member == "" {
+		obj = u.unexportedObject(r.Top)
+	}
 	if obj != nil && r.Member != "" {
 		obj, _, _ = types.LookupFieldOrMethod(obj.Type(), true, obj.Pkg(), r.Member)
 	}

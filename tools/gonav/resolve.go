@@ -147,6 +147,9 @@ func (p *program) packagesNamed(ref string) []*unit {
 func lookup(u *unit, rest string) types.Object {
 	name, member, _ := strings.Cut(rest, ".")
 	obj := u.types.Scope().Lookup(name)
+	if obj == nil {
+		obj = u.unexportedObject(name) // a package read from disk
+	}
 	if obj == nil || member == "" {
 		return obj
 	}
