@@ -24,6 +24,9 @@ import (
 //   - fallocate-fdatasync: an overwrite of space reserved in advance with
 //     fallocate. The size does not change, but the extent written is
 //     marked unwritten until then, and converting it is a metadata change.
+//   - keepsize-fdatasync: an append into space reserved past the end
+//     (FALLOC_FL_KEEP_SIZE), so no block is allocated on the way, but
+//     the size still changes.
 //   - zeroed-fdatasync, zeroed-odsync: an overwrite of space filled with
 //     written zeros (and synced) in advance: pure data, no metadata to
 //     commit.
@@ -60,6 +63,14 @@ func BenchmarkDurableWrite(b *testing.B) {
 			b.Fatal(err)
 		}
 		benchlat.Measure(b, func(i int) error { return writeThen(f, rec, int64(i*len(rec)), fdatasync(f)) })
+	})
+	b.Run("keepsize-fdatasync", func(b *testing.B) {
+		f := openLog(b, os.O_APPEND, 0)
+		const keepSize = 0x01 // FALLOC_FL_KEEP_SIZE: blocks reserved past the end; appends still grow the size
+		if err := syscall.Fallocate(int(f.Fd()), keepSize, 0, region); err != nil {
+			b.Skipf("fallocate is not supported here: %v", err)
+		}
+		benchlat.Measure(b, func(int) error { return writeThen(f, rec, -1, fdatasync(f)) })
 	})
 	b.Run("zeroed-fdatasync", func(b *testing.B) {
 		f := openLog(b, 0, region)
