@@ -243,7 +243,10 @@ func TestMillionMatches(t *testing.T) {
 		}
 		indexed[i] = indexedFile{path: fmt.Sprintf("p%d/f.go", i), id: fmt.Sprint(i), importPath: fmt.Sprintf("m/p%d", i), pf: pf}
 	}
-	idx := assemble("rev", Options{}, indexed, newNameTable())
+	idx, err := assemble("rev", Options{}, indexed, newNameTable())
+	if err != nil {
+		t.Fatal(err)
+	}
 	q := Query{Query: "sym", Match: MatchPrefix, Limit: MaxLimit}
 	res, err := idx.Search(q)
 	if err != nil {
