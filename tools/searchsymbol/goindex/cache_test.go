@@ -131,7 +131,7 @@ func dumpNames(x *Index) string {
 		}
 		found, ok := x.lookupName(d.name)
 		lines = append(lines, fmt.Sprintf("%s lower=%s initials=%s mask=%x starts=%x masks=%v lookup=%v %v",
-			d.name, d.lower, d.initials, d.mask, d.starts, charMask(d.lower) == d.mask, ok && found == i, entries))
+			d.name, d.lower, d.initials, d.mask, d.starts, nameMask(d.lower) == d.mask, ok && found == i, entries))
 	}
 	slices.Sort(lines)
 	return strings.Join(lines, "\n")

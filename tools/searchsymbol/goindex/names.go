@@ -24,7 +24,7 @@ type nameData struct {
 	name     string
 	lower    string
 	initials string // lower-case initials of its camel-case words
-	mask     uint64 // the characters it contains (see charMask)
+	mask     uint64 // the characters it contains, and its first (see nameMask)
 	starts   uint64 // which of its first 64 bytes begin camel-case words
 }
 
@@ -70,7 +70,7 @@ func (t *nameTable) internNameLocked(name string) int32 {
 	t.ids[name] = id
 	lower := strings.ToLower(name)
 	t.names = append(t.names, nameData{name: name, lower: lower, initials: initials(name),
-		mask: charMask(lower), starts: wordStarts(name)})
+		mask: nameMask(lower), starts: wordStarts(name)})
 	return id
 }
 

@@ -202,7 +202,7 @@ func (c *compiledQuery) classify(n *nameData) (tier, int) {
 		t = tierPrefix
 	case len(c.lower) >= 2 && c.maxTier >= tierFuzzy && strings.HasPrefix(n.initials, c.lower):
 		t = tierCamel
-	case strings.Contains(n.lower, c.lower):
+	case c.maxTier >= tierSubstring && strings.Contains(n.lower, c.lower):
 		t = tierSubstring
 	case c.maxTier >= tierFuzzy && len(c.lower) >= c.minFuzzy:
 		if s, ok := fuzzyScore(n, c.lower); ok {

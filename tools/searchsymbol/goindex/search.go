@@ -83,10 +83,15 @@ func (x *Index) Search(q Query) (*Result, error) {
 			visitEntries(&x.names[i], tierRegexp, 0)
 		}
 	default:
-		// Most names lack a character of the query: skip them on a scan
-		// of the masks alone.
+		// Most names lack a character of the query, or, when only
+		// prefixes match, start with another: skip them on a scan of
+		// the masks alone.
+		var leadMask, want uint64
+		if c.maxTier <= tierPrefix && c.lower != "" {
+			leadMask, want = leadBits, lead(c.lower)
+		}
 		for i, m := range x.masks {
-			if c.mask&^m == 0 {
+			if c.mask&^m == 0 && m&leadMask == want {
 				visit(i)
 			}
 		}
