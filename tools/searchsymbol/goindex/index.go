@@ -109,13 +109,6 @@ func assemble(rev string, opts Options, files []indexedFile, table *nameTable) (
 	}
 	copy(x.id[:], h.Sum(nil))
 
-	var strs strTable
-	strs.b.Grow(size)
-	x.files = make([]fileRec, 0, len(files))
-	x.syms = make([]symRec, 0, syms)
-	for i := range files {
-		strs.addFile(x, &files[i])
-	}
 	x.entries = make([]entryRef, 0, len(files)+syms)
 	nameOf := make([]int32, 0, cap(x.entries)) // the name id of each entry
 	for start := 0; start < len(files); {
@@ -127,7 +120,13 @@ func assemble(rev string, opts Options, files []indexedFile, table *nameTable) (
 		start = end
 	}
 	x.facts.Symbols = len(x.entries)
-	x.groupNames(table.snapshot(), nameOf, &strs)
+	var strs strTable
+	x.groupNames(table.snapshot(), nameOf, &strs, size)
+	x.files = make([]fileRec, 0, len(files))
+	x.syms = make([]symRec, 0, syms)
+	for i := range files {
+		strs.addFile(x, &files[i])
+	}
 	if strs.err != nil {
 		return nil, strs.err
 	}
@@ -144,14 +143,15 @@ func (x *Index) addPackage(files []indexedFile, start, end int, nameOf []int32) 
 	for i := start; i < end; i++ {
 		if pf := files[i].pf; pf.pkgName != "" && !slices.Contains(seen, pf.pkgName) {
 			seen = append(seen, pf.pkgName)
-			x.add(int32(packageFile(files[start:end], pf.pkgName)+start), -1, KindPackage, pf.pkgName, depth)
+			file := packageFile(files[start:end], pf.pkgName) + start
+			x.add(int32(file), -1, KindPackage, pf.pkgName, depth, files[file].test())
 			nameOf = append(nameOf, pf.pkgID)
 		}
 	}
 	for i := start; i < end; i++ {
 		pf := files[i].pf
 		for j, s := range pf.syms {
-			x.add(int32(i), int32(j), s.kind, s.name, depth)
+			x.add(int32(i), int32(j), s.kind, s.name, depth, files[i].test())
 		}
 		nameOf = append(nameOf, pf.ids...)
 	}
@@ -177,12 +177,12 @@ func packageFile(files []indexedFile, name string) int {
 	return best
 }
 
-func (x *Index) add(file, sym int32, kind Kind, name string, depth uint64) {
+func (x *Index) add(file, sym int32, kind Kind, name string, depth uint64, test bool) {
 	var rank uint64
 	if kind != KindPackage && !token.IsExported(name) {
 		rank |= rankUnexported
 	}
-	if x.files[file].test() {
+	if test {
 		rank |= rankTest
 	}
 	rank |= min(depth, 63)<<40 | uint64(min(len(name), 255))<<32 | uint64(len(x.entries))

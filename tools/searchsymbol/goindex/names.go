@@ -83,8 +83,8 @@ func (t *nameTable) snapshot() []nameData {
 
 // groupNames fills x.names, x.byName, x.masks and x.slots from all, the
 // names interned so far, and nameOf, the name id of each entry. The names'
-// strings go to strs.
-func (x *Index) groupNames(all []nameData, nameOf []int32, strs *strTable) {
+// strings go to strs, which it sizes for them and another more bytes.
+func (x *Index) groupNames(all []nameData, nameOf []int32, strs *strTable, more int) {
 	count := make([]int32, len(all))
 	for _, id := range nameOf {
 		count[id]++
@@ -92,12 +92,14 @@ func (x *Index) groupNames(all []nameData, nameOf []int32, strs *strTable) {
 	// The index's names, in id order; count becomes id -> local number.
 	// Counted first: appending to a slice of hundreds of thousands of
 	// names copies it at every doubling.
-	distinct := 0
-	for _, n := range count {
+	distinct, size := 0, more
+	for id, n := range count {
 		if n > 0 {
 			distinct++
+			size += len(all[id].name) + len(all[id].lower) + len(all[id].initials)
 		}
 	}
+	strs.b.Grow(size)
 	x.names = make([]nameRec, 0, distinct)
 	x.masks = make([]uint64, 0, distinct)
 	var next int32
