@@ -498,3 +498,34 @@ func TestEntriesOutliveLoadedIndex(t *testing.T) {
 		t.Errorf("entries after the index was dropped:\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestWorkTreeIndexReusedUntilChanged queries an unchanged working tree
+// twice: the second query reuses the first one's tables. A changed go.mod
+// (no .go file changed, so no file is parsed again) still gives a new
+// index, with the new import paths.
+func TestWorkTreeIndexReusedUntilChanged(t *testing.T) {
+	r, _ := newFixtureRepo(t, "testdata/fixture.txtar")
+	ix := NewIndexer(IndexerOptions{})
+	ctx := context.Background()
+	index := func() *Index {
+		t.Helper()
+		idx, err := ix.Index(ctx, r.worktree(t), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return idx
+	}
+	first, second := index(), index()
+	if &first.entries[0] != &second.entries[0] || second.Facts().Reparsed != 0 {
+		t.Errorf("unchanged work tree: tables shared %v, %d files parsed; want shared, 0",
+			&first.entries[0] == &second.entries[0], second.Facts().Reparsed)
+	}
+	mod := filepath.Join(r.dir, "go.mod")
+	if err := os.WriteFile(mod, []byte(strings.Replace(mustRead(t, r.dir, "go.mod"), "example.com/fix", "example.com/moved", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := index().Search(Query{Query: "Amber"})
+	if err != nil || len(res.Entries) != 1 || res.Entries[0].Package != "example.com/moved" {
+		t.Errorf("after go.mod moved the module: %+v, %v", res, err)
+	}
+}

@@ -61,6 +61,7 @@ type Indexer struct {
 	blobs   *blobCache
 	names   *nameTable
 	stats   statMemo
+	tree    treeMemo
 	disk    *diskCache // nil when disabled
 	flights flightGroup
 
