@@ -22,7 +22,7 @@ type Index struct {
 	entries  []entryRef // in stable order: import path, file path, source order
 	names    []nameRec  // the distinct names
 	byName   []int32    // entry numbers grouped by name (see nameRec.first)
-	masks    []uint64   // charMask of each name's lower case, scanned without touching names
+	masks    []uint64   // nameMask of each name, scanned without touching names
 	slots    []int32    // a hash table of names (see nameSlots)
 	facts    Facts
 }
