@@ -529,3 +529,23 @@ func TestWorkTreeIndexReusedUntilChanged(t *testing.T) {
 		t.Errorf("after go.mod moved the module: %+v, %v", res, err)
 	}
 }
+
+// TestDiskLoadReadsNoTree answers a new indexer's query from the disk
+// cache without walking the snapshot or reading a file: the revision alone
+// names the cache file.
+func TestDiskLoadReadsNoTree(t *testing.T) {
+	r, commit := newFixtureRepo(t, "testdata/fixture.txtar")
+	ctx := context.Background()
+	dir := t.TempDir()
+	if err := NewIndexer(IndexerOptions{CacheDir: dir}).Warm(ctx, r.source(t, commit), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	src := &countingSource{Source: r.source(t, commit)}
+	res, err := NewIndexer(IndexerOptions{CacheDir: dir}).Search(ctx, src, Options{}, Query{Query: "NewReader"})
+	if err != nil || res.Facts.From != FromDisk || res.Total != 5 {
+		t.Fatalf("from %q, total %d, err %v; want 5 from disk", res.Facts.From, res.Total, err)
+	}
+	if n := src.walks.Load(); n != 0 {
+		t.Errorf("%d walks before answering from disk, want 0", n)
+	}
+}
