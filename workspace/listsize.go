@@ -187,12 +187,14 @@ func (sr *sizeReader) close() {
 // was most of what a new process did before its first read_file answered
 // (that call stats the file first). r.mu must be held.
 func (r *repo) packedSizeLocked(h plumbing.Hash) (int64, bool) {
-	pr := r.packsLocked()
-	sr := sizeReader{packs: make([]openPack, len(pr.packs))}
-	for i, p := range pr.packs {
-		sr.packs[i] = openPack{index: p.index, mapped: p.pack}
+	if r.packSizes == nil {
+		pr := r.packsLocked()
+		r.packSizes = &sizeReader{packs: make([]openPack, len(pr.packs))}
+		for i, p := range pr.packs {
+			r.packSizes.packs[i] = openPack{index: p.index, mapped: p.pack}
+		}
 	}
-	return sr.size(h)
+	return r.packSizes.size(h)
 }
 
 // size returns the size of object h when a pack holds it and its entry
