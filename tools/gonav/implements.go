@@ -23,12 +23,22 @@ func (p *program) implementations(t *target) []Location {
 
 // implementers returns the objects implementations answers with:
 // candidates from the repository's packages, and from the dependencies
-// the target's package imports, directly or not.
+// the target's package imports, directly or not, narrowed by method
+// name (methodIndex).
 func (p *program) implementers(t *target) []types.Object {
-	tn, method := typeOf(t.obj)
+	tn, _ := typeOf(t.obj)
 	if tn == nil {
 		return nil
 	}
+	return p.implementersAmong(t, p.methods().candidates(tn))
+}
+
+// implementersAmong returns implementers' answer among the named types
+// at the positions cands of p.namedTypes(), given in increasing order,
+// and the types declared in the functions of the target's package:
+// those are few, and the method index leaves them out.
+func (p *program) implementersAmong(t *target, cands []int32) []types.Object {
+	tn, method := typeOf(t.obj)
 	iface, isIface := tn.Type().Underlying().(*types.Interface)
 	if isIface && iface.NumMethods() == 0 {
 		return nil
@@ -37,7 +47,11 @@ func (p *program) implementers(t *target) []types.Object {
 	var out []types.Object
 	seenFrom := t.unit.imports()
 	named := p.namedTypes()
-	candidates := append(named[:len(named):len(named)], p.localTypes(pathOf(tn))...)
+	candidates := make([]namedType, 0, len(cands))
+	for _, i := range cands {
+		candidates = append(candidates, named[i])
+	}
+	candidates = append(candidates, p.localTypes(pathOf(tn))...)
 	for _, nt := range candidates {
 		// Dependencies count only where the target's package sees them,
 		// as gopls counts them: an interface of a package it does not

@@ -29,6 +29,9 @@ type program struct {
 	namedOnce sync.Once
 	named     []namedType
 
+	methodsOnce sync.Once
+	methodIx    *methodIndex
+
 	filesMu sync.Mutex
 	lines   map[string][][]byte // display name -> lines, for results' text
 }
