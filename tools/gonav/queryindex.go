@@ -4,14 +4,16 @@ import (
 	"go/types"
 )
 
-// prepareQueries builds the named types, which implementations reads,
-// as a load's last step: otherwise the first query pays for it, seconds
-// on a large repository. The identifiers by name are each unit's
-// (unitIndex.named), shared by the programs of every revision. The call
-// graph is left to the first callers or callees query: it is the
-// larger, in memory and time, and only those two relations read it.
+// prepareQueries starts building the named types and their method
+// index, which implementations reads, once a load is done, in the
+// background: seconds on a large repository, which the first query of
+// another relation need not wait for, and the first implementations
+// query waits for only what is left of. The identifiers by name are each
+// unit's (unitIndex.named), shared by the programs of every revision.
+// The call graph is left to the first callers or callees query: it is
+// the larger, in memory and time, and only those two relations read it.
 func (p *program) prepareQueries() {
-	p.namedTypes()
+	go p.methods()
 }
 
 // namedType is a named type that is neither an alias nor generic: what

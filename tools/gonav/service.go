@@ -228,7 +228,6 @@ func (sv *Service) load(ctx context.Context, req *server.Request, snap *workspac
 		return nil, err
 	}
 	prog.listFailed = listFailed
-	report(0, 0, "indexing identifiers and types")
 	prog.prepareQueries()
 	l := &loaded{key: key, prog: prog, dur: time.Since(start)}
 	sv.mu.Lock()
