@@ -236,3 +236,45 @@ func percentile(v []float64, p int) float64 {
 	slices.Sort(s)
 	return s[min(len(s)-1, (len(s)*p+99)/100-1)]
 }
+
+// BenchmarkWarmQueries runs the 60 comparison queries on a warm service,
+// search_text alone: what -cpuprofile should look at. Each iteration is
+// all 60; -test.v with SEARCHTEXT_BENCH_VERBOSE logs each query's time.
+func BenchmarkWarmQueries(b *testing.B) {
+	dir := benchRepo(b)
+	sv, reg := newTestService(b, dir, b.TempDir())
+	if err := sv.warm(context.Background(), "op", "w"); err != nil {
+		b.Fatal(err)
+	}
+	snap := testSnapshot(b, reg, "")
+	call := func(q refQuery) {
+		in := queryInput(q)
+		r, out, err := sv.execute(context.Background(), &server.Request{ID: "bench"}, snap, in)
+		if err == nil {
+			err = r.page(context.Background(), in, out)
+		}
+		if err != nil || !out.Complete {
+			b.Fatalf("%q: %v", q.pattern, err)
+		}
+	}
+	for _, q := range comparisonQueries {
+		call(q) // fills the content cache
+	}
+	per := make([][]float64, len(comparisonQueries))
+	for b.Loop() {
+		for i, q := range comparisonQueries {
+			t0 := time.Now()
+			call(q)
+			per[i] = append(per[i], time.Since(t0).Seconds()*1000)
+		}
+	}
+	var all []float64
+	for i, v := range per {
+		all = append(all, v...)
+		if os.Getenv("SEARCHTEXT_BENCH_VERBOSE") != "" {
+			b.Logf("%-40q %8.2f ms", comparisonQueries[i].pattern, percentile(v, 50))
+		}
+	}
+	b.ReportMetric(percentile(all, 50), "p50-ms")
+	b.ReportMetric(percentile(all, 99), "p99-ms")
+}
