@@ -85,8 +85,9 @@ func wordAt(data []byte, start, end, i int) bool {
 // matchAt returns whether one of the matcher's exact literals starts at
 // data[at] with its edges holding; the line holding at is [start, end).
 func (m *matcher) matchAt(data []byte, start, end, at int) bool {
-	if m.fold != nil {
-		return m.edgesHold(data, start, end, at, at+len(m.fold.lower))
+	if f := m.fold; f != nil {
+		to := at + len(f.lower)
+		return to <= len(data) && f.equal(data[at:to]) && m.edgesHold(data, start, end, at, to)
 	}
 	for _, lit := range m.lits {
 		if bytes.HasPrefix(data[at:], lit) && m.edgesHold(data, start, end, at, at+len(lit)) {
@@ -112,18 +113,44 @@ func (m *matcher) edgesHold(data []byte, start, end, from, to int) bool {
 
 // firstExact returns the first place, from at (where a literal starts) to
 // the end of the line [start, end), where an exact matcher's literals
-// match with their edges; -1 when there is none.
+// match with their edges; -1 when there is none. Under ^ or $ a literal
+// can match at one place per line only: only that place is looked at.
 func (m *matcher) firstExact(find *finder, data []byte, start, end, at int) int {
-	if len(m.before)+len(m.after) == 0 {
+	switch {
+	case len(m.before)+len(m.after) == 0:
 		return at
+	case m.lineStart:
+		if at == start && m.matchAt(data, start, end, at) {
+			return at
+		}
+		return -1
+	case m.lineEnd:
+		return m.firstEndingAt(data, start, end, at)
 	}
 	for !m.matchAt(data, start, end, at) {
-		if m.lineStart && at > start {
-			return -1 // ^ held nowhere after the line's start
-		}
 		if at = find.from(at + 1); at < 0 || at >= end {
 			return -1
 		}
 	}
 	return at
+}
+
+// firstEndingAt returns the first place from at where a literal that
+// ends the line [start, end) starts, with its edges holding, or -1.
+func (m *matcher) firstEndingAt(data []byte, start, end, at int) int {
+	first := -1
+	for _, n := range m.litLens() {
+		if p := end - n; p >= at && (first < 0 || p < first) && m.matchAt(data, start, end, p) {
+			first = p
+		}
+	}
+	return first
+}
+
+// litLens returns the lengths of the matcher's literals.
+func (m *matcher) litLens() []int {
+	if m.fold != nil {
+		return []int{len(m.fold.lower)}
+	}
+	return m.lens
 }

@@ -14,6 +14,8 @@ import (
 // rather than starting an empty one.
 func (m *matcher) eachLine(data []byte, fn func(line, start, end, col int) bool) {
 	switch {
+	case m.class != nil:
+		m.eachLineOfClass(data, fn)
 	case m.exact, m.lits != nil && !m.prefix:
 		m.eachLineByLiterals(data, fn)
 	case m.prefix:
@@ -114,7 +116,7 @@ var newline = []byte{'\n'}
 
 // countLines returns the number of lines of data the matcher matches.
 func (m *matcher) countLines(data []byte) int {
-	if m.exact {
+	if m.exact && m.class == nil {
 		return m.countExact(data)
 	}
 	n := 0

@@ -43,10 +43,14 @@ type matcher struct {
 	// ASCII string, in place of lits.
 	fold *asciiFold
 	// before and after are the conditions at the start and end of an
-	// exact matcher's literals (\bword\b, ^import, ;$); lineStart says
-	// before holds ^.
-	before, after []edge
-	lineStart     bool
+	// exact matcher's literals (\bword\b, ^import, ;$); lineStart and
+	// lineEnd say they hold ^ and $.
+	before, after      []edge
+	lineStart, lineEnd bool
+	// lens are the lengths of lits.
+	lens []int
+	// class, when set, is the expression: whole lines of a class.
+	class *lineClass
 }
 
 // compile turns the pattern arguments into a matcher. Matching is line by
@@ -115,13 +119,16 @@ func compile(in SearchTextIn) (*matcher, error) {
 		if m.exact {
 			m.before, m.after = before, after
 			m.lineStart = slices.Contains(before, edge(syntax.OpBeginLine))
+			m.lineEnd = slices.Contains(after, edge(syntax.OpEndLine))
 		}
 	}
 	if m.lits == nil {
 		m.bytes = requiredBytes(re)
 	}
+	m.class = newLineClass(re)
 	for _, lit := range m.lits {
 		m.rare = append(m.rare, rarestByte(lit))
+		m.lens = append(m.lens, len(lit))
 	}
 	return m, nil
 }

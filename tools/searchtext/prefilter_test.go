@@ -8,8 +8,8 @@ import (
 	"testing"
 )
 
-// lineFilterCases are patterns and the prefilter each must get: exact,
-// lits, bytes or none.
+// lineFilterCases are patterns and the prefilter each must get: class,
+// exact, lits, bytes or none.
 var lineFilterCases = []struct {
 	in     SearchTextIn
 	filter string
@@ -29,7 +29,15 @@ var lineFilterCases = []struct {
 	{SearchTextIn{Pattern: "trailing abcdef", Case: "insensitive"}, "exact"},
 	{SearchTextIn{Pattern: "kelvin", Case: "insensitive"}, "lits"},
 	{SearchTextIn{Pattern: "state", Case: "insensitive"}, "lits"},
-	{SearchTextIn{Pattern: `^\s*$`, Mode: "regexp"}, "none"},
+	{SearchTextIn{Pattern: `^\s*$`, Mode: "regexp"}, "class"},
+	{SearchTextIn{Pattern: `^$`, Mode: "regexp"}, "class"},
+	{SearchTextIn{Pattern: `^[ \t]+$`, Mode: "regexp"}, "class"},
+	{SearchTextIn{Pattern: `^ {2,}$`, Mode: "regexp"}, "lits"},
+	{SearchTextIn{Pattern: `^\s*$|x`, Mode: "regexp"}, "none"},
+	{SearchTextIn{Pattern: `$^`, Mode: "regexp"}, "none"},
+	{SearchTextIn{Pattern: `^\t{1,2}$`, Mode: "regexp"}, "exact"},
+	{SearchTextIn{Pattern: `^\s*`, Mode: "regexp"}, "none"},
+	{SearchTextIn{Pattern: `^[^a]*$`, Mode: "regexp"}, "none"},
 	{SearchTextIn{Pattern: `\w+\(\)`, Mode: "regexp"}, "lits"},
 	{SearchTextIn{Pattern: "ERROR"}, "exact"},
 	{SearchTextIn{Pattern: "func F() {}"}, "exact"},
@@ -48,6 +56,10 @@ var lineFilterCases = []struct {
 	{SearchTextIn{Pattern: `^import`, Mode: "regexp"}, "exact"},
 	{SearchTextIn{Pattern: `}$`, Mode: "regexp"}, "exact"},
 	{SearchTextIn{Pattern: `^err$`, Mode: "regexp"}, "exact"},
+	{SearchTextIn{Pattern: `(Writer_|er_|r_|\.yaml1)$`, Mode: "regexp"}, "exact"},
+	{SearchTextIn{Pattern: `\b(rr|err)$`, Mode: "regexp"}, "exact"},
+	{SearchTextIn{Pattern: `ERR$`, Mode: "regexp", Case: "insensitive"}, "exact"},
+	{SearchTextIn{Pattern: `^ERR\b`, Mode: "regexp", Case: "insensitive"}, "exact"},
 	{SearchTextIn{Pattern: `^\t+return`, Mode: "regexp"}, "lits"},
 	{SearchTextIn{Pattern: `(Reader|Writer)\b`, Mode: "regexp"}, "exact"},
 	{SearchTextIn{Pattern: `\.(go|md|yaml)\b`, Mode: "regexp"}, "exact"},
@@ -74,6 +86,8 @@ func TestLineFiltersAgree(t *testing.T) {
 			}
 			filter := "none"
 			switch {
+			case m.class != nil:
+				filter = "class"
 			case m.exact:
 				filter = "exact"
 			case m.lits != nil:
@@ -112,6 +126,7 @@ func FuzzLineFilters(f *testing.F) {
 	f.Add(edgeText)
 	f.Add("err\n\n\xff_err_\nerr")
 	f.Add("")
+	f.Add("\n \n\t\n\n  \n\t\t \t\n \x0c\r\n\xa0\nx \n")
 	var ms []*matcher
 	for _, tt := range lineFilterCases {
 		m, err := compile(tt.in)
