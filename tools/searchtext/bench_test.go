@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -239,8 +240,15 @@ func percentile(v []float64, p int) float64 {
 
 // BenchmarkWarmQueries runs the 60 comparison queries on a warm service,
 // search_text alone: what -cpuprofile should look at. Each iteration is
-// all 60; -test.v with SEARCHTEXT_BENCH_VERBOSE logs each query's time.
+// all 60 (or those whose pattern SEARCHTEXT_BENCH_ONLY, a regular
+// expression, matches); -test.v with SEARCHTEXT_BENCH_VERBOSE logs each
+// query's time.
 func BenchmarkWarmQueries(b *testing.B) {
+	queries := comparisonQueries
+	if only := os.Getenv("SEARCHTEXT_BENCH_ONLY"); only != "" {
+		re := regexp.MustCompile(only)
+		queries = slices.DeleteFunc(slices.Clone(queries), func(q refQuery) bool { return !re.MatchString(q.pattern) })
+	}
 	dir := benchRepo(b)
 	sv, reg := newTestService(b, dir, b.TempDir())
 	if err := sv.warm(context.Background(), "op", "w"); err != nil {
@@ -257,12 +265,12 @@ func BenchmarkWarmQueries(b *testing.B) {
 			b.Fatalf("%q: %v", q.pattern, err)
 		}
 	}
-	for _, q := range comparisonQueries {
+	for _, q := range queries {
 		call(q) // fills the content cache
 	}
-	per := make([][]float64, len(comparisonQueries))
+	per := make([][]float64, len(queries))
 	for b.Loop() {
-		for i, q := range comparisonQueries {
+		for i, q := range queries {
 			t0 := time.Now()
 			call(q)
 			per[i] = append(per[i], time.Since(t0).Seconds()*1000)
@@ -272,7 +280,7 @@ func BenchmarkWarmQueries(b *testing.B) {
 	for i, v := range per {
 		all = append(all, v...)
 		if os.Getenv("SEARCHTEXT_BENCH_VERBOSE") != "" {
-			b.Logf("%-40q %8.2f ms", comparisonQueries[i].pattern, percentile(v, 50))
+			b.Logf("%-40q %8.2f ms", queries[i].pattern, percentile(v, 50))
 		}
 	}
 	b.ReportMetric(percentile(all, 50), "p50-ms")

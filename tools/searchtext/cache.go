@@ -40,12 +40,19 @@ func (c *contentCache) get(b textindex.Blob) ([]byte, bool) {
 	return e.Value.(*cacheEntry).data, true
 }
 
-// has reports whether b is cached, without making it recent.
-func (c *contentCache) has(b textindex.Blob) bool {
+// lookup returns the cached contents of blobs (nil for those not
+// cached), making them recent: one lock for a whole search's files.
+func (c *contentCache) lookup(blobs []textindex.Blob) [][]byte {
+	out := make([][]byte, len(blobs))
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	_, ok := c.items[b]
-	return ok
+	for i, b := range blobs {
+		if e, ok := c.items[b]; ok {
+			c.lru.MoveToFront(e)
+			out[i] = e.Value.(*cacheEntry).data
+		}
+	}
+	return out
 }
 
 // put keeps data unless it alone is over a quarter of the bound.
