@@ -20,6 +20,8 @@ func (m *matcher) eachLine(data []byte, fn func(line, start, end, col int) bool)
 		m.eachLineByLiterals(data, fn)
 	case m.prefix:
 		m.eachLineWhole(data, fn)
+	case m.bytes != nil && m.high:
+		m.eachLineByHighBytes(data, fn)
 	case m.bytes != nil:
 		m.eachLineByBytes(data, fn)
 	default:

@@ -33,8 +33,9 @@ type matcher struct {
 	// regexp finds fast in a whole file.
 	prefix bool
 	// bytes, when the expression has no literal to search for, rules out
-	// lines that cannot match.
+	// lines that cannot match; high says it is highOnly.
 	bytes *byteFilter
+	high  bool
 	// exact says the expression matches exactly the strings lits (or
 	// fold's): a line holding one of them matches, and no expression need
 	// run.
@@ -124,6 +125,7 @@ func compile(in SearchTextIn) (*matcher, error) {
 	}
 	if m.lits == nil {
 		m.bytes = requiredBytes(re)
+		m.high = m.bytes != nil && m.bytes.highOnly()
 	}
 	m.class = newLineClass(re)
 	for _, lit := range m.lits {

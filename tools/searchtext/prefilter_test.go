@@ -9,14 +9,14 @@ import (
 )
 
 // lineFilterCases are patterns and the prefilter each must get: class,
-// exact, lits, bytes or none.
+// exact, lits, high (bytes, all non-ASCII), bytes or none.
 var lineFilterCases = []struct {
 	in     SearchTextIn
 	filter string
 }{
-	{SearchTextIn{Pattern: `\p{Han}`, Mode: "regexp"}, "bytes"},
-	{SearchTextIn{Pattern: `[^\x00-\x7f]`, Mode: "regexp"}, "bytes"},
-	{SearchTextIn{Pattern: `[α-ω]+`, Mode: "regexp"}, "bytes"},
+	{SearchTextIn{Pattern: `\p{Han}`, Mode: "regexp"}, "high"},
+	{SearchTextIn{Pattern: `[^\x00-\x7f]`, Mode: "regexp"}, "high"},
+	{SearchTextIn{Pattern: `[α-ω]+`, Mode: "regexp"}, "high"},
 	{SearchTextIn{Pattern: `[A-Z]{5,}`, Mode: "regexp"}, "bytes"},
 	{SearchTextIn{Pattern: `[A-Z]{4}\b`, Mode: "regexp"}, "bytes"},
 	{SearchTextIn{Pattern: `\d{4}-\d{2}-\d{2}`, Mode: "regexp"}, "lits"},
@@ -45,7 +45,7 @@ var lineFilterCases = []struct {
 	{SearchTextIn{Pattern: "k", Case: "insensitive"}, "exact"},  // the Kelvin sign too
 	{SearchTextIn{Pattern: `世|ω|ABCD`, Mode: "regexp"}, "exact"},
 	{SearchTextIn{Pattern: `[βγ]`, Mode: "regexp"}, "exact"},
-	{SearchTextIn{Pattern: "\ufffd"}, "bytes"}, // the expression finds it in each invalid byte
+	{SearchTextIn{Pattern: "\ufffd"}, "high"}, // the expression finds it in each invalid byte
 	{SearchTextIn{Pattern: "bad\ufffd", Case: "insensitive"}, "bytes"},
 	{SearchTextIn{Pattern: "ABCD", WholeWord: true}, "exact"},
 	{SearchTextIn{Pattern: "err", WholeWord: true}, "exact"},
@@ -92,6 +92,8 @@ func TestLineFiltersAgree(t *testing.T) {
 				filter = "exact"
 			case m.lits != nil:
 				filter = "lits"
+			case m.high:
+				filter = "high"
 			case m.bytes != nil:
 				filter = "bytes"
 			}
@@ -126,6 +128,7 @@ func FuzzLineFilters(f *testing.F) {
 	f.Add(edgeText)
 	f.Add("err\n\n\xff_err_\nerr")
 	f.Add("")
+	f.Add("abcdefgh\nabcdefgé\nabcdefg\xffabcdefgh中\n\n1234567890123456ω\nα")
 	f.Add("\n \n\t\n\n  \n\t\t \t\n \x0c\r\n\xa0\nx \n")
 	var ms []*matcher
 	for _, tt := range lineFilterCases {
