@@ -2,8 +2,10 @@
 # bench/harness.sh [COUNT]: one read-only tool call (read_file of a small
 # file on the filesserver fixture, over stdio) bare through client/
 # ("client", the baseline) and as a model's tool call through the harness
-# ("harness": policy, validation, fsynced events, artifact, result), plus
-# one fsynced event ("append") and one stored artifact ("artifact") alone.
+# ("harness": policy, validation, fsynced events, artifact, result; and
+# "harness-think", with a model that takes 2 ms a turn, during which the
+# last call's artifact is synced), plus one fsynced event ("append") and
+# one stored artifact ("artifact") alone.
 # Runs the benchmark COUNT times (default 6) and prints the median calls/s
 # and p50 latency of each variant and its ratio to the baseline.
 set -euo pipefail
@@ -37,5 +39,7 @@ END {
 		v = order[k]; r = median(rate[v]); p = median(p50[v])
 		printf "%-10s %10.0f %10.1f %13.2fx %11.2fx\n", v, r, p, r / rb, p / pb
 	}
-	printf "(medians of %d runs; ratios against client; harness p50 - client p50 = %.1f µs of harness overhead per call)\n", split(rate["client"], x, " "), median(p50["harness"]) - pb
+	printf "(medians of %d runs; ratios against client; harness p50 - client p50 = %.1f µs of harness overhead per call", split(rate["client"], x, " "), median(p50["harness"]) - pb
+	if ("harness-think" in p50) printf "; with a 2 ms model, %.1f µs", median(p50["harness-think"]) - 2000 - pb
+	print ")"
 }' "$out"

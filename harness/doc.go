@@ -44,8 +44,12 @@
 // retried automatically (Config.RetryReadOnly times) and the log says so.
 //
 // Raw results are stored content-addressed under the run (package
-// artifact); the model receives a bounded summary. Package audit turns the
-// logs into the per-call audit table.
+// artifact); the model receives a bounded summary. A call has one sync on
+// its path, its intent's: its artifact is synced on a goroutine of its own
+// while the run goes on to the model's next turn, and the events that name
+// the artifact reach the log only after that sync, to be made durable (and
+// reported) by the run's next record. Package audit turns the logs into
+// the per-call audit table.
 //
 // # Hostile servers, models and repositories
 //

@@ -49,18 +49,22 @@ func (h *Harness) execute(ctx context.Context, r *run, c *call) error {
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	d := h.settle(r, c, res, err, ctx.Err() != nil)
+	d, durable := h.settle(r, c, res, err, ctx.Err() != nil)
 	d.DurationMS = float64(dur.Microseconds()) / 1000
 	if d.State != eventlog.Succeeded && d.State != eventlog.Failed {
+		// Such a state names no artifact left unsynced: settle stores
+		// the head of a cut answer with Put.
 		return h.record(r, eventlog.CallState, c.id, d)
 	}
 	// The end of the call and what the model receives, durable with the
-	// run's next record. Its artifact is durable already.
+	// run's next record. They reach the log once the artifact they name is
+	// durable, a sync that runs while the run goes on to the model's next
+	// turn: the next record waits for it.
 	result, err := h.resultFor(r, c, d.State, d.Reason)
 	if err != nil {
 		return err
 	}
-	return h.stage(r, entry{eventlog.CallState, c.id, d}, entry{eventlog.ToolResult, c.id, result})
+	return h.stageAfter(r, durable, entry{eventlog.CallState, c.id, d}, entry{eventlog.ToolResult, c.id, result})
 }
 
 // withRequestID returns a call's arguments with request_id set to id when
@@ -86,25 +90,29 @@ func withRequestID(e *tools.Entry, args json.RawMessage, id string) json.RawMess
 	return out
 }
 
-// settle turns a call's answer (or its absence) into its next state.
-func (h *Harness) settle(r *run, c *call, res *source.Result, err error, cancelled bool) eventlog.CallData {
+// settle turns a call's answer (or its absence) into its next state, and
+// returns with it what makes the artifact it names durable (a no-op when
+// it names none). Nothing that names the artifact may be durable before
+// that returns nil.
+func (h *Harness) settle(r *run, c *call, res *source.Result, err error, cancelled bool) (eventlog.CallData, func() error) {
 	if err == nil {
-		ref, perr := r.store.Put(res.Raw)
+		ref, durable, perr := r.store.Write(res.Raw)
 		if perr != nil {
-			return eventlog.CallData{State: eventlog.Unknown, Outcome: client.Answered.String(), Reason: "the answer could not be stored: " + perr.Error()}
+			return eventlog.CallData{State: eventlog.Unknown, Outcome: client.Answered.String(), Reason: "the answer could not be stored: " + perr.Error()}, noArtifact
 		}
 		c.result = h.summarize(res, ref)
 		state := eventlog.Succeeded
 		if res.IsError {
 			state = eventlog.Failed
 		}
-		return eventlog.CallData{State: state, Outcome: client.Answered.String(), ResultBytes: ref.Size, Artifact: ref.Digest, ServerRequestID: source.ServerRequestID(res.Raw)}
+		return eventlog.CallData{State: state, Outcome: client.Answered.String(), ResultBytes: ref.Size, Artifact: ref.Digest, ServerRequestID: source.ServerRequestID(res.Raw)}, durable
 	}
 	var ce *source.CallError
 	if !errors.As(err, &ce) {
 		ce = &source.CallError{Outcome: client.NotSent, Message: err.Error()}
 	}
 	d := eventlog.CallData{Outcome: ce.Outcome.String(), Reason: ce.Message}
+	durable := noArtifact
 	if len(ce.Head) > 0 {
 		if ref, perr := r.store.Put(ce.Head); perr == nil {
 			d.Artifact, d.ResultBytes = ref.Digest, ce.Size
@@ -126,8 +134,11 @@ func (h *Harness) settle(r *run, c *call, res *source.Result, err error, cancell
 	if d.State == eventlog.Failed {
 		c.result = d.Reason
 	}
-	return d
+	return d, durable
 }
+
+// noArtifact is settle's durable for a state that names no new artifact.
+func noArtifact() error { return nil }
 
 // summarize renders a result for the model: bounded text, and a note for
 // every content block it cannot be given yet.

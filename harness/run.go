@@ -94,6 +94,12 @@ func (h *Harness) stage(r *run, entries ...entry) error {
 	if err != nil {
 		return fmt.Errorf("run %s: %w", r.id, err)
 	}
+	return h.applyStaged(r, evs)
+}
+
+// applyStaged applies staged events to the run, to be reported once they
+// are durable.
+func (h *Harness) applyStaged(r *run, evs []eventlog.Event) error {
 	for _, ev := range evs {
 		if err := r.apply(ev); err != nil {
 			return err
@@ -101,6 +107,17 @@ func (h *Harness) stage(r *run, entries ...entry) error {
 		r.unobserved = append(r.unobserved, ev)
 	}
 	return nil
+}
+
+// stageAfter is stage for events that name what durable makes durable
+// (an artifact): they reach the log once it has returned, and the run's
+// next record waits for that (see [eventlog.Log.StageAfter]).
+func (h *Harness) stageAfter(r *run, durable func() error, entries ...entry) error {
+	evs, err := r.log.StageAfter(durable, r.events(entries)...)
+	if err != nil {
+		return fmt.Errorf("run %s: %w", r.id, err)
+	}
+	return h.applyStaged(r, evs)
 }
 
 // flush makes the run's staged events durable and reports them, for a

@@ -56,34 +56,7 @@ func TestReadBlobs(t *testing.T) {
 	}
 	for _, refs := range [][]BlobRef{small, bulk} {
 		t.Run(fmt.Sprintf("%d refs", len(refs)), func(t *testing.T) {
-			var mu sync.Mutex
-			seen := make(map[int]bool)
-			err := snap.ReadBlobs(ctx, refs, 50, 3, func(i int, data []byte, size int64, err error) error {
-				mu.Lock()
-				defer mu.Unlock()
-				if err != nil {
-					return err
-				}
-				want := files[refs[i].Path].Content
-				switch {
-				case seen[i]:
-					t.Errorf("%s given twice", refs[i].Path)
-				case size != int64(len(want)):
-					t.Errorf("%s: size %d, want %d", refs[i].Path, size, len(want))
-				case len(want) > 50 && data != nil:
-					t.Errorf("%s is over the bound, and its data was given", refs[i].Path)
-				case len(want) <= 50 && (data == nil || string(data) != want):
-					t.Errorf("%s: data %q, want %q", refs[i].Path, data, want)
-				}
-				seen[i] = true
-				return nil
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(seen) != len(refs) {
-				t.Errorf("%d of %d refs given", len(seen), len(refs))
-			}
+			checkReadBlobs(t, snap, refs, files, 50, 3)
 		})
 	}
 	for _, tc := range []struct {
@@ -112,5 +85,39 @@ func TestReadBlobs(t *testing.T) {
 				wantClass(t, err, tc.class)
 			})
 		}
+	}
+}
+
+// checkReadBlobs reads refs in one batch and checks that every ref is given
+// once, with its file's size, and with its content when within bound.
+func checkReadBlobs(t *testing.T, snap *Snapshot, refs []BlobRef, files map[string]gitfixture.File, bound int64, workers int) {
+	t.Helper()
+	var mu sync.Mutex
+	seen := make(map[int]bool)
+	err := snap.ReadBlobs(context.Background(), refs, bound, workers, func(i int, data []byte, size int64, err error) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			return err
+		}
+		want := files[refs[i].Path].Content
+		switch {
+		case seen[i]:
+			t.Errorf("%s given twice", refs[i].Path)
+		case size != int64(len(want)):
+			t.Errorf("%s: size %d, want %d", refs[i].Path, size, len(want))
+		case int64(len(want)) > bound && data != nil:
+			t.Errorf("%s is over the bound, and its data was given", refs[i].Path)
+		case int64(len(want)) <= bound && (data == nil || string(data) != want):
+			t.Errorf("%s: %d bytes that differ from the file's %d", refs[i].Path, len(data), len(want))
+		}
+		seen[i] = true
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != len(refs) {
+		t.Errorf("%d of %d refs given", len(seen), len(refs))
 	}
 }

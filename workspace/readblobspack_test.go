@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -92,35 +91,7 @@ func TestReadBlobsPacked(t *testing.T) {
 	})
 
 	t.Run("contents", func(t *testing.T) {
-		const bound = 4096
-		var mu sync.Mutex
-		seen := make(map[int]bool)
-		err := snap.ReadBlobs(ctx, refs, bound, 2, func(i int, data []byte, size int64, err error) error {
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				return err
-			}
-			want := files[refs[i].Path].Content
-			switch {
-			case seen[i]:
-				t.Errorf("%s given twice", refs[i].Path)
-			case size != int64(len(want)):
-				t.Errorf("%s: size %d, want %d", refs[i].Path, size, len(want))
-			case len(want) > bound && data != nil:
-				t.Errorf("%s is over the bound, and its data was given", refs[i].Path)
-			case len(want) <= bound && string(data) != want:
-				t.Errorf("%s: %d bytes that differ from the file's %d", refs[i].Path, len(data), len(want))
-			}
-			seen[i] = true
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(seen) != len(refs) {
-			t.Errorf("%d of %d refs given", len(seen), len(refs))
-		}
+		checkReadBlobs(t, snap, refs, files, 4096, 2)
 	})
 
 	bob, err := reg.Snapshot(ctx, Access{Identity: "bob", Action: ActionRead}, "ws", "HEAD")

@@ -2,7 +2,8 @@
 // and renders the bounded summary a model receives instead of them.
 //
 //	store, err := artifact.NewStore(filepath.Join(runDir, "artifacts"))
-//	ref, err := store.Put(raw)                    // "sha256:..." and the size
+//	ref, err := store.Put(raw)                    // "sha256:..." and the size, durable
+//	ref, durable, err := store.Write(raw)         // stored now, durable when durable() returns
 //	text := artifact.Summarize(resultText, ref, 16<<10)
 //
 // A result larger than the bound reaches the model as its head, cut on a

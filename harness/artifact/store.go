@@ -43,10 +43,11 @@ const packName = "pack"
 type Store struct {
 	dir string
 
-	mu    sync.Mutex
-	index map[string]span // by digest: where the pack holds each artifact
-	end   int64           // the end of the pack's last whole record
-	named bool            // the pack's directory entry is known durable
+	mu     sync.Mutex
+	index  map[string]span // by digest: where the pack holds each artifact
+	end    int64           // the end of the pack's last whole record
+	synced int64           // the pack is known durable up to here
+	named  bool            // the pack's directory entry is known durable
 }
 
 // span is where the pack holds an artifact's content.
@@ -69,8 +70,9 @@ func NewStore(dir string) (*Store, error) {
 		return nil, fmt.Errorf("artifact: %w", err)
 	}
 	defer f.Close()
+	// What a new store finds may be what a killed process wrote and never
+	// synced: the first sync covers it, and the pack's name, again.
 	s.end = scan(bufio.NewReader(f), s.index)
-	s.named = true // it was there when the store opened; a Put syncs the directory only for a pack it created
 	return s, nil
 }
 
@@ -104,48 +106,94 @@ func (s *Store) packPath() string { return filepath.Join(s.dir, packName) }
 // it returns), and returns its reference. Storing the same bytes twice
 // stores them once.
 func (s *Store) Put(data []byte) (Ref, error) {
-	sum := sha256.Sum256(data)
-	ref := Ref{Digest: "sha256:" + hex.EncodeToString(sum[:]), Size: int64(len(data))}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.index[ref.Digest]; ok {
-		return ref, nil
+	ref, durable, err := s.Write(data)
+	if err == nil {
+		err = durable()
 	}
-	if err := s.appendLocked(ref, data); err != nil {
-		return Ref{}, fmt.Errorf("artifact: %w", err)
+	if err != nil {
+		return Ref{}, err
 	}
 	return ref, nil
 }
 
-// appendLocked writes one record at the end of the pack and syncs it. The
-// pack is opened for each Put, so that a store holds no descriptor between
-// calls: a run's store lives as long as the harness does.
-func (s *Store) appendLocked(ref Ref, data []byte) error {
+// Write stores data without waiting for it to be durable: the record is
+// written, Get reads it at once, and durable makes it durable (the pack's
+// bytes, and its name when the store created it). A caller that names the
+// artifact in a record of its own calls durable first, or on a goroutine
+// of its own while it prepares that record (eventlog's StageAfter), so
+// that the sync overlaps its work. durable may be called any number of
+// times, from any goroutine.
+func (s *Store) Write(data []byte) (ref Ref, durable func() error, err error) {
+	sum := sha256.Sum256(data)
+	ref = Ref{Digest: "sha256:" + hex.EncodeToString(sum[:]), Size: int64(len(data))}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sp, ok := s.index[ref.Digest]
+	if !ok {
+		if sp, err = s.appendLocked(ref, data); err != nil {
+			return Ref{}, nil, fmt.Errorf("artifact: %w", err)
+		}
+	}
+	end := sp.off + sp.size + 1
+	return ref, func() error { return s.syncTo(end) }, nil
+}
+
+// appendLocked writes one record at the end of the pack, unsynced. The
+// pack is opened for each write, so that a store holds no descriptor
+// between calls: a run's store lives as long as the harness does.
+func (s *Store) appendLocked(ref Ref, data []byte) (span, error) {
 	f, err := os.OpenFile(s.packPath(), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return err
+		return span{}, err
 	}
 	header := fmt.Sprintf("%s %d\n", ref.Digest, ref.Size)
 	rec := make([]byte, 0, len(header)+len(data)+1)
 	rec = append(append(append(rec, header...), data...), '\n')
 	_, err = f.WriteAt(rec, s.end) // over a record cut short, if a crash left one
-	if err == nil {
-		err = f.Sync()
-	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil && !s.named {
-		// The event log may name the artifact as soon as Put returns: the
-		// pack's directory entry must be as durable as its bytes.
+	if err != nil {
+		return span{}, err
+	}
+	sp := span{off: s.end + int64(len(header)), size: ref.Size}
+	s.index[ref.Digest] = sp
+	s.end += int64(len(rec))
+	return sp, nil
+}
+
+// syncTo makes the pack durable up to end, and its name with it, unless
+// an earlier sync did already. Syncs run outside s.mu, so that writes go
+// on meanwhile; one that fails leaves what it covered to the next.
+func (s *Store) syncTo(end int64) error {
+	s.mu.Lock()
+	done, named := s.synced >= end, s.named
+	s.mu.Unlock()
+	if done {
+		return nil
+	}
+	f, err := os.OpenFile(s.packPath(), os.O_RDWR, 0)
+	if err != nil {
+		return fmt.Errorf("artifact: %w", err)
+	}
+	s.mu.Lock()
+	covered := s.end // everything written before the sync starts
+	s.mu.Unlock()
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && !named {
+		// The event log may name the artifact as soon as this returns:
+		// the pack's directory entry must be as durable as its bytes.
 		err = syncDir(s.dir)
-		s.named = err == nil
 	}
 	if err != nil {
-		return err
+		return fmt.Errorf("artifact: %w", err)
 	}
-	s.index[ref.Digest] = span{off: s.end + int64(len(header)), size: ref.Size}
-	s.end += int64(len(rec))
+	s.mu.Lock()
+	s.synced, s.named = max(s.synced, covered), true
+	s.mu.Unlock()
 	return nil
 }
 

@@ -156,3 +156,42 @@ func TestSummarize(t *testing.T) {
 		})
 	}
 }
+
+// TestWriteThenDurable: Write stores at once and syncs only when asked; a
+// store opened again does not take what it finds for synced, so the same
+// bytes written again are synced before anything may name them.
+func TestWriteThenDurable(t *testing.T) {
+	dir := t.TempDir()
+	s := mustStore(t, dir)
+	data := []byte("an answer")
+	ref, durable, err := s.Write(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Get(ref.Digest); err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("Get before durable = %q, %v", got, err)
+	}
+	if s.synced != 0 || s.named {
+		t.Fatalf("Write synced (to %d, named %v) before durable was called", s.synced, s.named)
+	}
+	for range 2 { // any number of times
+		if err := durable(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s.synced != s.end || !s.named {
+		t.Errorf("after durable: synced to %d of %d, named %v", s.synced, s.end, s.named)
+	}
+
+	s = mustStore(t, dir)
+	if s.synced != 0 || s.named {
+		t.Errorf("a reopened store takes its pack for synced (to %d, named %v)", s.synced, s.named)
+	}
+	again, durable, err := s.Write(data)
+	if err != nil || again != ref {
+		t.Fatalf("Write again = %v, %v; want %v", again, err, ref)
+	}
+	if err := durable(); err != nil || s.synced != s.end || !s.named {
+		t.Errorf("durable of bytes found on reopening: %v; synced to %d of %d, named %v", err, s.synced, s.end, s.named)
+	}
+}

@@ -5,9 +5,11 @@
 //
 // fsyncs are shared: appends that arrive while one fsync runs are made
 // durable together by the next (group commit), and Stage writes events
-// that nothing acts on yet, leaving them to the next Append or Sync. A
-// harness call then costs one fsync, its intent's, rather than one per
-// event.
+// that nothing acts on yet, leaving them to the next Append or Sync.
+// StageAfter holds staged events back until something they name (an
+// artifact in another file) is durable, a sync that runs while the caller
+// goes on. A harness call then costs one fsync on its path, its intent's,
+// rather than one per event.
 //
 //	log, err := eventlog.Create(filepath.Join(dir, "events.jsonl"))
 //	ev, err := log.Append(eventlog.Event{Run: id, Type: eventlog.RunCreated, Data: eventlog.Marshal(eventlog.RunData{Task: task})})

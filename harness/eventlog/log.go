@@ -60,6 +60,21 @@ type Log struct {
 	syncing  bool  // an fsync is running, without mu
 	syncErr  error // the last fsync's error, for the writes it covered
 	failedAt int64 // the write count the failed fsync covered
+
+	// queue holds writes that may not reach the file yet (StageAfter),
+	// and every write after them, in order; a sync waits until it is
+	// empty. broken is set when a write's condition failed: what it held
+	// is dropped and the log refuses every later write.
+	queue  []*heldWrite
+	broken error
+}
+
+// heldWrite is a write waiting in the queue: ready is closed when its
+// condition has returned, with err set.
+type heldWrite struct {
+	buf   []byte
+	ready chan struct{}
+	err   error
 }
 
 func newLog(f *os.File, path string) *Log {
@@ -196,6 +211,61 @@ func (l *Log) Stage(evs ...Event) ([]Event, error) {
 	return l.writeLocked(evs)
 }
 
+// StageAfter stages events that must not reach the file before durable
+// returns: durable starts at once on a goroutine of its own (it makes
+// durable what the events name, such as an artifact in another file), and
+// the events are written when it returns nil. Events appended or staged
+// meanwhile are written after them, and a Sync or Append waits for them
+// all, so the caller goes on while durable runs and still reports nothing
+// before it is on disk. If durable fails, the events are never written and
+// every later write and sync of the log fails with its error: the log
+// would otherwise name something that may be lost.
+func (l *Log) StageAfter(durable func() error, evs ...Event) ([]Event, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out, buf, err := l.encodeLocked(evs)
+	if err != nil {
+		return nil, err
+	}
+	w := &heldWrite{buf: buf, ready: make(chan struct{})}
+	l.queue = append(l.queue, w)
+	l.advanceLocked(len(evs))
+	go func() {
+		err := durable()
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		w.err = err
+		close(w.ready)
+		l.drainLocked()
+	}()
+	return out, nil
+}
+
+// drainLocked writes the queue's writes whose conditions have returned,
+// in order, up to the first still running.
+func (l *Log) drainLocked() {
+	for len(l.queue) > 0 && l.broken == nil {
+		w := l.queue[0]
+		select {
+		case <-w.ready:
+		default:
+			return
+		}
+		err := w.err
+		if err == nil {
+			_, err = l.f.Write(w.buf)
+		}
+		if err != nil {
+			l.broken = fmt.Errorf("eventlog: a staged write was dropped: %w", err)
+		}
+		l.queue = l.queue[1:]
+	}
+	if l.broken != nil {
+		l.queue = nil
+	}
+	l.done.Broadcast()
+}
+
 // Sync makes every event appended or staged so far durable.
 func (l *Log) Sync() error {
 	l.mu.Lock()
@@ -214,10 +284,32 @@ func (l *Log) Durable() int64 {
 	return l.durable
 }
 
-// writeLocked numbers, stamps and writes evs as one write.
+// writeLocked numbers, stamps and writes evs as one write: to the file,
+// or behind the queue's writes while there are any.
 func (l *Log) writeLocked(evs []Event) ([]Event, error) {
+	out, buf, err := l.encodeLocked(evs)
+	if err != nil {
+		return nil, err
+	}
+	if len(l.queue) > 0 {
+		w := &heldWrite{buf: buf, ready: make(chan struct{})}
+		close(w.ready)
+		l.queue = append(l.queue, w)
+	} else if _, err := l.f.Write(buf); err != nil {
+		return nil, fmt.Errorf("eventlog: %w", err)
+	}
+	l.advanceLocked(len(evs))
+	return out, nil
+}
+
+// encodeLocked numbers and stamps evs, following the last event written
+// or queued, and renders them as lines.
+func (l *Log) encodeLocked(evs []Event) ([]Event, []byte, error) {
 	if l.closed {
-		return nil, ErrClosed
+		return nil, nil, ErrClosed
+	}
+	if l.broken != nil {
+		return nil, nil, l.broken
 	}
 	var buf []byte
 	out := make([]Event, len(evs))
@@ -228,19 +320,20 @@ func (l *Log) writeLocked(evs []Event) ([]Event, error) {
 		}
 		line, err := json.Marshal(ev)
 		if err != nil {
-			return nil, fmt.Errorf("eventlog: %w", err)
+			return nil, nil, fmt.Errorf("eventlog: %w", err)
 		}
 		// A person may read the log with cat or tail: nothing in it is
 		// left for a terminal to interpret.
 		buf = append(append(buf, visible.JSON(line)...), '\n')
 		out[i] = ev
 	}
-	if _, err := l.f.Write(buf); err != nil {
-		return nil, fmt.Errorf("eventlog: %w", err)
-	}
-	l.seq += int64(len(evs))
+	return out, buf, nil
+}
+
+// advanceLocked counts a write of n events.
+func (l *Log) advanceLocked(n int) {
+	l.seq += int64(n)
 	l.written++
-	return out, nil
 }
 
 // syncLocked returns once the first n writes are durable. One caller at a
@@ -249,8 +342,11 @@ func (l *Log) writeLocked(evs []Event) ([]Event, error) {
 // syncs for all of them.
 func (l *Log) syncLocked(n int64) error {
 	for l.synced < n {
-		if l.syncing {
-			l.done.Wait()
+		if l.broken != nil {
+			return l.broken
+		}
+		if l.syncing || len(l.queue) > 0 {
+			l.done.Wait() // an fsync covers only what is in the file
 			continue
 		}
 		if l.syncErr != nil && l.failedAt >= n {
@@ -285,8 +381,8 @@ func (l *Log) Close() error {
 	if l.closed {
 		return nil
 	}
-	for l.syncing {
-		l.done.Wait() // the file stays open until the fsync in flight ends
+	for l.syncing || len(l.queue) > 0 {
+		l.done.Wait() // the file stays open until the fsync and the writes in flight end
 	}
 	l.closed = true
 	return l.f.Close()

@@ -184,3 +184,71 @@ func TestSyncFailure(t *testing.T) {
 		t.Error("Sync after a failed fsync succeeded")
 	}
 }
+
+// TestStageAfter: events staged after a condition reach the file only once
+// it has returned, in order with what was written meanwhile, and a sync
+// waits for them; a failed condition drops them and breaks the log.
+func TestStageAfter(t *testing.T) {
+	for _, fail := range []bool{false, true} {
+		t.Run(map[bool]string{false: "durable", true: "failed"}[fail], func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "events.jsonl")
+			l, err := Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			release, started := make(chan struct{}), make(chan struct{})
+			var once sync.Once
+			free := func() { once.Do(func() { close(release) }) }
+			defer l.Close()
+			defer free() // before Close, which waits for the condition
+			if _, err := l.StageAfter(func() error {
+				close(started)
+				<-release
+				if fail {
+					return errors.New("artifact lost")
+				}
+				return nil
+			}, Event{Run: "r", Type: CallState}, Event{Run: "r", Type: ToolResult}); err != nil {
+				t.Fatal(err)
+			}
+			<-started
+			if _, err := l.Stage(Event{Run: "r", Type: ModelReply}); err != nil {
+				t.Fatal(err)
+			}
+			if events, _ := Read(path); len(events) != 0 {
+				t.Fatalf("%d events in the file before their condition returned", len(events))
+			}
+			synced := make(chan error, 1)
+			go func() { _, err := l.Append(Event{Run: "r", Type: CallState}); synced <- err }()
+			select {
+			case err := <-synced:
+				t.Fatalf("Append returned (%v) before the staged events were written", err)
+			case <-time.After(50 * time.Millisecond):
+			}
+			free()
+			err = <-synced
+			events, _ := Read(path)
+			if fail {
+				if err == nil || !strings.Contains(err.Error(), "artifact lost") || len(events) != 0 {
+					t.Errorf("after a failed condition: Append %v, %d events in the file; want its error, none", err, len(events))
+				}
+				if _, err := l.Stage(Event{Run: "r", Type: ModelReply}); err == nil {
+					t.Error("Stage on a broken log succeeded")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []Type{CallState, ToolResult, ModelReply, CallState}
+			for i, ev := range events {
+				if i >= len(want) || ev.Type != want[i] || ev.Seq != int64(i+1) {
+					t.Errorf("event %d: seq %d %s; want seq %d %s", i, ev.Seq, ev.Type, i+1, want[min(i, len(want)-1)])
+				}
+			}
+			if len(events) != len(want) {
+				t.Errorf("%d events in the file; want %d", len(events), len(want))
+			}
+		})
+	}
+}
