@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Benchmarks go_navigate (tools/gonav) against the gopls CLI v0.23.0 on
-# the same tree, measured in the same run: go-git at HEAD~1 of a clone of
-# ../shared/corpora/go-git.bundle with a commit on top that changes 20
-# files.
+# the same tree, measured in the same run, and prints every figure of
+# issue 16 side by side: go-git (HEAD~1 of a clone of
+# ../shared/corpora/go-git.bundle, with a commit on top that changes 20
+# files) and, with -std, the standard library (GOROOT/src committed
+# alone, with such a commit too).
 #
 # Usage: bench/gonav.sh [-n PAIRS] [-std]
 #
@@ -11,15 +13,20 @@
 #                  `gopls references -d` in a new process: wall seconds and
 #                  peak RSS from /usr/bin/time, pairs run alternately
 #                  (A B A B ...) so each ratio holds while the machine's
-#                  speed drifts; medians [min-max]
-#   disk-warm      the first answer of a new process whose cache directory
-#                  an earlier process filled (export and dependencies' types)
-#   warm p50       the 30 queries of the gopls comparison on a loaded
-#                  revision: median, 99th percentile and slowest
+#                  speed drifts; medians [min-max]. Twice: with empty
+#                  caches on both sides (go_navigate's cache directory,
+#                  gopls's GOPLSCACHE), and with caches an earlier process
+#                  filled (go_navigate: the export and the dependencies'
+#                  types; gopls: its file cache)
+#   warm queries   the 30 queries of the corpus's gopls comparison on a
+#                  loaded revision: median, 99th percentile and slowest
 #   second load    HEAD after HEAD~1: its load time as a share of the first
-#   -std           then the 30 standard-library queries asked of go_navigate
-#                  and of gopls on GOROOT/src committed as a repository
-#                  (TestAgainstGoplsStdlib: minutes, and gigabytes of memory)
+#   -std           the standard library too, then its 30 queries asked of
+#                  go_navigate and of gopls (TestAgainstGoplsStdlib):
+#                  tens of minutes, and gigabytes of memory
+#
+# The load average is printed before and after each corpus: the figures
+# are only as quiet as the machine was.
 set -euo pipefail
 
 pairs=3
@@ -40,26 +47,26 @@ trap 'rm -rf "$work"' EXIT
 bin=$work/gonav.test
 (cd "$repo" && go test -c -o "$bin" ./tools/gonav)
 
-corpus=$work/go-git
-git clone -q "$repo/../shared/corpora/go-git.bundle" "$corpus"
-(
-	cd "$corpus"
-	n=0
-	for f in $(git ls-files '*.go' | grep -v -e _test.go -e testdata | awk 'NR % 10 == 1' | head -20); do
+# change20 STEP: commits a change of 20 Go files (every STEP-th non-test
+# file gets a function) on top of the repository in the current directory.
+change20() {
+	local n=0 f
+	for f in $(git ls-files '*.go' | grep -v -e _test.go -e testdata | awk -v s="$1" 'NR % s == 1' | head -20); do
 		printf '\n// benchAdded%d is added by bench/gonav.sh.\nfunc benchAdded%d() int { return %d }\n' $n $n $n >>"$f"
 		n=$((n + 1))
 	done
 	git -c user.name=bench -c user.email=bench@example.com commit -qam "bench: 20 changed files"
-	# gopls reads a working tree: HEAD~1's, the revision ours answers at.
-	git worktree add -q "$work/tree" HEAD~1
-)
-export GONAV_BENCH_CORPUS=$corpus
+}
 
-# timed CMD...: runs a command, prints "wall_s peak_kib".
+# timed CMD...: runs a command, prints "wall_s peak_kib"; a command that
+# fails stops the benchmark with its error output.
 timed() {
-	local out
-	out=$( { /usr/bin/time -f 'TIME %e %M' "$@" >/dev/null 2>"$work/err"; } 2>&1; cat "$work/err")
-	awk '/^TIME/ {print $2, $3}' <<<"$out" | tail -1
+	if ! /usr/bin/time -o "$work/time" -f '%e %M' "$@" >/dev/null 2>"$work/err"; then
+		echo "failed: $*" >&2
+		tail -20 "$work/err" >&2
+		exit 1
+	fi
+	cat "$work/time"
 }
 
 # stats: reads numbers, prints "median [min-max]".
@@ -67,44 +74,111 @@ stats() {
 	sort -g | awk '{a[NR]=$1} END {m = (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2; printf "%.2f [%.2f-%.2f]", m, a[1], a[NR]}'
 }
 
-: >"$work/ours" >"$work/gopls" >"$work/ratio"
-for i in $(seq "$pairs"); do
-	read -r ow ok < <(timed "$bin" -test.run '^$' -test.bench '^BenchmarkFirstReferences$' -test.benchtime 1x)
-	read -r gw gk < <(cd "$work/tree" && timed env GOFLAGS=-mod=readonly GOPROXY=off "$gopls" references -d plumbing/hash.go:23:6)
-	echo "$ow $ok" >>"$work/ours"
-	echo "$gw $gk" >>"$work/gopls"
-	awk -v ow="$ow" -v gw="$gw" -v ok="$ok" -v gk="$gk" 'BEGIN {print ow/gw, ok/gk}' >>"$work/ratio"
-	echo "pair $i: go_navigate ${ow}s ${ok}KiB, gopls ${gw}s ${gk}KiB" >&2
-done
+# ours [CACHE]: go_navigate's first references answer in a new process,
+# with CACHE as its cache directory (a new empty one when not given).
+ours() {
+	timed env GONAV_BENCH_CACHE="${1:-}" "$bin" -test.run '^$' -test.bench '^BenchmarkFirstReferences$' -test.benchtime 1x
+}
 
-echo "first references answer, process start to answer (go-git, $pairs pairs):"
-printf '  %-12s %s s   %s MiB\n' "go_navigate" "$(cut -d' ' -f1 "$work/ours" | stats)" "$(awk '{print $2/1024}' "$work/ours" | stats)"
-printf '  %-12s %s s   %s MiB\n' "gopls CLI" "$(cut -d' ' -f1 "$work/gopls" | stats)" "$(awk '{print $2/1024}' "$work/gopls" | stats)"
-printf '  %-12s %s x time   %s x memory (targets: 0.5, 0.5)\n' "ratio" "$(cut -d' ' -f1 "$work/ratio" | stats)" "$(cut -d' ' -f2 "$work/ratio" | stats)"
+# theirs CACHE: gopls's first references answer in a new process, in
+# the HEAD~1 tree, with CACHE as its file cache.
+theirs() {
+	(cd "$tree" && timed env GOPLSCACHE="$1" "${gopls_env[@]}" "$gopls" references -d "$position")
+}
 
-# A new process whose cache directory an earlier one filled: the export
-# and the dependencies' type information come from disk.
-export GONAV_BENCH_CACHE=$work/cache
-"$bin" -test.run '^$' -test.bench '^BenchmarkFirstReferences$' -test.benchtime 1x >/dev/null
-: >"$work/warm"
-for i in $(seq "$pairs"); do
-	timed "$bin" -test.run '^$' -test.bench '^BenchmarkFirstReferences$' -test.benchtime 1x >>"$work/warm"
-done
-unset GONAV_BENCH_CACHE
-echo "first references answer of a new process, cache directory filled by an earlier one:"
-printf '  %-12s %s s   %s MiB\n' "go_navigate" "$(cut -d' ' -f1 "$work/warm" | stats)" "$(awk '{print $2/1024}' "$work/warm" | stats)"
+# firstAnswers LABEL FILLED: pairs of first answers, both sides' caches
+# empty, or filled by an earlier process of each (FILLED=1).
+firstAnswers() {
+	local label=$1 filled=$2 i ow ok gw gk
+	: >"$work/ours" >"$work/gopls" >"$work/ratio"
+	if [ "$filled" = 1 ]; then
+		rm -rf "$work/ourcache" "$work/goplscache"
+		ours "$work/ourcache" >/dev/null
+		theirs "$work/goplscache" >/dev/null
+	fi
+	for i in $(seq "$pairs"); do
+		if [ "$filled" = 1 ]; then
+			ours "$work/ourcache" >"$work/o"
+		else
+			rm -rf "$work/goplscache"
+			ours >"$work/o"
+		fi
+		theirs "$work/goplscache" >"$work/g"
+		read -r ow ok <"$work/o"
+		read -r gw gk <"$work/g"
+		echo "$ow $ok" >>"$work/ours"
+		echo "$gw $gk" >>"$work/gopls"
+		awk -v ow="$ow" -v gw="$gw" -v ok="$ok" -v gk="$gk" 'BEGIN {print ow/gw, ok/gk}' >>"$work/ratio"
+		echo "  $corpus_name $label pair $i: go_navigate ${ow}s ${ok}KiB, gopls ${gw}s ${gk}KiB" >&2
+	done
+	echo "  first references answer, $label ($pairs pairs; seconds, peak MiB):"
+	printf '    %-12s %s s   %s MiB\n' "go_navigate" "$(cut -d' ' -f1 "$work/ours" | stats)" "$(awk '{print $2/1024}' "$work/ours" | stats)"
+	printf '    %-12s %s s   %s MiB\n' "gopls CLI" "$(cut -d' ' -f1 "$work/gopls" | stats)" "$(awk '{print $2/1024}' "$work/gopls" | stats)"
+	printf '    %-12s %s x time   %s x memory (targets: 0.5, 0.5)\n' "ratio" "$(cut -d' ' -f1 "$work/ratio" | stats)" "$(cut -d' ' -f2 "$work/ratio" | stats)"
+}
 
-echo "warm queries (the 30 of the gopls comparison, one loaded revision):"
-"$bin" -test.run '^$' -test.bench '^BenchmarkWarmQueries$' -test.benchtime 1x 2>&1 |
-	awk '/ns\/op/ {for (i = 1; i < NF; i++) if ($(i+1) ~ /-ms$/) printf "  %s %s ms\n", $(i+1), $i}'
-echo "second revision (20 changed files) after the first:"
-"$bin" -test.run '^$' -test.bench '^BenchmarkSecondRevision$' -test.benchtime 1x 2>&1 |
-	awk '/ns\/op/ {for (i = 1; i < NF; i++) if ($(i+1) ~ /^(first-ms|second-ms|second-%|second-checked|packages)$/) printf "  %s %s\n", $(i+1), $i}'
-echo "  (target: second-% under 10)"
+# metrics BENCH NAMES: runs one op of a benchmark and prints the named
+# metrics it reports, "name value" a line.
+metrics() {
+	"$bin" -test.run '^$' -test.bench "^$1\$" -test.benchtime 1x 2>&1 |
+		awk -v names="$2" '/ns\/op/ {for (i = 1; i < NF; i++) if (index(" " names " ", " " $(i+1) " ")) print $(i+1), $i}'
+}
 
-if [ "$std" = 1 ]; then
-	echo "standard library against gopls (go_navigate and gopls with GOROOT set to the committed tree):"
-	REPO_MCP_PEERS=${REPO_MCP_PEERS:-$HOME/.cache/repo-mcp-peers} REPO_MCP_GONAV_STDLIB=1 \
-		"$bin" -test.run '^TestAgainstGoplsStdlib$' -test.v -test.timeout 60m 2>&1 |
-		awk '/identical|ours only|explained|^(--- )?(PASS|FAIL)/ {sub(/^[ \t]+[a-z_]+\.go:[0-9]+: /, "  "); print}'
-fi
+# corpus: measures the corpus the variables above name.
+corpus() {
+	echo "$corpus_name: load $(cut -d' ' -f1-3 /proc/loadavg) at the start"
+	firstAnswers "empty caches" 0
+	firstAnswers "caches filled by an earlier process" 1
+	echo "  warm queries (the 30 of the gopls comparison, one loaded revision):"
+	metrics BenchmarkWarmQueries "p50-ms p99-ms max-ms" | awk '{printf "    %-8s %s ms\n", $1, $2}'
+	echo "    (target: p50 under 50 ms)"
+	echo "  second revision (20 changed files) after the first:"
+	metrics BenchmarkSecondRevision "first-ms second-ms second-% second-checked packages" | awk '{printf "    %-15s %s\n", $1, $2}'
+	echo "    (target: second-% under 10)"
+	echo "$corpus_name: load $(cut -d' ' -f1-3 /proc/loadavg) at the end"
+}
+
+echo "machine: $(nproc) cores; $(go version | cut -d' ' -f3); $("$gopls" version | head -1)"
+
+# go-git: gopls reads a working tree, HEAD~1's, the revision ours answers at.
+git clone -q "$repo/../shared/corpora/go-git.bundle" "$work/go-git"
+(cd "$work/go-git" && change20 10 && git worktree add -q "$work/go-git-tree" HEAD~1)
+corpus_name=go-git
+export GONAV_BENCH_CORPUS=$work/go-git
+tree=$work/go-git-tree
+position=plumbing/hash.go:23:6
+gopls_env=(GOFLAGS=-mod=readonly GOPROXY=off)
+corpus
+
+[ "$std" = 1 ] || exit 0
+
+# The standard library: src committed alone is a Go distribution's tree,
+# which go_navigate lists with GOROOT set to its export. gopls is given
+# the HEAD~1 tree as its GOROOT; it lists packages with -compiled, which
+# wants the compiler, so the tree borrows the server's pkg directory (a
+# link beside src, outside the revision). GOFLAGS is cleared: module std
+# uses its vendor directory, which -mod=readonly would refuse.
+goroot=$(go env GOROOT)
+mkdir -p "$work/goroot" "$work/goroot-tree"
+cp -a "$goroot/src" "$work/goroot/src"
+(
+	cd "$work/goroot/src"
+	git init -q -b main && git config gc.auto 0 && git add -A
+	git -c user.name=bench -c user.email=bench@example.com commit -q -m "snapshot of GOROOT/src"
+	change20 250
+	git gc -q
+	git worktree add -q "$work/goroot-tree/src" HEAD~1
+)
+ln -s "$goroot/pkg" "$work/goroot-tree/pkg"
+corpus_name="standard library"
+export GONAV_BENCH_CORPUS=$work/goroot/src GONAV_BENCH_STD=1
+tree=$work/goroot-tree/src
+position=strings/builder.go:$(grep -n '^type Builder struct' "$tree/strings/builder.go" | cut -d: -f1):6
+gopls_env=(GOROOT="$work/goroot-tree" GOFLAGS= GOPROXY=off)
+corpus
+
+echo "standard library against gopls (go_navigate and gopls with GOROOT set to the committed tree):"
+unset GONAV_BENCH_CORPUS GONAV_BENCH_STD
+REPO_MCP_PEERS=${REPO_MCP_PEERS:-$HOME/.cache/repo-mcp-peers} REPO_MCP_GONAV_STDLIB=1 \
+	"$bin" -test.run '^TestAgainstGoplsStdlib$' -test.v -test.timeout 60m 2>&1 |
+	awk '/identical|ours only|explained|^(--- )?(PASS|FAIL)/ {sub(/^[ \t]+[a-z_]+\.go:[0-9]+: /, "  "); print}'

@@ -5,15 +5,11 @@
 #   read_file, warm, per file      vs git cat-file --batch   (target: p50 within 3x;
 #                                  "ours" through client/, "wire" the server alone)
 #   list_files, the whole tree     vs git ls-tree -r         (target: within 2x)
-#   list_files, a new process's first listing, with sizes
-#                                  vs git ls-tree -r -l      (target: within 1.5x)
-#   cold start to the first read_file answered                (target: under 50 ms;
-#                                  vs one git cat-file blob process)
+# The first listing of a new process and the cold start are in
+# bench/startup.sh, beside a build of another revision.
 set -euo pipefail
 dir=$(dirname "$0")
 . "$dir/gosource.sh"
 export BENCHFLAGS="-benchtime=300x"
 "$dir/ratio.sh" ./cmd/repo-mcp/ BenchmarkReadFile "${1:-6}" git
 "$dir/ratio.sh" ./cmd/repo-mcp/ BenchmarkListFiles "${1:-6}" git
-BENCHFLAGS="-benchtime=20x" "$dir/ratio.sh" ./cmd/repo-mcp/ BenchmarkListFilesFirst "${1:-6}" git
-BENCHFLAGS="-benchtime=20x" "$dir/ratio.sh" ./cmd/repo-mcp/ BenchmarkColdStart "${1:-6}" git

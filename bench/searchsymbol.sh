@@ -3,7 +3,7 @@
 # baselines, measured in the same run: the go/parser floor (parse the same
 # files on all cores, nothing else) and gopls v0.23.0's workspace_symbol.
 #
-# Usage: bench/searchsymbol.sh [-n PAIRS] [-g GOPLS_PAIRS] [-nogopls] [-copies N]
+# Usage: bench/searchsymbol.sh [-n PAIRS] [-g GOPLS_PAIRS] [-nogopls] [-copies N] [-base DIR] [-nowide]
 #
 # The corpus is $(go env GOROOT)/src committed into a git repository under
 # $TMPDIR (two commits, the second touching 20 files), built by the Go
@@ -11,6 +11,14 @@
 # by side, a corpus N times the standard library (-copies 3 for the warm
 # query target at 2.7x its size). GOINDEX_BENCH_CORPUS names another
 # repository prepared the same way (for example Kubernetes).
+#
+# Two figures have a target of their own: a new process's first query
+# from the on-disk cache (< 300 ms) and the warm p50 at 2.7x the standard
+# library (< 2 ms), which runs on 3 copies whatever -copies says (-nowide
+# skips it: its corpus takes minutes to build the first time). -base DIR
+# measures the checkout in DIR too (a worktree of an earlier commit) for
+# these two, alternating with ours, and prints our figures as ratios of
+# its.
 #
 # Pairs run alternately (A B A B ...) so that each ratio holds while the
 # machine's speed drifts; figures are medians [min-max]. Whole-process
@@ -20,13 +28,17 @@ set -euo pipefail
 pairs=5
 gopls_pairs=3
 use_gopls=1
+base=
+wide=1
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-n) pairs=$2; shift 2 ;;
 	-g) gopls_pairs=$2; shift 2 ;;
 	-nogopls) use_gopls=0; shift ;;
 	-copies) export GOINDEX_BENCH_COPIES=$2; shift 2 ;;
-	*) echo "usage: $0 [-n PAIRS] [-g GOPLS_PAIRS] [-nogopls] [-copies N]" >&2; exit 2 ;;
+	-base) base=$(cd "$2" && pwd); shift 2 ;;
+	-nowide) wide=0; shift ;;
+	*) echo "usage: $0 [-n PAIRS] [-g GOPLS_PAIRS] [-nogopls] [-copies N] [-base DIR] [-nowide]" >&2; exit 2 ;;
 	esac
 done
 
@@ -35,6 +47,11 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/searchsymbol-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 bin=$work/goindex.test
 (cd "$repo" && go test -c -o "$bin" ./tools/searchsymbol/goindex)
+labels=ours
+if [ -n "$base" ]; then
+	(cd "$base" && go test -c -o "$work/base.test" ./tools/searchsymbol/goindex)
+	labels="ours base"
+fi
 
 # bench NAME: runs one Go benchmark op in a new process;
 # prints "ns peak_kib wall_s cpu_s" (cpu: user + system of the whole process).
@@ -54,14 +71,24 @@ metric() {
 		awk -v u="$2" '/ns\/op/ { for (i = 1; i < NF; i++) if ($(i+1) == u) print $i }'
 }
 
-# first_query MODE: a whole process answering its first query; prints
-# "wall_s peak_kib cpu_s" (cpu: user + system).
+# first_query MODE FROM [BIN]: a whole process answering its first query,
+# which must come from FROM; prints "wall_s peak_kib cpu_s" (cpu: user +
+# system).
 first_query() {
 	local out
-	out=$(GOINDEX_FIRST_QUERY=$1 /usr/bin/time -f 'TIME %e %M %U %S' "$bin" -test.run '^TestFirstQueryProcess$' 2>&1)
+	out=$(GOINDEX_FIRST_QUERY=$1 /usr/bin/time -f 'TIME %e %M %U %S' "${3:-$bin}" -test.run '^TestFirstQueryProcess$' 2>&1)
 	grep -q "first-query from=$2" <<<"$out" || { echo "first query ($1) did not come from $2: $out" >&2; exit 1; }
 	awk '/^TIME/ {print $2, $3, $4 + $5}' <<<"$out"
 }
+
+# p50 BIN: the warm p50 (ms) of 5 passes of the 100 queries.
+p50() {
+	"$1" -test.run '^$' -test.bench '^BenchmarkQuery$' -test.benchtime 5x 2>&1 |
+		awk '/ns\/op/ { for (i = 1; i < NF; i++) if ($(i+1) == "p50-ms") print $i }'
+}
+
+# ratio A B: each line of file A divided by the same line of file B.
+ratio() { paste "$1" "$2" | awk '{print $1 / $2}'; }
 
 # stats: reads numbers, prints "median [min-max]".
 stats() {
@@ -97,16 +124,26 @@ echo "second revision:   $(awk '{print $1 / 1e6}' "$work/second" | stats) ms, $(
 echo "second / cold:     $(stats <"$work/second_ratio")   (target < 0.10)"
 
 echo
-echo "## A new process's first query"
-cache=$work/diskcache
-first_query "$cache" build >/dev/null # builds and stores the on-disk cache
-: >"$work/disk"; : >"$work/disk_rss"; : >"$work/disk_cpu"
-for _ in $(seq "$pairs"); do
-	read -r wall kib cpu < <(first_query "$cache" disk)
-	echo "$wall" >>"$work/disk"; echo "$kib" >>"$work/disk_rss"; echo "$cpu" >>"$work/disk_cpu"
+echo "## A new process's first query from the on-disk cache (n=$pairs$([ -n "$base" ] && echo " pairs, alternating with the base"))"
+for who in $labels; do
+	b=$bin; [ "$who" = base ] && b=$work/base.test
+	first_query "$work/diskcache-$who" build "$b" >/dev/null # builds and stores the on-disk cache
+	: >"$work/disk-$who"; : >"$work/disk_rss-$who"; : >"$work/disk_cpu-$who"
 done
-echo "from the on-disk cache, whole process: $(awk '{print $1 * 1000}' "$work/disk" | stats) ms wall, $(awk '{print $1 * 1000}' "$work/disk_cpu" | stats) ms CPU, peak RSS $(awk '{print $1 / 1024}' "$work/disk_rss" | stats) MiB   (target < 300 ms wall)"
-echo "same, in-process (open repository, load, search): $(metric DiskCacheFirstQuery ns/op 5x | awk '{print $1 / 1e6}') ms"
+for _ in $(seq "$pairs"); do
+	for who in $labels; do
+		b=$bin; [ "$who" = base ] && b=$work/base.test
+		read -r wall kib cpu < <(first_query "$work/diskcache-$who" disk "$b")
+		echo "$wall" >>"$work/disk-$who"; echo "$kib" >>"$work/disk_rss-$who"; echo "$cpu" >>"$work/disk_cpu-$who"
+	done
+done
+for who in $labels; do
+	echo "$who, whole process: $(awk '{print $1 * 1000}' "$work/disk-$who" | stats) ms wall, $(awk '{print $1 * 1000}' "$work/disk_cpu-$who" | stats) ms CPU, peak RSS $(awk '{print $1 / 1024}' "$work/disk_rss-$who" | stats) MiB   (target < 300 ms wall)"
+done
+if [ -n "$base" ]; then
+	echo "ours / base:         $(ratio "$work/disk-ours" "$work/disk-base" | stats) wall, $(ratio "$work/disk_cpu-ours" "$work/disk_cpu-base" | stats) CPU"
+fi
+echo "ours, in-process (open repository, load, search): $(metric DiskCacheFirstQuery ns/op 5x | awk '{print $1 / 1e6}') ms"
 
 echo "a working tree (read through a worktree Snapshot), unchanged since the last query, in-process: $(metric WorkTreeQuery ns/op 5x | awk '{print $1 / 1e6}') ms"
 
@@ -115,6 +152,26 @@ echo "## Warm queries: 100 queries of every match mode on the built index (5 pas
 "$bin" -test.run '^$' -test.bench '^BenchmarkQuery$' -test.benchtime 5x 2>&1 |
 	awk '/ns\/op/ { for (i = 1; i < NF; i++) m[$(i+1)] = $i
 		printf "p50 %s ms, p99 %s ms, max %s ms   (targets: p50 < 2 ms, p99 < 20 ms)\n", m["p50-ms"], m["p99-ms"], m["max-ms"] }'
+
+if [ "$wide" = 1 ]; then
+	echo
+	echo "## Warm p50 at 2.7x the standard library (3 copies side by side; n=$pairs$([ -n "$base" ] && echo " pairs, alternating with the base"))"
+	GOINDEX_BENCH_COPIES=3 "$bin" -test.run '^$' -test.bench '^BenchmarkColdIndex$' -test.benchtime 1x >"$work/wide" 2>&1 # builds the corpus if needed
+	awk '/ns\/op/ {print "corpus: " $9 " symbols"}' "$work/wide"
+	for who in $labels; do : >"$work/wide-$who"; done
+	for _ in $(seq "$pairs"); do
+		for who in $labels; do
+			b=$bin; [ "$who" = base ] && b=$work/base.test
+			GOINDEX_BENCH_COPIES=3 p50 "$b" >>"$work/wide-$who"
+		done
+	done
+	for who in $labels; do
+		echo "$who: p50 $(stats <"$work/wide-$who") ms   (target < 2 ms)"
+	done
+	if [ -n "$base" ]; then
+		echo "ours / base: $(ratio "$work/wide-ours" "$work/wide-base" | stats)"
+	fi
+fi
 
 echo
 gopls=${GOINDEX_GOPLS:-}

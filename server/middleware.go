@@ -41,7 +41,7 @@ func (s *Server) chain(t *registered) Handler {
 	}
 	h = s.limitCallers(h)
 	h = s.authorize(h)
-	h = validate(h)
+	h = s.validate(h)
 	h = s.recoverPanics(h)
 	h = s.track(h)
 	h = s.audit(h)
@@ -66,9 +66,13 @@ func (s *Server) recoverPanics(next Handler) Handler {
 	}
 }
 
-func validate(next Handler) Handler {
+func (s *Server) validate(next Handler) Handler {
 	return func(ctx context.Context, req *Request) *Result {
-		if vs := req.tool.validator.Check(req.Arguments, req.parsed, req.parseErr); len(vs) > 0 {
+		v, err := req.tool.validator()
+		if err != nil {
+			return s.failure(req, err)
+		}
+		if vs := v.Check(req.Arguments, req.parsed, req.parseErr); len(vs) > 0 {
 			return errorResult(violationsError(vs))
 		}
 		if req.roundErr != nil {

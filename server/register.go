@@ -19,10 +19,13 @@ type Func[In, Out any] func(ctx context.Context, req *Request, in In) (Out, erro
 
 // registered is a tool as the server holds it.
 type registered struct {
-	def       Tool
-	input     map[string]any // JSON Schema of the arguments
-	output    map[string]any // JSON Schema of the structured result
-	validator *schemacheck.Schema
+	def    Tool
+	input  map[string]any // JSON Schema of the arguments
+	output map[string]any // JSON Schema of the structured result
+	// validator compiles the input schema at the tool's first call:
+	// compiling every tool's at start was half of a new process's work
+	// before it could answer anything.
+	validator func() (*schemacheck.Schema, error)
 	// decode turns validated arguments into the tool's input type: once
 	// per call, before the Authorize hook, which reads the typed input.
 	decode func(args json.RawMessage) (any, error)
@@ -37,6 +40,11 @@ type registered struct {
 // form, and from t.Comments). Register fails, without side effects, when
 // the definition is incomplete, the types would give a schema that does
 // not constrain a model, a tag cannot be read, or the name is taken.
+//
+// The input schema is compiled for validation when the tool is first
+// called, not here: a schema the validator refuses (a pattern in a tag
+// that is not a regular expression, say) fails each call of the tool as
+// internal. [Server.CheckSchemas] compiles them all at once.
 func Register[In, Out any](s *Server, t Tool, fn Func[In, Out]) error {
 	if err := t.check(); err != nil {
 		return err
@@ -54,11 +62,7 @@ func Register[In, Out any](s *Server, t Tool, fn Func[In, Out]) error {
 	}
 	withRequestID(in)
 	withResultRequestID(out)
-	v, err := newValidator(t.Name, in)
-	if err != nil {
-		return fmt.Errorf("tool %s: input schema: %w", t.Name, err)
-	}
-	r := &registered{def: t, input: in, output: out, validator: v, decode: decodeArguments[In]}
+	r := &registered{def: t, input: in, output: out, validator: newValidator(t.Name, in), decode: decodeArguments[In]}
 	r.invoke = func(ctx context.Context, req *Request) *Result {
 		return invoke(ctx, s, req, fn)
 	}

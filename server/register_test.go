@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/server/servertest"
 )
 
 type untagged struct {
@@ -140,4 +141,32 @@ func TestDescriptionNamesErrors(t *testing.T) {
 	if err := server.Register(s, bad, noop[empty, empty]); err == nil {
 		t.Error("Register accepted the error class \"oops\"")
 	}
+}
+
+type badPattern struct {
+	P string `json:"p" jsonschema:"pattern=(unclosed"`
+}
+
+// TestSchemaCompiledAtFirstCall: Register leaves the input schema's compile
+// to the tool's first call (a new process answers sooner); a schema the
+// validator refuses then fails the call as internal, and CheckSchemas
+// reports it up front.
+func TestSchemaCompiledAtFirstCall(t *testing.T) {
+	s := server.New(server.Info{Name: "x"}, server.Options{})
+	server.MustRegister(s, server.Tool{Name: "good", Description: "d", Effect: server.ReadOnly}, noop[mixedTagOK, empty])
+	server.MustRegister(s, server.Tool{Name: "bad", Description: "d", Effect: server.ReadOnly}, noop[badPattern, empty])
+	if err := s.CheckSchemas(); err == nil || !strings.Contains(err.Error(), "tool bad: input schema") || strings.Contains(err.Error(), "tool good") {
+		t.Errorf("CheckSchemas: got %v, want the error of tool bad only", err)
+	}
+	c := servertest.Start(t, s)
+	if res := c.Call("bad", map[string]any{"p": "x"}); res.ErrorClass() != "internal" {
+		t.Errorf("call of bad: class %q, want internal", res.ErrorClass())
+	}
+	if res := c.Call("good", map[string]any{"d": "abcd"}); res.ErrorClass() != "invalid_input" {
+		t.Errorf("call of good with a d too long: class %q, want invalid_input", res.ErrorClass())
+	}
+}
+
+type mixedTagOK struct {
+	D string `json:"d" jsonschema:"description=The d,maxLength=3"`
 }

@@ -40,13 +40,13 @@ func reflectSchema(t reflect.Type, comments map[string]string) (map[string]any, 
 	}
 	s := r.ReflectFromType(t)
 	s.Version = ""
-	data, err := json.Marshal(s)
+	v, err := schemaMap(s)
 	if err != nil {
-		return nil, fmt.Errorf("%s: marshal schema: %w", t, err)
+		return nil, fmt.Errorf("%s: %w", t, err)
 	}
-	var m map[string]any
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("%s: unmarshal schema: %w", t, err)
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: the schema is %v, not an object", t, v)
 	}
 	delete(m, "$defs")
 	// An empty struct still gets a closed object schema.

@@ -2,8 +2,12 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/repo-mcp/repo-mcp/internal/schemacheck"
 )
@@ -14,13 +18,34 @@ import (
 // sends them, so both sides report a problem in the same words.
 type Violation = schemacheck.Violation
 
-// newValidator compiles a tool's input schema.
-func newValidator(name string, schema map[string]any) (*schemacheck.Schema, error) {
-	data, err := json.Marshal(schema)
-	if err != nil {
-		return nil, err
+// newValidator returns a function that compiles a tool's input schema the
+// first time it is called and then returns what that compile gave.
+func newValidator(name string, schema map[string]any) func() (*schemacheck.Schema, error) {
+	return sync.OnceValues(func() (*schemacheck.Schema, error) {
+		data, err := json.Marshal(schema)
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: input schema: %w", name, err)
+		}
+		v, err := schemacheck.Compile(name, data)
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: input schema: %w", name, err)
+		}
+		return v, nil
+	})
+}
+
+// CheckSchemas compiles the input schema of every registered tool, which
+// calls otherwise do at each tool's first call, and returns the errors.
+func (s *Server) CheckSchemas() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var errs []error
+	for _, name := range slices.Sorted(maps.Keys(s.tools)) {
+		if _, err := s.tools[name].validator(); err != nil {
+			errs = append(errs, err)
+		}
 	}
-	return schemacheck.Compile(name, data)
+	return errors.Join(errs...)
 }
 
 // violationsError turns violations into the one invalid_input error a model

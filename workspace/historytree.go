@@ -197,11 +197,11 @@ func findTreeEntry(data []byte, name string) (treeEntry, bool, error) {
 // allEntriesDiffLocked is treeDiffLocked comparing every entry of both
 // trees, merged in git's order. r.mu must be held.
 func (r *repo) allEntriesDiffLocked(a, b plumbing.Hash, prefix string, f pathFilter, out []rawChange) ([]rawChange, error) {
-	ea, err := r.entriesLocked(a)
+	ea, err := r.treeLocked(a)
 	if err != nil {
 		return out, err
 	}
-	eb, err := r.entriesLocked(b)
+	eb, err := r.treeLocked(b)
 	if err != nil {
 		return out, err
 	}
@@ -232,28 +232,6 @@ func (r *repo) allEntriesDiffLocked(a, b plumbing.Hash, prefix string, f pathFil
 		}
 	}
 	return out, nil
-}
-
-// entriesLocked returns the decoded entries of tree h (none for the zero
-// hash), read from the mapped packs where they hold it, and kept in the
-// repo's tree cache.
-func (r *repo) entriesLocked(h plumbing.Hash) ([]treeEntry, error) {
-	if h.IsZero() {
-		return nil, nil
-	}
-	if entries, ok := r.trees.get(h); ok {
-		return entries, nil
-	}
-	data, err := r.objectLocked(plumbing.TreeObject, h, maxTreeBytes)
-	if err != nil {
-		return nil, err
-	}
-	entries, err := decodeTree(bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		return nil, fmt.Errorf("tree %s: %w", h, err)
-	}
-	r.trees.put(h, entries)
-	return entries, nil
 }
 
 // sideLocked records an entry present on one side only: deleted (old) or

@@ -181,6 +181,22 @@ func (sr *sizeReader) close() {
 	}
 }
 
+// packedSizeLocked reads the size of object h from the header of its
+// entry in the repository's mapped packs, as listings do. Asked of go-git,
+// a first size decodes the pack's whole index into a map of its own, which
+// was most of what a new process did before its first read_file answered
+// (that call stats the file first). r.mu must be held.
+func (r *repo) packedSizeLocked(h plumbing.Hash) (int64, bool) {
+	if r.packSizes == nil {
+		pr := r.packsLocked()
+		r.packSizes = &sizeReader{packs: make([]openPack, len(pr.packs))}
+		for i, p := range pr.packs {
+			r.packSizes.packs[i] = openPack{index: p.index, mapped: p.pack}
+		}
+	}
+	return r.packSizes.size(h)
+}
+
 // size returns the size of object h when a pack holds it and its entry
 // reads as expected.
 func (sr *sizeReader) size(h plumbing.Hash) (int64, bool) {
@@ -244,7 +260,13 @@ func (sr *sizeReader) entrySize(p *openPack, off int64) (int64, error) {
 		return size, nil
 	}
 	// The start did not suffice (a large Huffman table, say): inflate
-	// from the file.
+	// from the mapping, or the file.
+	if p.mapped != nil {
+		if size, ok := sr.deltaSize(bytes.NewReader(p.mapped[off+int64(used):])); ok {
+			return size, nil
+		}
+		return 0, errPackFormat
+	}
 	src := io.NewSectionReader(p.file, off+int64(used), 1<<62)
 	if sr.br == nil {
 		sr.br = bufio.NewReaderSize(src, 4096)

@@ -186,3 +186,40 @@ func TestUvarint(t *testing.T) {
 		}
 	}
 }
+
+// TestPackedSizeMatchesObjectStore: the size a Stat reads from the mapped
+// packs' entry headers is go-git's, for every object of the pack, whole or
+// a delta; a loose object is left to go-git.
+func TestPackedSizeMatchesObjectStore(t *testing.T) {
+	for _, refDeltas := range []bool{false, true} {
+		t.Run(fmt.Sprintf("refDeltas=%v", refDeltas), func(t *testing.T) {
+			repo := packedRepo(t, refDeltas)
+			reg := openOne(t, repo.Dir, nil)
+			s := snapshot(t, reg, "HEAD")
+			loose, err := s.Stat(context.Background(), "loose.txt")
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := reg.workspaces["ws"].repo
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			packs := r.packsLocked().packs
+			if len(packs) != 1 {
+				t.Skipf("%d packs mapped: this platform does not map packs", len(packs))
+			}
+			index := packs[0].index
+			for i := range index.count {
+				var h plumbing.Hash
+				copy(h[:], index.data[idxFanout+20*i:])
+				got, ok := r.packedSizeLocked(h)
+				want, err := r.storage.EncodedObjectSize(h)
+				if !ok || err != nil || got != want {
+					t.Errorf("%s: size %d (%v), object store %d (%v)", h, got, ok, want, err)
+				}
+			}
+			if _, ok := r.packedSizeLocked(plumbing.NewHash(loose.SHA)); ok {
+				t.Errorf("the mapped packs answered for a loose object")
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -35,6 +36,10 @@ type repo struct {
 	refs    *refCache                       // nil: every ref is resolved through go-git
 	blobs   *blobCache                      // shared by the registry's repositories; nil: none
 	hist    *historyCache                   // made on first use; see history.go
+	// packSizes reads blob sizes from the mapped packs' entry headers
+	// (packedSizeLocked); made on first use, over packs mapped until
+	// the repo is closed.
+	packSizes *sizeReader
 }
 
 type commitInfo struct {
@@ -167,25 +172,22 @@ func (r *repo) commitLocked(h plumbing.Hash) (commitInfo, error) {
 	return ci, nil
 }
 
-// treeLocked returns the decoded, sorted entries of a tree. r.mu must be
-// held.
+// treeLocked returns the decoded, sorted entries of a tree (none for the
+// zero hash), read from the mapped packs where they hold it and kept in the
+// repo's tree cache. A first listing reads every tree of a commit: through
+// go-git's object storage that was half of its time. r.mu must be held.
 func (r *repo) treeLocked(h plumbing.Hash) ([]treeEntry, error) {
+	if h.IsZero() {
+		return nil, nil
+	}
 	if entries, ok := r.trees.get(h); ok {
 		return entries, nil
 	}
-	obj, err := r.storage.EncodedObject(plumbing.TreeObject, h)
+	data, err := r.objectLocked(plumbing.TreeObject, h, maxTreeBytes)
 	if err != nil {
 		return nil, err
 	}
-	if obj.Size() > maxTreeBytes {
-		return nil, fmt.Errorf("tree %s is larger than %d bytes", h, maxTreeBytes)
-	}
-	rd, err := obj.Reader()
-	if err != nil {
-		return nil, err
-	}
-	defer rd.Close()
-	entries, err := decodeTree(rd, obj.Size())
+	entries, err := decodeTree(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		return nil, fmt.Errorf("tree %s: %w", h, err)
 	}
@@ -404,9 +406,12 @@ func (r *repo) blobSizeLocked(h plumbing.Hash) (int64, error) {
 	if size, ok := r.sizes[h]; ok {
 		return size, nil
 	}
-	size, err := r.storage.EncodedObjectSize(h)
-	if err != nil {
-		return 0, err
+	size, ok := r.packedSizeLocked(h)
+	if !ok {
+		var err error
+		if size, err = r.storage.EncodedObjectSize(h); err != nil {
+			return 0, err
+		}
 	}
 	if len(r.sizes) >= maxCachedSizes {
 		clear(r.sizes)

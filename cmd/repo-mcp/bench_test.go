@@ -60,11 +60,16 @@ func spread(listing string, n int) []string {
 }
 
 func startServer(b *testing.B, dir string) *client.Conn {
+	return startBinary(b, repoMCP(b), dir)
+}
+
+// startBinary is startServer with another build of repo-mcp.
+func startBinary(b *testing.B, bin, dir string) *client.Conn {
 	args := []string{"serve", "--workspace", "go=" + dir, "--audit-log", os.DevNull}
 	if prof := os.Getenv("REPO_MCP_BENCH_CPUPROFILE"); prof != "" {
 		args = append(args, "--cpuprofile", prof) // the server's profile, for diagnosis
 	}
-	c, err := client.Start(context.Background(), client.Command{Path: repoMCP(b), Args: args}, client.Options{})
+	c, err := client.Start(context.Background(), client.Command{Path: bin, Args: args}, client.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -152,38 +157,6 @@ func BenchmarkListFiles(b *testing.B) {
 	b.Run("git", func(b *testing.B) {
 		benchlat.Measure(b, func(int) error {
 			cmd := exec.Command("git", "ls-tree", "-r", "HEAD")
-			cmd.Dir = dir
-			cmd.Stdout = io.Discard
-			return cmd.Run()
-		})
-	})
-}
-
-// BenchmarkColdStart: one op starts repo-mcp, completes the handshake and
-// gets the first read_file answered; the baseline starts one git process
-// that prints the same blob.
-func BenchmarkColdStart(b *testing.B) {
-	dir, paths := corpus(b)
-	bin := repoMCP(b)
-	b.Run("ours", func(b *testing.B) {
-		benchlat.Measure(b, func(int) error {
-			c, err := client.Start(context.Background(), client.Command{
-				Path: bin, Args: []string{"serve", "--workspace", "go=" + dir, "--audit-log", os.DevNull},
-			}, client.Options{})
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			res, err := readFile(c, paths[0])
-			if err == nil && res.IsError {
-				err = fmt.Errorf("read_file %s: error result", paths[0])
-			}
-			return err
-		})
-	})
-	b.Run("git", func(b *testing.B) {
-		benchlat.Measure(b, func(int) error {
-			cmd := exec.Command("git", "cat-file", "blob", "HEAD:"+paths[0])
 			cmd.Dir = dir
 			cmd.Stdout = io.Discard
 			return cmd.Run()

@@ -69,6 +69,11 @@ func schemas(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// A server compiles each input schema at the tool's first call; the
+	// files are only written, or found current, for schemas that compile.
+	if err := s.CheckSchemas(); err != nil {
+		return err
+	}
 	want, err := schemaFiles(s)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package schemacheck
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -87,6 +88,36 @@ func TestCompileRefusesExternalReferences(t *testing.T) {
 		schema := fmt.Sprintf(`{"type": "object", "properties": {"a": {"$ref": %q}}}`, ref)
 		if _, err := Compile("t", []byte(schema)); err == nil || !strings.Contains(err.Error(), "schema loading is disabled") {
 			t.Errorf("Compile with $ref %s: err = %v, want loading refused", ref, err)
+		}
+	}
+}
+
+// TestCompileRefusesInvalidSchemas: a schema is checked against its draft's
+// meta-schema, which the validator compiles on first use, not at init.
+func TestCompileRefusesInvalidSchemas(t *testing.T) {
+	for _, schema := range []string{
+		`{"type": "text"}`,
+		`{"type": "object", "properties": {"a": {"minLength": -1}}}`,
+		`{"type": "object", "required": "a"}`,
+	} {
+		if _, err := Compile("t", []byte(schema)); err == nil || !strings.Contains(err.Error(), "jsonschema validation failed") {
+			t.Errorf("Compile(%s): err = %v, want the meta-schema's refusal", schema, err)
+		}
+	}
+}
+
+// TestCompileConcurrently compiles from several goroutines at once, so that
+// the race detector sees the first use of the meta-schemas from all of them.
+func TestCompileConcurrently(t *testing.T) {
+	var wg sync.WaitGroup
+	errs := make([]error, 8)
+	for i := range errs {
+		wg.Go(func() { _, errs[i] = Compile("t", []byte(testSchema)) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
 		}
 	}
 }

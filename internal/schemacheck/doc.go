@@ -14,4 +14,9 @@
 //
 // Schemas are loaded from memory only: a $ref to anything outside the schema
 // is refused rather than fetched.
+//
+// The validator is internal/jsonschema, a fork of
+// github.com/santhosh-tekuri/jsonschema/v6 that compiles a draft's
+// meta-schemas when a schema of that draft is first compiled rather than at
+// package init, so that linking this package costs a program nothing at start.
 package schemacheck

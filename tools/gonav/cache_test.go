@@ -147,11 +147,10 @@ func TestEarlyCutoff(t *testing.T) {
 	}
 }
 
-// TestTrimmedInfo: a loaded package keeps only the types of index
-// expressions, and they are enough to find a call that instantiates a
-// generic function explicitly (shape.Max[float64](...)) as well as an
-// inferred one.
-func TestTrimmedInfo(t *testing.T) {
+// TestExplicitInstantiation: the index finds a call that instantiates
+// a generic function explicitly (shape.Max[float64](...)) as well as an
+// inferred one, without the types of every expression (calleeOf).
+func TestExplicitInstantiation(t *testing.T) {
 	repo := gitfixture.New(t)
 	files := txtarFiles(t, "testdata/nav.txtar")
 	files["circle/bigger.go"] = gitfixture.Text("package circle\n\nimport \"example.com/nav/shape\"\n\nfunc Bigger(a []float64) float64 { return shape.Max[float64](a[0], 1) }\n")
@@ -169,9 +168,9 @@ func TestTrimmedInfo(t *testing.T) {
 }
 
 // TestTypesOnDisk: a second service on the same cache directory, as a
-// new process or another replica would be, reads the packages outside
-// the repository from disk and checks only the repository's, and
-// answers as the first did, dependencies' lines and columns included.
+// new process or another replica would be, reads every package from
+// disk, the repository's with their indexes, checks none, and answers as
+// the first did, dependencies' lines and columns included.
 func TestTypesOnDisk(t *testing.T) {
 	repo := gitfixture.New(t)
 	repo.Commit(t, "nav", txtarFiles(t, "testdata/nav.txtar"))
@@ -193,13 +192,14 @@ func TestTypesOnDisk(t *testing.T) {
 		for _, q := range queries {
 			answers[i] = append(answers[i], navigate(t, c, q))
 		}
+		sv.loader.store.wait()
 	}
 	first, second := answers[0][0].Precision.Load, answers[1][0].Precision.Load
 	if first.Checked != first.Packages-1 { // all but unsafe
 		t.Errorf("the first service checked %d of %d packages", first.Checked, first.Packages)
 	}
-	if local := len(services[1].progs[0].prog.local); second.Checked != local {
-		t.Errorf("the second service checked %d packages, want the repository's %d (of %d)", second.Checked, local, second.Packages)
+	if second.Checked != 0 {
+		t.Errorf("the second service checked %d of %d packages, want none", second.Checked, second.Packages)
 	}
 	for i, q := range queries {
 		a, b := answers[0][i], answers[1][i]
@@ -247,4 +247,68 @@ func TestListingReused(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestIndexOnDisk: a second service on the same cache directory answers
+// from the repository packages' indexes on disk, checking none of them,
+// neither to load nor to answer about what the packages declare at
+// package level; a local variable, which only a check can give as an
+// object, has its package checked again, that one alone, once.
+func TestIndexOnDisk(t *testing.T) {
+	repo := gitfixture.New(t)
+	files := txtarFiles(t, "testdata/nav.txtar")
+	files["shape/twice.go"] = gitfixture.Text("package shape\n\nconst factor = 2\n\nvar calls int\n\nfunc double(x float64) float64 { calls++; return factor * x }\n\n// Twice doubles an area.\nfunc Twice(s Shape) float64 { return double(s.Area()) }\n")
+	repo.Commit(t, "nav", files)
+	opts := testOptions(t)
+	c1, sv1 := serve(t, repo.Dir, opts)
+	navigate(t, c1, map[string]any{"relation": "definition", "symbol": "shape.Shape"})
+	sv1.loader.store.wait()
+	c2, sv := serve(t, repo.Dir, opts)
+	queries := []map[string]any{
+		{"relation": "references", "symbol": "shape.Shape.Area"},
+		{"relation": "definition", "path": "square/square.go", "line": 19, "column": 15},
+		{"relation": "callers", "symbol": "shape.Total", "depth": 2},
+		{"relation": "callees", "symbol": "square.Both"},
+		{"relation": "implementations", "symbol": "square.Square"},
+		{"relation": "package_api", "symbol": "square"},
+		// What export data leaves out: unexported functions, variables
+		// and constants (hiddenDecls).
+		{"relation": "callers", "symbol": "shape.double"},
+		{"relation": "callees", "symbol": "shape.Twice"},
+		{"relation": "references", "symbol": "shape.double"},
+		{"relation": "references", "symbol": "shape.calls"},
+		{"relation": "definition", "symbol": "shape.factor"},
+		{"relation": "definition", "path": "shape/twice.go", "line": 10, "column": 38},
+	}
+	local := map[string]any{"relation": "references", "path": "shape/shape.go", "line": 17, "column": 6}
+	for i, q := range append(queries, local) {
+		a, b := navigate(t, c1, q), navigate(t, c2, q)
+		a.Precision.Load, b.Precision.Load = LoadFacts{}, LoadFacts{}
+		if len(b.Results) == 0 || !reflect.DeepEqual(a, b) {
+			t.Errorf("%v: the second service answered\n%+v\nthe first\n%+v", q, b, a)
+		}
+		prog := sv.progs[0].prog
+		want := 0
+		if i == len(queries) {
+			want = 1 // the local variable's package
+		}
+		if prog.checked != 0 || rechecked(prog) != want {
+			t.Errorf("%v: the second service checked %d packages to load and %d to answer, want 0 and %d", q, prog.checked, rechecked(prog), want)
+		}
+	}
+}
+
+// rechecked counts the units read from disk that were checked again.
+func rechecked(p *program) int {
+	n := 0
+	for _, u := range p.local {
+		if u.index != nil {
+			u.index.mu.Lock()
+			if u.index.checked {
+				n++
+			}
+			u.index.mu.Unlock()
+		}
+	}
+	return n
 }

@@ -5,8 +5,6 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
-
-	"golang.org/x/tools/go/types/typeutil"
 )
 
 // callGraphNote is what Precision.CallGraph says.
@@ -31,17 +29,25 @@ type callIndex struct {
 	byCaller map[string][]callSite
 }
 
-// callGraph builds the index once per program.
+// callGraph builds the index once per program, from the calls each
+// unit's index records.
 func (p *program) callGraph() *callIndex {
 	p.callsOnce.Do(func() {
 		ix := &callIndex{byCallee: map[string][]callSite{}, byCaller: map[string][]callSite{}}
-		seen := map[token.Pos]bool{} // a file checked twice (p, p [p.test]) counts once
+		type at struct {
+			file string
+			off  int32
+		}
+		seen := map[at]bool{} // a file checked twice (p, p [p.test]) counts once
 		for _, u := range p.local {
-			if u.info == nil {
+			if u.index == nil {
 				continue
 			}
-			for _, f := range u.files {
-				p.indexCalls(ix, u, f, seen)
+			for _, c := range u.index.Calls {
+				if k := (at{u.index.Files[c.File].Name, c.Lparen}); !seen[k] {
+					seen[k] = true
+					p.addCall(ix, u, c)
+				}
 			}
 		}
 		p.calls = ix
@@ -49,35 +55,14 @@ func (p *program) callGraph() *callIndex {
 	return p.calls
 }
 
-func (p *program) indexCalls(ix *callIndex, u *unit, f *ast.File, seen map[token.Pos]bool) {
-	var caller types.Object
-	var callerEnd token.Pos
-	ast.Inspect(f, func(n ast.Node) bool {
-		if fd, ok := n.(*ast.FuncDecl); ok {
-			caller, callerEnd = u.info.Defs[fd.Name], fd.End()
-		}
-		call, ok := n.(*ast.CallExpr)
-		if !ok || seen[call.Lparen] {
-			return true
-		}
-		fn, ok := typeutil.Callee(u.info, call).(*types.Func)
-		if !ok {
-			return true
-		}
-		seen[call.Lparen] = true
-		site := callSite{unit: u, pos: calleePos(call), callee: fn}
-		if caller != nil && call.Pos() < callerEnd {
-			site.caller = caller
-		}
-		if recv := fn.Signature().Recv(); recv != nil && types.IsInterface(recv.Type()) {
-			site.dynamic = true
-		}
-		ix.byCallee[p.key(fn)] = append(ix.byCallee[p.key(fn)], site)
-		if site.caller != nil {
-			ix.byCaller[p.key(site.caller)] = append(ix.byCaller[p.key(site.caller)], site)
-		}
-		return true
-	})
+func (p *program) addCall(ix *callIndex, u *unit, c indexCall) {
+	site := callSite{unit: u, pos: u.index.pos(c.File, c.Off), callee: u.index.object(c.Callee), caller: u.index.object(c.Caller), dynamic: c.Dynamic}
+	callee := u.index.key(c.Callee)
+	ix.byCallee[callee] = append(ix.byCallee[callee], site)
+	if site.caller != nil {
+		caller := u.index.key(c.Caller)
+		ix.byCaller[caller] = append(ix.byCaller[caller], site)
+	}
 }
 
 // callers answers the calls of the target, and of its callers to depth.

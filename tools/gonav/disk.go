@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"encoding/gob"
 	"fmt"
+	"go/ast"
 	"go/token"
 	"go/types"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"golang.org/x/tools/go/gcexportdata"
 
@@ -15,16 +18,16 @@ import (
 )
 
 // typesDirName is the directory, under the cache directory, of the
-// dependencies' type information; its version changes with the format.
-const typesDirName = "types-v1"
+// packages' type information; its version changes with the format.
+const typesDirName = "types-v2"
 
-// typeStore keeps on disk the type information of the packages outside
-// the repository (GOROOT's and the module cache's), by key: a new process
-// reads them instead of parsing and checking them again. The repository's
-// packages are checked in every process: queries need their syntax and
-// full type information.
+// typeStore keeps on disk the type information of packages by key: a
+// new process or a replica reads them instead of parsing and checking
+// them again. The packages outside the repository (GOROOT's and the
+// module cache's) are kept as export data; the repository's, with their
+// indexes too (see unitIndex), which is what queries read of them.
 //
-// A process that checks such a package keeps it as an entry too, and
+// A process that checks a dependency keeps it as an entry too, and
 // reads it back in place of the check's types: export data holds what
 // importers and queries use of a dependency, in less memory than the
 // check's objects, and a process then answers the same whether it
@@ -33,9 +36,22 @@ const typesDirName = "types-v1"
 // An entry is written to a temporary file and renamed into place, so a
 // reader sees a whole entry or none; processes and replicas sharing the
 // directory write the same bytes under a key, so the last rename wins
-// harmlessly.
+// harmlessly. Entries are written in the background, at most
+// maxWriters at once (a load waits for the disk only when that many are
+// being written, which bounds the memory they hold), and Close waits for
+// the writes.
 type typeStore struct {
-	dir string // "" keeps nothing
+	dir     string // "" keeps nothing
+	writers chan struct{}
+	pending sync.WaitGroup
+	log     *slog.Logger
+}
+
+// maxWriters bounds the entries written at once.
+const maxWriters = 2
+
+func newTypeStore(dir string, log *slog.Logger) *typeStore {
+	return &typeStore{dir: dir, writers: make(chan struct{}, maxWriters), log: log}
 }
 
 // storedUnit is an entry: the package's export data, and what the
@@ -52,6 +68,13 @@ type storedUnit struct {
 	Hidden []byte
 	// Files are the tables that decode their positions, by file name.
 	Files map[string][]lineCol
+	// APIKey is a repository package's API key (see cutoff.go), which
+	// its export data here cannot give again: its positions are
+	// recoded. Empty for the others, whose key serves.
+	APIKey string
+	// Index is what queries read of a repository package checked in
+	// full (see unitIndex); nil for the others.
+	Index *unitIndex
 }
 
 // hiddenPrefix starts the path of the package hiddenTypes makes.
@@ -65,44 +88,70 @@ func (l *loader) read(n *node) *unit {
 		u.types, u.api, u.apiKey = types.Unsafe, types.Unsafe, "unsafe"
 		return u
 	}
-	if n.local {
-		return nil
-	}
 	e, ok := l.store.open(n.key)
-	if !ok {
+	if !ok || (n.local && (e.APIKey == "" || (e.Index == nil) == n.full)) {
 		return nil
 	}
 	imports, direct := importsOf(n)
-	pkg, err := decode(l.fset, e, u.path, imports, direct, l.tables)
+	pkg, hidden, err := decode(l.fset, e, u.path, imports, direct, l.tables)
 	if err != nil {
 		l.log.Warn("go_navigate: a package's type information on disk cannot be read; checking it", "package", u.id, "error", err)
 		return nil
 	}
 	u.types, u.problems, u.fileNames = pkg, e.Problems, e.FileNames
-	u.apiKey = apiKeyOf(l.fset, u, n.deps)
+	if n.local {
+		u.hidden = hidden
+	}
+	if n.local {
+		u.apiKey = e.APIKey
+		if n.full {
+			u.index = l.attach(n, u, e.Index)
+		}
+	} else {
+		u.apiKey = apiKeyOf(l.fset, u, n.deps)
+	}
 	u.api = l.cache.api(u.apiKey, u.types)
 	return u
+}
+
+// save stores a checked repository package: its export data, API key
+// and index, so that a new process or a replica sharing the directory
+// reads it instead of checking it. Unlike a dependency, it keeps the
+// check's types: its index points at their objects.
+func (l *loader) save(u *unit, files []*ast.File) {
+	if l.store.dir == "" {
+		return
+	}
+	e, err := encode(l.fset, u, files)
+	if err != nil {
+		l.log.Warn("go_navigate: a package's type information cannot be kept", "package", u.id, "error", err)
+		return
+	}
+	e.APIKey, e.Index = u.apiKey, u.index.stored()
+	l.store.saveLater(u.id, u.key, e)
 }
 
 // keep stores a checked package outside the repository, and replaces
 // its types by those read back (see typeStore). On a failure the
 // check's types stay.
-func (l *loader) keep(n *node, u *unit) {
-	e, err := encode(l.fset, u)
+func (l *loader) keep(n *node, u *unit, files []*ast.File) {
+	e, err := encode(l.fset, u, files)
 	if err != nil {
 		l.log.Warn("go_navigate: a package's type information cannot be kept", "package", u.id, "error", err)
 		return
 	}
-	if err := l.store.save(u.key, e); err != nil {
-		l.log.Warn("go_navigate: a package's type information cannot be written", "package", u.id, "error", err)
-	}
+	l.store.saveLater(u.id, u.key, e)
 	imports, direct := importsOf(n)
-	pkg, err := decode(l.fset, e, u.path, imports, direct, l.tables)
+	pkg, _, err := decode(l.fset, e, u.path, imports, direct, l.tables)
 	if err != nil {
 		l.log.Warn("go_navigate: a package's type information cannot be read back", "package", u.id, "error", err)
 		return
 	}
 	u.types = pkg
+	// Nothing refers to the parsed files now: their line tables go too.
+	for _, f := range files {
+		l.fset.RemoveFile(l.fset.File(f.FileStart))
+	}
 }
 
 // importsOf returns the packages a node's dependencies import, directly
@@ -126,13 +175,30 @@ func importsOf(n *node) (map[string]*types.Package, []*types.Package) {
 	return imports, direct
 }
 
-func (s typeStore) path(key string) string {
+// saveLater writes the entry of a key in the background.
+func (s *typeStore) saveLater(id, key string, e *storedUnit) {
+	if s.dir == "" {
+		return
+	}
+	s.writers <- struct{}{} // the entries waiting to be written are bounded
+	s.pending.Go(func() {
+		defer func() { <-s.writers }()
+		if err := s.save(key, e); err != nil {
+			s.log.Warn("go_navigate: a package's type information cannot be written", "package", id, "error", err)
+		}
+	})
+}
+
+// wait returns when the entries given to saveLater are written.
+func (s *typeStore) wait() { s.pending.Wait() }
+
+func (s *typeStore) path(key string) string {
 	return filepath.Join(s.dir, key[:2], key)
 }
 
 // open reads the entry of a key; false when there is none or it cannot
 // be read.
-func (s typeStore) open(key string) (*storedUnit, bool) {
+func (s *typeStore) open(key string) (*storedUnit, bool) {
 	if s.dir == "" {
 		return nil, false
 	}
@@ -148,7 +214,7 @@ func (s typeStore) open(key string) (*storedUnit, bool) {
 }
 
 // save writes the entry of a key.
-func (s typeStore) save(key string, e *storedUnit) error {
+func (s *typeStore) save(key string, e *storedUnit) error {
 	if s.dir == "" {
 		return nil
 	}
@@ -164,18 +230,18 @@ func (s typeStore) save(key string, e *storedUnit) error {
 }
 
 // encode returns the entry of a checked unit, from its syntax.
-func encode(fset *token.FileSet, u *unit) (*storedUnit, error) {
-	recoded, files, err := recode(fset, u.files)
+func encode(fset *token.FileSet, u *unit, files []*ast.File) (*storedUnit, error) {
+	recoded, tables, err := recode(fset, files)
 	if err != nil {
 		return nil, err
 	}
-	e := &storedUnit{Problems: u.problems, FileNames: u.fileNames, Files: files}
+	e := &storedUnit{Problems: u.problems, FileNames: u.fileNames, Files: tables}
 	var export bytes.Buffer
 	if err := gcexportdata.Write(&export, recoded, u.types); err != nil {
 		return nil, fmt.Errorf("writing the export data of %s: %w", u.id, err)
 	}
 	e.Export = export.Bytes()
-	if hidden := hiddenTypes(u.types); hidden != nil {
+	if hidden := hiddenDecls(u.types, u.local); hidden != nil {
 		var buf bytes.Buffer
 		if err := gcexportdata.Write(&buf, recoded, hidden); err != nil {
 			return nil, fmt.Errorf("writing the unexported types of %s: %w", u.id, err)
@@ -188,10 +254,10 @@ func encode(fset *token.FileSet, u *unit) (*storedUnit, error) {
 // decode reads an entry's package. imports holds the packages its
 // dependencies import, directly or not, by path; direct, those it
 // imports.
-func decode(fset *token.FileSet, e *storedUnit, path string, imports map[string]*types.Package, direct []*types.Package, tables *posTables) (*types.Package, error) {
-	pkg, err := gcexportdata.Read(bytes.NewReader(e.Export), fset, imports, path)
+func decode(fset *token.FileSet, e *storedUnit, path string, imports map[string]*types.Package, direct []*types.Package, tables *posTables) (pkg, hidden *types.Package, err error) {
+	pkg, err = gcexportdata.Read(bytes.NewReader(e.Export), fset, imports, path)
 	if err != nil {
-		return nil, fmt.Errorf("reading the export data of %s: %w", path, err)
+		return nil, nil, fmt.Errorf("reading the export data of %s: %w", path, err)
 	}
 	// The reader lists the packages the export data names; a check
 	// lists the direct imports, which implementations' visibility
@@ -200,32 +266,52 @@ func decode(fset *token.FileSet, e *storedUnit, path string, imports map[string]
 	if len(e.Hidden) > 0 {
 		// Reading declares the unexported types in pkg, which the
 		// import map holds.
-		if _, err := gcexportdata.Read(bytes.NewReader(e.Hidden), fset, imports, hiddenPrefix+path); err != nil {
-			return nil, fmt.Errorf("reading the unexported types of %s: %w", path, err)
+		if hidden, err = gcexportdata.Read(bytes.NewReader(e.Hidden), fset, imports, hiddenPrefix+path); err != nil {
+			return nil, nil, fmt.Errorf("reading the unexported types of %s: %w", path, err)
 		}
+		tables.add(fset, hidden, e.Files)
 	}
 	tables.add(fset, pkg, e.Files)
-	return pkg, nil
+	return pkg, hidden, nil
 }
 
-// hiddenTypes returns a package whose exported aliases name pkg's
-// unexported types, so that its export data declares them; nil when
-// there are none. Generic types are left out, as implementations leaves
-// them out.
-func hiddenTypes(pkg *types.Package) *types.Package {
+// hiddenDecls returns a package whose exported declarations stand for
+// pkg's unexported ones, so that its export data holds them; nil when
+// there are none. Its aliases T0, T1... name the unexported types
+// (generic types are left out, as implementations leaves them out).
+// With funcs, a repository package's, it declares too, at their
+// positions, F_name, a variable of each unexported function's signature,
+// V_name of each variable's type, C_name of each constant: what an index
+// read from disk names of its package (see unit.unexported).
+func hiddenDecls(pkg *types.Package, funcs bool) *types.Package {
 	w := types.NewPackage(hiddenPrefix+pkg.Path(), "hidden")
 	scope := pkg.Scope()
 	for _, name := range scope.Names() {
-		tn, ok := scope.Lookup(name).(*types.TypeName)
-		if !ok || tn.Exported() || tn.IsAlias() {
+		obj := scope.Lookup(name)
+		if obj.Exported() {
 			continue
 		}
-		if n, ok := tn.Type().(*types.Named); !ok || n.TypeParams().Len() > 0 {
-			continue
+		switch obj := obj.(type) {
+		case *types.TypeName:
+			if n, ok := obj.Type().(*types.Named); !ok || obj.IsAlias() || n.TypeParams().Len() > 0 {
+				continue
+			}
+			alias := types.NewTypeName(token.NoPos, w, fmt.Sprintf("T%d", w.Scope().Len()), nil)
+			types.NewAlias(alias, obj.Type())
+			w.Scope().Insert(alias)
+		case *types.Func:
+			if funcs && obj.Signature().TypeParams().Len() == 0 {
+				w.Scope().Insert(types.NewVar(obj.Pos(), w, "F_"+name, obj.Type()))
+			}
+		case *types.Var:
+			if funcs {
+				w.Scope().Insert(types.NewVar(obj.Pos(), w, "V_"+name, obj.Type()))
+			}
+		case *types.Const:
+			if funcs {
+				w.Scope().Insert(types.NewConst(obj.Pos(), w, "C_"+name, obj.Type(), obj.Val()))
+			}
 		}
-		alias := types.NewTypeName(token.NoPos, w, fmt.Sprintf("T%d", w.Scope().Len()), nil)
-		types.NewAlias(alias, tn.Type())
-		w.Scope().Insert(alias)
 	}
 	if w.Scope().Len() == 0 {
 		return nil

@@ -43,12 +43,20 @@
 // concurrent first calls on one revision load it once (singleflight),
 // reporting progress to the call that started it.
 //
-// The packages outside the repository (GOROOT's, the module cache's) are
-// kept on disk under the cache directory as export data, by key, and a
-// new process or another replica sharing the directory reads them
-// instead of checking them again (disk.go, positions.go). The
-// repository's packages are checked in each process: queries read their
-// syntax and Defs and Uses, which the program keeps while it is loaded.
+// A repository package checked with function bodies is indexed as the
+// check ends (index.go): its identifiers with the objects they declare
+// or use and their enclosing functions, its package clauses, imports,
+// calls and the types declared in its functions. Queries read the index;
+// the syntax and types.Info are dropped.
+//
+// Every package is kept on disk under the cache directory by key, as
+// export data (disk.go, positions.go), the repository's with their
+// indexes, written in the background. A new process or another replica
+// sharing the directory reads them instead of checking them again, and
+// finds the objects an index names in the packages read
+// (indexstore.go); only an object declared in a function (a local
+// variable, a type of a function body) has its package checked again,
+// once, when a query first needs it.
 //
 // # Precision
 //

@@ -11,16 +11,31 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
+	"github.com/repo-mcp/repo-mcp/server/servertest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/relations.golden")
 
 // TestRelations asks every relation about the fixture module and
-// compares the answers, one line per result, with the golden file.
+// compares the answers, one line per result, with the golden file: of a
+// service that checks the packages, then of another on the same cache
+// directory, which reads them and their indexes from disk.
 func TestRelations(t *testing.T) {
 	repo := gitfixture.New(t)
 	repo.Commit(t, "nav", txtarFiles(t, "testdata/nav.txtar"))
-	c, _ := serve(t, repo.Dir, testOptions(t))
+	opts := testOptions(t)
+	for _, name := range []string{"checked", "from disk"} {
+		t.Run(name, func(t *testing.T) {
+			c, sv := serve(t, repo.Dir, opts)
+			relationsGolden(t, c)
+			if l := sv.progs[0]; name == "from disk" && l.prog.checked != 0 {
+				t.Errorf("the second service checked %d packages", l.prog.checked)
+			}
+		})
+	}
+}
+
+func relationsGolden(t *testing.T, c *servertest.Client) {
 	queries := []map[string]any{
 		{"relation": "definition", "symbol": "shape.Total"},
 		{"relation": "definition", "path": "square/square.go", "line": 19, "column": 15},

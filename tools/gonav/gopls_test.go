@@ -55,7 +55,8 @@ var goplsQueries = []goplsQuery{
 
 // TestAgainstGopls asks the 30 questions of go_navigate and of gopls (one
 // gopls process, over LSP: its CLI would load go-git again for each) on
-// go-git at HEAD, and compares the location sets. Differences that follow
+// go-git at HEAD, and compares the location sets, of a service that
+// checks go-git and of one that reads it from the first's cache. Differences that follow
 // from a documented difference of method are logged; any other fails.
 // go-git's dependencies must be in the module cache (.ci/install-peers
 // downloads them).
@@ -73,8 +74,20 @@ func TestAgainstGopls(t *testing.T) {
 	}
 	dir := filepath.Join(t.TempDir(), "go-git")
 	gitfixture.Git(t, ".", "clone", "-q", bundle, dir)
-	c, _ := serve(t, dir, testOptions(t))
-	compareWithGopls(t, c, startGopls(t, gopls, dir, dir), goRoots(t, dir), goplsQueries)
+	// A second service on the same cache directory answers from the
+	// packages and indexes the first kept on disk.
+	opts := testOptions(t)
+	lsp := startGopls(t, gopls, dir, dir)
+	for _, name := range []string{"checked", "from disk"} {
+		t.Run(name, func(t *testing.T) {
+			c, sv := serve(t, dir, opts)
+			compareWithGopls(t, c, lsp, goRoots(t, dir), goplsQueries)
+			sv.loader.store.wait()
+			if checked := sv.progs[0].prog.checked; name == "from disk" && checked != 0 {
+				t.Errorf("the second service checked %d packages", checked)
+			}
+		})
+	}
 }
 
 // compareWithGopls asks each question of go_navigate (through c) and of

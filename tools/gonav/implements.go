@@ -36,7 +36,9 @@ func (p *program) implementers(t *target) []types.Object {
 	seen := map[string]bool{p.key(tn): true}
 	var out []types.Object
 	seenFrom := t.unit.imports()
-	for _, nt := range p.namedTypes() {
+	named := p.namedTypes()
+	candidates := append(named[:len(named):len(named)], p.localTypes(pathOf(tn))...)
+	for _, nt := range candidates {
 		// Dependencies count only where the target's package sees them,
 		// as gopls counts them: an interface of a package it does not
 		// import is no contract it was written for.

@@ -26,7 +26,7 @@ const maxTypeErrors = 3
 type loader struct {
 	fset         *token.FileSet
 	cache        *unitCache
-	store        typeStore
+	store        *typeStore
 	tables       *posTables // of fset's files read from the store
 	log          *slog.Logger
 	workers      int
@@ -231,13 +231,39 @@ func newUnit(n *node) *unit {
 	return u
 }
 
-// check parses and type-checks one package. It never fails: what goes
+// check parses and type-checks one package, indexes it when it is
+// checked in full, and keeps it in the store. It never fails: what goes
 // wrong becomes the unit's problems.
 func (l *loader) check(n *node) *unit {
+	u, files, info := l.typeCheck(n)
+	if n.full {
+		u.index = l.buildIndex(u, files, info)
+	}
+	u.apiKey = apiKeyOf(l.fset, u, n.deps)
+	if n.local {
+		l.save(u, files)
+	} else {
+		l.keep(n, u, files)
+	}
+	u.api = l.cache.api(u.apiKey, u.types)
+	return u
+}
+
+func (l *loader) buildIndex(u *unit, files []*ast.File, info *types.Info) *unitIndex {
+	return buildIndex(l.fset, u, files, info, func(obj types.Object) string { return objectKey(l.fset, l.tables, obj) })
+}
+
+// typeCheck parses and type-checks one package; info is nil unless it
+// is checked in full.
+func (l *loader) typeCheck(n *node) (*unit, []*ast.File, *types.Info) {
 	u := newUnit(n)
+	var files []*ast.File
 	for i, name := range n.names {
-		src := n.contents[i]
-		if !n.local {
+		var src []byte
+		if i < len(n.contents) {
+			src = n.contents[i]
+		}
+		if src == nil { // a dependency's, or a package checked again
 			var err error
 			if src, err = os.ReadFile(n.hosts[i]); err != nil {
 				u.problems = append(u.problems, fmt.Sprintf("%s cannot be read; left out", name))
@@ -249,33 +275,16 @@ func (l *loader) check(n *node) *unit {
 			u.problems = append(u.problems, parseProblem(err))
 		}
 		if f != nil {
-			u.files = append(u.files, f)
+			files = append(files, f)
 			u.fileNames = append(u.fileNames, name)
 		}
-	}
-	byID := map[string]*node{}
-	for _, d := range n.deps {
-		byID[d.lp.ImportPath] = d
 	}
 	var typeErrs int
 	conf := types.Config{
 		IgnoreFuncBodies: !n.full,
 		FakeImportC:      true,
 		Sizes:            types.SizesFor("gc", "amd64"),
-		Importer: importerFunc(func(path string) (*types.Package, error) {
-			id := path
-			if m, ok := n.lp.ImportMap[path]; ok {
-				id = m
-			}
-			if path == "unsafe" {
-				return types.Unsafe, nil
-			}
-			d := byID[id]
-			if d == nil || d.unit == nil || d.unit.api == nil {
-				return nil, fmt.Errorf("package %s was not loaded", path)
-			}
-			return d.unit.api, nil
-		}),
+		Importer:         depsImporter(n),
 		Error: func(err error) {
 			if typeErrs < maxTypeErrors {
 				u.problems = append(u.problems, typeProblem(err))
@@ -283,49 +292,41 @@ func (l *loader) check(n *node) *unit {
 			typeErrs++
 		},
 	}
+	var info *types.Info
 	if n.full {
-		// Queries read Defs and Uses, and typeutil.Callee the Types of
-		// index expressions, which tell f[T](x) from a[i](x).
-		u.info = &types.Info{
-			Types: map[ast.Expr]types.TypeAndValue{},
-			Defs:  map[*ast.Ident]types.Object{},
-			Uses:  map[*ast.Ident]types.Object{},
+		// The index records Defs and Uses (see calleeOf for calls).
+		info = &types.Info{
+			Defs: map[*ast.Ident]types.Object{},
+			Uses: map[*ast.Ident]types.Object{},
 		}
 	}
-	u.types, _ = conf.Check(u.path, l.fset, u.files, u.info)
-	if !n.local {
-		l.keep(n, u)
-	}
-	if n.full {
-		u.info.Types = indexTypes(u.files, u.info.Types)
-	} else {
-		u.files = nil // only the types are needed: the syntax is the larger part
-	}
+	u.types, _ = conf.Check(u.path, l.fset, files, info)
 	if typeErrs > maxTypeErrors {
 		u.problems = append(u.problems, fmt.Sprintf("and %d more type errors", typeErrs-maxTypeErrors))
 	}
-	u.apiKey = apiKeyOf(l.fset, u, n.deps)
-	u.api = l.cache.api(u.apiKey, u.types)
-	return u
+	return u, files, info
 }
 
-// indexTypes keeps, of a check's recorded types, those of the indices
-// of index expressions: the only ones queries read, and a small share
-// of the whole (every expression's), which a program would otherwise
-// hold for as long as it is loaded.
-func indexTypes(files []*ast.File, all map[ast.Expr]types.TypeAndValue) map[ast.Expr]types.TypeAndValue {
-	kept := map[ast.Expr]types.TypeAndValue{}
-	for _, f := range files {
-		ast.Inspect(f, func(n ast.Node) bool {
-			if ix, ok := n.(*ast.IndexExpr); ok {
-				if tv, ok := all[ix.Index]; ok {
-					kept[ix.Index] = tv
-				}
-			}
-			return true
-		})
+// depsImporter imports a node's dependencies' API packages.
+func depsImporter(n *node) types.Importer {
+	byID := map[string]*node{}
+	for _, d := range n.deps {
+		byID[d.lp.ImportPath] = d
 	}
-	return kept
+	return importerFunc(func(path string) (*types.Package, error) {
+		id := path
+		if m, ok := n.lp.ImportMap[path]; ok {
+			id = m
+		}
+		if path == "unsafe" {
+			return types.Unsafe, nil
+		}
+		d := byID[id]
+		if d == nil || d.unit == nil || d.unit.api == nil {
+			return nil, fmt.Errorf("package %s was not loaded", path)
+		}
+		return d.unit.api, nil
+	})
 }
 
 type importerFunc func(path string) (*types.Package, error)

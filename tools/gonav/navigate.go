@@ -150,9 +150,9 @@ func (p *program) answer(t *target, in GoNavigateIn) ([]Location, error) {
 func (p *program) describe(t *target) Location {
 	if t.obj == nil {
 		loc := Location{File: t.unit.dir, Kind: "package", Name: t.unit.path, Package: t.unit.path, Signature: "package " + t.unit.name}
-		if len(t.unit.files) > 0 {
-			loc = p.location(t.unit.files[0].Name.Pos(), "package", t.unit.path)
-			loc.Name, loc.Signature = t.unit.path, "package "+t.unit.name
+		if clauses := p.packageClauses(t.unit); len(clauses) > 0 {
+			loc = clauses[0]
+			loc.Signature = "package " + t.unit.name
 		}
 		return loc
 	}

@@ -3,10 +3,8 @@ package gonav
 import (
 	"bytes"
 	"fmt"
-	"go/ast"
 	"go/token"
 	"go/types"
-	"slices"
 	"strings"
 	"sync"
 )
@@ -27,9 +25,6 @@ type program struct {
 
 	callsOnce sync.Once
 	calls     *callIndex
-
-	identsOnce sync.Once
-	idents     map[string][]identRef
 
 	namedOnce sync.Once
 	named     []namedType
@@ -54,6 +49,11 @@ func (p *program) index() {
 // body before a declaration moves its offset but leaves the API, hence
 // the importers' units, as it was (see cutoff.go).
 func (p *program) key(obj types.Object) string {
+	return objectKey(p.fset, p.tables, obj)
+}
+
+// objectKey is program.key's, for a loader's file set and tables.
+func objectKey(fset *token.FileSet, tables *posTables, obj types.Object) string {
 	if obj == nil {
 		return ""
 	}
@@ -64,7 +64,7 @@ func (p *program) key(obj types.Object) string {
 	if !obj.Pos().IsValid() {
 		return "builtin " + obj.Name()
 	}
-	pos := p.position(obj.Pos())
+	pos := tables.position(fset, obj.Pos())
 	return fmt.Sprintf("%s:%d:%d:%s", pos.Filename, pos.Line, pos.Column, obj.Name())
 }
 
@@ -213,47 +213,4 @@ func kindOf(obj types.Object) string {
 		return "type"
 	}
 	return "object"
-}
-
-// enclosingFuncs maps each position in a file to the function declared
-// around it, for references' enclosing functions.
-type funcSpan struct {
-	start, end token.Pos
-	name       string
-	obj        types.Object
-}
-
-// funcSpans lists the function declarations of a unit's file, in order.
-func funcSpans(u *unit, f *ast.File) []funcSpan {
-	var spans []funcSpan
-	for _, d := range f.Decls {
-		fd, ok := d.(*ast.FuncDecl)
-		if !ok {
-			continue
-		}
-		obj := u.info.Defs[fd.Name]
-		name := u.path + "." + fd.Name.Name
-		if obj != nil {
-			name = qualified(obj)
-		}
-		spans = append(spans, funcSpan{start: fd.Pos(), end: fd.End(), name: name, obj: obj})
-	}
-	return spans
-}
-
-// enclosing returns the span holding pos, or nil.
-func enclosing(spans []funcSpan, pos token.Pos) *funcSpan {
-	i, found := slices.BinarySearchFunc(spans, pos, func(s funcSpan, pos token.Pos) int {
-		switch {
-		case s.end <= pos:
-			return -1
-		case s.start > pos:
-			return 1
-		}
-		return 0
-	})
-	if !found {
-		return nil
-	}
-	return &spans[i]
 }

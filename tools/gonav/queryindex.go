@@ -1,23 +1,17 @@
 package gonav
 
 import (
-	"cmp"
 	"go/types"
-	"slices"
-	"sync"
 )
 
-// prepareQueries builds the indexes most relations share, the
-// identifiers by name and the named types, in parallel, as a load's last
-// step: otherwise the first query of each relation pays for one of them,
-// seconds on a large repository. The call graph is left to the first
-// callers or callees query: it is the larger, in memory and time, and
-// only those two relations read it.
+// prepareQueries builds the named types, which implementations reads,
+// as a load's last step: otherwise the first query pays for it, seconds
+// on a large repository. The identifiers by name are each unit's
+// (unitIndex.named), shared by the programs of every revision. The call
+// graph is left to the first callers or callees query: it is the
+// larger, in memory and time, and only those two relations read it.
 func (p *program) prepareQueries() {
-	var wg sync.WaitGroup
-	wg.Go(func() { p.identifiers() })
-	wg.Go(func() { p.namedTypes() })
-	wg.Wait()
+	p.namedTypes()
 }
 
 // namedType is a named type that is neither an alias nor generic: what
@@ -32,10 +26,11 @@ type namedType struct {
 	inFunc bool
 }
 
-// namedTypes lists the named types of every loaded package, once per
-// program: each package's package-level types in the order of its
-// scope's names, then those declared in its functions in the order of
-// their positions.
+// namedTypes lists the package-level named types of every loaded
+// package, once per program, in the order of their scopes' names. Those
+// declared in functions count only for a target of their own package:
+// localTypes lists them then (a package read from disk is checked again
+// to find them).
 func (p *program) namedTypes() []namedType {
 	p.namedOnce.Do(func() {
 		for _, u := range p.units {
@@ -48,28 +43,27 @@ func (p *program) namedTypes() []namedType {
 					p.named = append(p.named, nt)
 				}
 			}
-			p.named = append(p.named, p.funcTypes(u)...)
 		}
 	})
 	return p.named
 }
 
-// funcTypes lists the named types declared in a unit's function bodies.
-func (p *program) funcTypes(u *unit) []namedType {
-	if u.info == nil {
-		return nil
-	}
+// localTypes lists the named types declared in the function bodies of
+// the repository packages of an import path, in the order of their
+// positions.
+func (p *program) localTypes(path string) []namedType {
 	var out []namedType
-	for _, obj := range u.info.Defs {
-		if obj == nil || obj.Parent() == nil || obj.Parent() == u.types.Scope() {
+	for _, u := range p.local {
+		if u.index == nil || u.path != path {
 			continue
 		}
-		if nt, ok := p.namedTypeOf(u, obj); ok {
-			nt.inFunc = true
-			out = append(out, nt)
+		for _, i := range u.index.LocalTypes {
+			if nt, ok := p.namedTypeOf(u, u.index.object(i)); ok {
+				nt.inFunc = true
+				out = append(out, nt)
+			}
 		}
 	}
-	slices.SortFunc(out, func(a, b namedType) int { return cmp.Compare(a.obj.Pos(), b.obj.Pos()) })
 	return out
 }
 

@@ -20,12 +20,12 @@ func (p *program) definition(t *target) []Location {
 
 // packageClauses are the package clauses of a package's files.
 func (p *program) packageClauses(u *unit) []Location {
-	if u == nil {
+	if u == nil || u.index == nil {
 		return nil
 	}
 	var out []Location
-	for _, f := range u.files {
-		loc := p.location(f.Name.Pos(), "package", u.path)
+	for i, f := range u.index.Files {
+		loc := p.location(u.index.pos(int32(i), f.Clause), "package", u.path)
 		loc.Name = u.path
 		out = append(out, loc)
 	}
@@ -48,80 +48,41 @@ func (p *program) references(t *target) []Location {
 	if t.obj == nil {
 		return p.importsOf(t.unit.path)
 	}
-	is := p.sameAs(t.obj)
 	related := p.relatedMethods(t.obj)
 	var out []Location
-	for _, ref := range p.identifiers()[t.obj.Name()] {
-		u, id := ref.unit, ref.id
+	want := p.key(t.obj)
+	for _, u := range p.local {
+		if u.index != nil {
+			out = p.referencesIn(out, u, want, t.obj.Name(), related)
+		}
+	}
+	return out
+}
+
+// referencesIn adds the references of one unit.
+func (p *program) referencesIn(out []Location, u *unit, want, name string, related func(*unit, types.Object) bool) []Location {
+	ix := u.index
+	for _, i := range ix.named(name) {
+		id := ix.Idents[i]
 		kind, via := "", ""
-		if obj := u.info.Defs[id]; obj != nil && is(obj) {
+		if ix.key(id.Def) == want {
 			kind = "declaration"
-		} else if obj := u.info.Uses[id]; obj != nil && is(obj) {
+		} else if ix.key(id.Use) == want {
 			kind = "reference"
-		} else if obj != nil && related(u, obj) {
+		} else if obj := ix.method(id.Use); obj != nil && related(u, obj) {
 			kind, via = "related_reference", qualified(obj)
-		} else if !u.typed() && u.info.Defs[id] == nil && u.info.Uses[id] == nil && !ref.pkgClause {
+		} else if !u.typed() && id.Def == noRef && id.Use == noRef && !id.Clause {
 			kind = "syntactic_reference"
 		}
 		if kind == "" {
 			continue
 		}
-		loc := p.location(id.Pos(), kind, u.path)
+		loc := p.location(ix.pos(id.File, id.Off), kind, u.path)
 		loc.Via = via
-		if s := enclosing(ref.spans, id.Pos()); s != nil {
-			loc.Enclosing = s.name
-		}
+		loc.Enclosing = ix.enclosing(id.Func)
 		out = append(out, loc)
 	}
 	return out
-}
-
-// sameAs returns whether an object is the target's declaration (in any
-// variant of its package), remembering each object's answer: the
-// identifiers of one name are mostly uses of a few objects.
-func (p *program) sameAs(target types.Object) func(types.Object) bool {
-	want := p.key(target)
-	memo := map[types.Object]bool{}
-	return func(obj types.Object) bool {
-		same, ok := memo[obj]
-		if !ok {
-			same = p.key(obj) == want
-			memo[obj] = same
-		}
-		return same
-	}
-}
-
-// identRef is one identifier of a repository file.
-type identRef struct {
-	unit      *unit
-	id        *ast.Ident
-	spans     []funcSpan // the file's functions, for the enclosing one
-	pkgClause bool       // the name of the package clause
-}
-
-// identifiers indexes the identifiers of the fully checked repository
-// packages by name, once per program: a references query then visits
-// only the identifiers that bear the target's name.
-func (p *program) identifiers() map[string][]identRef {
-	p.identsOnce.Do(func() {
-		p.idents = map[string][]identRef{}
-		for _, u := range p.local {
-			if u.info == nil {
-				continue
-			}
-			for _, f := range u.files {
-				spans := funcSpans(u, f)
-				ast.Inspect(f, func(n ast.Node) bool {
-					if id, ok := n.(*ast.Ident); ok {
-						p.idents[id.Name] = append(p.idents[id.Name], identRef{unit: u, id: id, spans: spans, pkgClause: id == f.Name})
-					}
-					return true
-				})
-			}
-		}
-	})
-	return p.idents
 }
 
 // importsOf answers the references of a package: the import specs that
@@ -129,12 +90,12 @@ func (p *program) identifiers() map[string][]identRef {
 func (p *program) importsOf(path string) []Location {
 	var out []Location
 	for _, u := range p.local {
-		for _, f := range u.files {
-			for _, spec := range f.Imports {
-				if importPath(spec) == path {
-					loc := p.location(spec.Path.Pos(), "reference", u.path)
-					out = append(out, loc)
-				}
+		if u.index == nil {
+			continue
+		}
+		for _, spec := range u.index.Imports {
+			if spec.Path == path {
+				out = append(out, p.location(u.index.pos(spec.File, spec.Off), "reference", u.path))
 			}
 		}
 	}

@@ -1,7 +1,6 @@
 package gonav
 
 import (
-	"go/ast"
 	"go/token"
 	"go/types"
 	"slices"
@@ -148,6 +147,9 @@ func (p *program) packagesNamed(ref string) []*unit {
 func lookup(u *unit, rest string) types.Object {
 	name, member, _ := strings.Cut(rest, ".")
 	obj := u.types.Scope().Lookup(name)
+	if obj == nil {
+		obj = u.unexportedObject(name) // a package read from disk
+	}
 	if obj == nil || member == "" {
 		return obj
 	}
@@ -166,15 +168,14 @@ func lookup(u *unit, rest string) types.Object {
 // repository file.
 func (p *program) resolvePosition(path string, line, col int) (*target, error) {
 	for _, u := range p.local {
-		if u.info == nil {
+		if u.index == nil {
 			continue
 		}
-		for i, name := range u.fileNames {
-			if name != path {
+		for fi, f := range u.index.Files {
+			if f.Name != path {
 				continue
 			}
-			f := u.files[i]
-			tf := p.fset.File(f.FileStart)
+			tf := f.tf
 			if line > tf.LineCount() {
 				return nil, server.Errorf(server.InvalidInput, "line %d is past the end of %s (%d lines)", line, path, tf.LineCount())
 			}
@@ -187,23 +188,24 @@ func (p *program) resolvePosition(path string, line, col int) (*target, error) {
 			if pos >= end && !(pos == end && line == tf.LineCount()) {
 				return nil, server.Errorf(server.InvalidInput, "column %d is past the end of line %d of %s (%d bytes)", col, line, path, int(end-start))
 			}
-			id := identAt(f, pos)
-			if id == nil {
+			i := u.index.identAt(int32(fi), int32(tf.Offset(pos)))
+			if i == noRef {
 				return nil, server.Errorf(server.NotFound, "no identifier at %s:%d:%d", path, line, col)
 			}
-			if obj := u.info.Defs[id]; obj != nil {
+			id := u.index.Idents[i]
+			if obj := u.index.object(id.Def); obj != nil {
 				return &target{obj: obj, unit: u}, nil
 			}
-			if obj := u.info.Uses[id]; obj != nil {
+			if obj := u.index.object(id.Use); obj != nil {
 				if pn, ok := obj.(*types.PkgName); ok {
 					return p.packageTarget(pn.Imported().Path(), obj), nil
 				}
 				return &target{obj: obj, unit: u}, nil
 			}
-			if id == f.Name {
+			if id.Clause {
 				return &target{unit: u}, nil
 			}
-			return nil, server.Errorf(server.NotFound, "the identifier %s at %s:%d:%d has no type information (its package did not type-check: %s)", id.Name, path, line, col, strings.Join(u.problems, "; "))
+			return nil, server.Errorf(server.NotFound, "the identifier %s at %s:%d:%d has no type information (its package did not type-check: %s)", u.index.Names[id.Name], path, line, col, strings.Join(u.problems, "; "))
 		}
 	}
 	return nil, server.Errorf(server.NotFound, "%s is not a Go file of a package go list reports (test files, build-constrained and testdata files excepted)", path)
@@ -217,20 +219,4 @@ func (p *program) packageTarget(path string, obj types.Object) *target {
 		}
 	}
 	return &target{obj: obj}
-}
-
-// identAt returns the identifier covering pos.
-func identAt(f *ast.File, pos token.Pos) *ast.Ident {
-	var found *ast.Ident
-	ast.Inspect(f, func(n ast.Node) bool {
-		if n == nil || found != nil || n.Pos() > pos || n.End() < pos {
-			return false
-		}
-		if id, ok := n.(*ast.Ident); ok && id.Pos() <= pos && pos <= id.End() {
-			found = id
-			return false
-		}
-		return true
-	})
-	return found
 }

@@ -23,9 +23,9 @@ import (
 
 // Options configure the service.
 type Options struct {
-	// CacheDir keeps exports under CacheDir/exports, and the type
-	// information of the packages outside the repository under
-	// CacheDir/types-v1; empty means a temporary directory for exports,
+	// CacheDir keeps exports under CacheDir/exports, and the packages'
+	// type information (the repository's with their indexes) under
+	// CacheDir/types-v2; empty means a temporary directory for exports,
 	// removed at Close, and type information kept in memory only.
 	CacheDir string
 	// Logger receives load progress and warnings. Default: discard.
@@ -107,7 +107,7 @@ func New(reg *workspace.Registry, opts Options) (*Service, error) {
 		return nil, err
 	}
 	sv := &Service{reg: reg, checker: checker, log: opts.Logger, opts: opts, lists: &listCache{max: opts.Programs}}
-	sv.loader = &loader{fset: token.NewFileSet(), cache: newUnitCache(), tables: &posTables{}, log: opts.Logger, workers: opts.Workers, maxFileBytes: opts.MaxFileBytes}
+	sv.loader = &loader{fset: token.NewFileSet(), cache: newUnitCache(), store: newTypeStore("", opts.Logger), tables: &posTables{}, log: opts.Logger, workers: opts.Workers, maxFileBytes: opts.MaxFileBytes}
 	if opts.CacheDir != "" {
 		sv.dir = filepath.Join(opts.CacheDir, "exports")
 		sv.loader.store.dir = filepath.Join(opts.CacheDir, typesDirName)
@@ -115,8 +115,10 @@ func New(reg *workspace.Registry, opts Options) (*Service, error) {
 	return sv, nil
 }
 
-// Close removes a temporary export directory.
+// Close waits for the type information being written, and removes a
+// temporary export directory.
 func (sv *Service) Close() error {
+	sv.loader.store.wait()
 	if sv.tempDir {
 		verify.RemoveAll(sv.dir)
 	}

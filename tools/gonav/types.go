@@ -129,7 +129,7 @@ type PackageProblem struct {
 type LoadFacts struct {
 	// Packages counts the packages loaded, dependencies and test variants included.
 	Packages int `json:"packages"`
-	// Checked counts those type-checked for this revision; the others were reused from earlier revisions with the same content, read from the type information kept on disk (packages outside the repository), or built in (unsafe).
+	// Checked counts those type-checked for this revision; the others were reused from earlier revisions with the same content, read from the type information kept on disk by an earlier process or replica (the repository's packages with their indexes), or built in (unsafe).
 	Checked int `json:"checked"`
 	// DurationMS is how long loading took, 0 when the revision was already loaded.
 	DurationMS int64 `json:"duration_ms"`

@@ -1,7 +1,6 @@
 package gonav
 
 import (
-	"go/ast"
 	"go/types"
 	"strings"
 	"sync"
@@ -20,10 +19,16 @@ type unit struct {
 	// bodies and full type information. Dependencies are checked for
 	// their declarations only.
 	local     bool
-	files     []*ast.File
 	fileNames []string // display names, as the file set knows them
 	types     *types.Package
-	info      *types.Info
+	// index is what queries read of a package checked with function
+	// bodies (full): nil for the others.
+	index *unitIndex
+	// hidden declares, for a repository package read from disk, what
+	// its export data leaves out (see hiddenDecls and unexported).
+	hidden     *types.Package
+	hiddenMu   sync.Mutex
+	unexported map[string]types.Object
 	// problems say why the package is not fully typed: go list's error,
 	// skipped files, type errors. None: typed.
 	problems []string
@@ -121,4 +126,36 @@ func lookupWeak[T any](m map[string]weak.Pointer[T], key string) *T {
 		delete(m, key)
 	}
 	return v
+}
+
+// unexportedObject returns, for a repository package read from disk, the
+// unexported function, variable or constant of that name at package
+// level, made from what hiddenDecls kept of it; nil when there is none,
+// or when the unit's types are a check's, whose scope has them. The
+// same name gives the same object.
+func (u *unit) unexportedObject(name string) types.Object {
+	if u.hidden == nil {
+		return nil
+	}
+	u.hiddenMu.Lock()
+	defer u.hiddenMu.Unlock()
+	if obj, ok := u.unexported[name]; ok {
+		return obj
+	}
+	var obj types.Object
+	scope := u.hidden.Scope()
+	if v, ok := scope.Lookup("F_" + name).(*types.Var); ok {
+		if sig, ok := v.Type().(*types.Signature); ok {
+			obj = types.NewFunc(v.Pos(), u.types, name, sig)
+		}
+	} else if v, ok := scope.Lookup("V_" + name).(*types.Var); ok {
+		obj = types.NewVar(v.Pos(), u.types, name, v.Type())
+	} else if c, ok := scope.Lookup("C_" + name).(*types.Const); ok {
+		obj = types.NewConst(c.Pos(), u.types, name, c.Type(), c.Val())
+	}
+	if u.unexported == nil {
+		u.unexported = map[string]types.Object{}
+	}
+	u.unexported[name] = obj
+	return obj
 }

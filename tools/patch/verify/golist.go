@@ -7,12 +7,16 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
 // goListFlag matches the flags [Checker.GoList] passes on: the ones that
 // change what go list reports, none that makes it build or run anything.
-var goListFlag = regexp.MustCompile(`^-(e|deps|test|find|json(=[A-Za-z,]+)?)$`)
+// Compiled at first use: every process links this package, few verify.
+var goListFlag = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^-(e|deps|test|find|json(=[A-Za-z,]+)?)$`)
+})
 
 // GoList runs go list with args (flags among -e, -deps, -test, -find and
 // -json[=fields], then package patterns as a check's) on the export in
@@ -29,7 +33,7 @@ var goListFlag = regexp.MustCompile(`^-(e|deps|test|find|json(=[A-Za-z,]+)?)$`)
 func (c *Checker) GoList(ctx context.Context, dir string, args []string, stdout io.Writer, opts ...RunOption) (Result, Isolation) {
 	r := Result{Name: "go_list", ExitCode: -1}
 	for _, a := range args {
-		if strings.HasPrefix(a, "-") && !goListFlag.MatchString(a) {
+		if strings.HasPrefix(a, "-") && !goListFlag().MatchString(a) {
 			r.Error = fmt.Sprintf("go list flag %q is not allowed", a)
 			return r, Isolation{}
 		}

@@ -252,7 +252,11 @@ func (c *Checker) CallTimeout() time.Duration {
 // TempDir is where exports should be made.
 func (c *Checker) TempDir() string { return c.opts.TempDir }
 
-var packagePattern = regexp.MustCompile(`^\./([A-Za-z0-9_][A-Za-z0-9_.+-]*(/[A-Za-z0-9_][A-Za-z0-9_.+-]*)*)?(/\.\.\.|\.\.\.)?$`)
+// packagePattern matches the package patterns a check may name. It is
+// compiled at first use: every process links this package, few verify.
+var packagePattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\./([A-Za-z0-9_][A-Za-z0-9_.+-]*(/[A-Za-z0-9_][A-Za-z0-9_.+-]*)*)?(/\.\.\.|\.\.\.)?$`)
+})
 
 // CheckSpec validates a spec against the allowlist and the package
 // pattern grammar.
@@ -266,7 +270,7 @@ func (c *Checker) CheckSpec(s Spec) error {
 // checkPatterns validates package patterns against the grammar.
 func (c *Checker) checkPatterns(pkgs []string) error {
 	for _, p := range pkgs {
-		if !packagePattern.MatchString(p) || strings.Contains(p, "/../") || strings.HasPrefix(p, "./../") {
+		if !packagePattern().MatchString(p) || strings.Contains(p, "/../") || strings.HasPrefix(p, "./../") {
 			return fmt.Errorf("package pattern %q: want a relative package path (./..., ./cmd/x, ./internal/...)", p)
 		}
 	}

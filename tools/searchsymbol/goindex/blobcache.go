@@ -32,6 +32,15 @@ func (c *blobCache) get(id string) (*parsedFile, bool) {
 	return pf, ok
 }
 
+// has reports whether id is cached, without making it recently used.
+func (c *blobCache) has(id string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, young := c.young[id]
+	_, old := c.old[id]
+	return young || old
+}
+
 func (c *blobCache) put(id string, pf *parsedFile) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -55,6 +64,16 @@ func (pf *parsedFile) approxSize() int {
 	for i := range pf.syms {
 		s := &pf.syms[i]
 		n += 96 + len(s.name) + len(s.sig) + len(s.doc)
+	}
+	return n
+}
+
+// stringBytes returns the length of the strings of pf.
+func (pf *parsedFile) stringBytes() int {
+	n := len(pf.pkgName) + len(pf.pkgDoc) + len(pf.constraint)
+	for i := range pf.syms {
+		s := &pf.syms[i]
+		n += len(s.name) + len(s.container) + len(s.sig) + len(s.doc)
 	}
 	return n
 }

@@ -17,6 +17,7 @@ import (
 // in the blob cache, and keeps its counts in counts.
 func (ix *Indexer) build(ctx context.Context, src Source, opts Options, counts *buildCounts) (*Index, error) {
 	start := time.Now().UnixNano()
+	ix.adoptLoaded()
 	goFiles, mods, err := ix.list(ctx, src, opts)
 	if err != nil {
 		return nil, err
@@ -45,8 +46,18 @@ func (ix *Indexer) build(ctx context.Context, src Source, opts Options, counts *
 	}
 	// Files removed between the walk and the read have no parse result.
 	files = slices.DeleteFunc(files, func(f indexedFile) bool { return f.pf == nil })
-	idx := assemble(src.Revision(), opts, files, ix.names)
+	key := contentKey(src.Revision(), opts, files)
+	if idx := ix.tree.get(key); idx != nil && src.Revision() == "" {
+		return idx, nil
+	}
+	idx, err := assemble(src.Revision(), opts, files, ix.names)
+	if err != nil {
+		return nil, err
+	}
 	idx.facts.Reparsed = reparsed
+	if src.Revision() == "" {
+		ix.tree.put(key, idx)
+	}
 	ix.log.Debug("goindex: built", "revision", idx.revision, "files", idx.facts.Files,
 		"reparsed", reparsed, "symbols", idx.facts.Symbols, "parse_failures", idx.facts.ParseFailures)
 	return idx, nil

@@ -2,12 +2,12 @@ package goindex
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -124,14 +124,14 @@ func TestDiskCache(t *testing.T) {
 func dumpNames(x *Index) string {
 	var lines []string
 	for i := range x.names {
-		n := &x.names[i]
+		n, d := &x.names[i], x.nameData(i)
 		var entries []string
 		for _, e := range x.byName[n.first : n.first+n.count] {
 			entries = append(entries, x.entry(uint64(e)).QualifiedName)
 		}
-		found, ok := x.lookupName(n.name)
+		found, ok := x.lookupName(d.name)
 		lines = append(lines, fmt.Sprintf("%s lower=%s initials=%s mask=%x starts=%x masks=%v lookup=%v %v",
-			n.name, n.lower, n.initials, n.mask, n.starts, x.masks[i] == n.mask, ok && found == i, entries))
+			d.name, d.lower, d.initials, d.mask, d.starts, nameMask(d.lower) == d.mask, ok && found == i, entries))
 	}
 	slices.Sort(lines)
 	return strings.Join(lines, "\n")
@@ -174,37 +174,56 @@ func TestDiskCacheThenSecondRevision(t *testing.T) {
 // corrupt, rather than loaded to fail a later search.
 func TestDecodeRefusesInconsistentTables(t *testing.T) {
 	idx := fixtureIndex(t)
+	past := strRef{off: uint32(len(idx.strs)) - 2, len: 3}
 	for name, spoil := range map[string]func(x *Index){
-		"entry of no file":     func(x *Index) { x.entries[0].file = int32(len(x.files)) },
-		"entry of no symbol":   func(x *Index) { x.entries[len(x.entries)-1].sym = 1 << 20 },
-		"package with symbol":  func(x *Index) { x.entries[0].sym = 0 },
-		"bad kind":             func(x *Index) { x.entries[0].kind = numKinds },
-		"group past entries":   func(x *Index) { x.names[len(x.names)-1].count = int32(len(x.entries)) },
-		"empty group":          func(x *Index) { x.names[0].count = 0 },
-		"byName past entries":  func(x *Index) { x.byName[0] = int32(len(x.entries)) },
-		"slot past names":      func(x *Index) { x.slots[slices.Index(x.slots, 0)] = int32(len(x.names) + 1) },
-		"no empty slot":        func(x *Index) { fillSlots(x.slots) },
-		"slots not power of 2": func(x *Index) { x.slots = x.slots[:len(x.slots)-1] },
+		"entry of no file":       func(x *Index) { x.entries[0].file = int32(len(x.files)) },
+		"entry of no symbol":     func(x *Index) { x.entries[len(x.entries)-1].sym = 1 << 20 },
+		"package with symbol":    func(x *Index) { x.entries[0].sym = 0 },
+		"bad kind":               func(x *Index) { x.entries[0].kind = numKinds },
+		"group past entries":     func(x *Index) { x.names[len(x.names)-1].count = int32(len(x.entries)) },
+		"empty group":            func(x *Index) { x.names[0].count = 0 },
+		"byName past entries":    func(x *Index) { x.byName[0] = int32(len(x.entries)) },
+		"slot past names":        func(x *Index) { x.slots[slices.Index(x.slots, 0)] = int32(len(x.names) + 1) },
+		"no empty slot":          func(x *Index) { fillSlots(x.slots) },
+		"slots not power of 2":   func(x *Index) { x.slots = x.slots[:len(x.slots)-1] },
+		"symbol kind":            func(x *Index) { x.syms[0].kind = 0 },
+		"symbol doc past data":   func(x *Index) { x.syms[len(x.syms)-1].doc = past },
+		"file path past data":    func(x *Index) { x.files[0].path = past },
+		"name past data":         func(x *Index) { x.names[0].initials = past },
+		"files overlap":          func(x *Index) { x.files[1].firstSym-- },
+		"symbols no file holds":  func(x *Index) { x.syms = append(x.syms, x.syms[0]) },
+		"file holds no symbols":  func(x *Index) { x.files[len(x.files)-1].numSyms++ },
+		"a mask short":           func(x *Index) { x.masks = x.masks[1:] },
+		"revision of another":    func(x *Index) { x.revision += "0" },
+		"options of another":     func(x *Index) { x.opts.IncludeVendor = true },
+		"parse failures ≥ bytes": func(x *Index) { x.facts.ParseFailures = 1 << 40 },
 	} {
 		t.Run(name, func(t *testing.T) {
 			x := cloneTables(idx)
 			spoil(x)
-			data := encodeIndex(x)
-			if _, err := decodeIndex(string(data[headerSize:]), x.revision, x.opts); !errors.Is(err, errCorrupt) {
+			if _, err := decodeIndex(encodeIndex(x), idx.revision, idx.opts); !errors.Is(err, errCorrupt) {
 				t.Errorf("decoded with err %v, want %v", err, errCorrupt)
 			}
 		})
 	}
-	data := encodeIndex(idx)
-	if _, err := decodeIndex(string(data[headerSize:]), idx.revision, idx.opts); err != nil {
+	if _, err := decodeIndex(encodeIndex(idx), idx.revision, idx.opts); err != nil {
 		t.Errorf("the unspoiled index: %v", err)
+	}
+	// Tables are read in place: a payload that is not aligned for them is
+	// refused, not read through misaligned pointers.
+	data := encodeIndex(idx)
+	shifted := make([]byte, len(data)+1)[1:]
+	copy(shifted, data)
+	if _, err := decodeIndex(shifted, idx.revision, idx.opts); err == nil {
+		t.Error("decoded a misaligned payload")
 	}
 }
 
 // cloneTables copies the tables of x that TestDecodeRefusesInconsistentTables spoils.
 func cloneTables(x *Index) *Index {
 	c := *x
-	c.entries, c.names, c.byName, c.slots = slices.Clone(x.entries), slices.Clone(x.names), slices.Clone(x.byName), slices.Clone(x.slots)
+	c.files, c.syms, c.entries = slices.Clone(x.files), slices.Clone(x.syms), slices.Clone(x.entries)
+	c.names, c.byName, c.masks, c.slots = slices.Clone(x.names), slices.Clone(x.byName), slices.Clone(x.masks), slices.Clone(x.slots)
 	return &c
 }
 
@@ -435,27 +454,98 @@ func TestDiskCachePrunesLeastRecentlyUsed(t *testing.T) {
 	}
 }
 
-// TestDecodeRefusesWrongSymbolCount decodes payloads whose count of all
-// the files' symbols is one short or one over the sum of theirs.
-func TestDecodeRefusesWrongSymbolCount(t *testing.T) {
-	idx := fixtureIndex(t)
-	payload := encodeIndex(idx)[headerSize:]
-	// The count follows the revision, the options, the id and the parse
-	// failures.
-	var e encoder
-	e.str(idx.revision)
-	e.str(idx.opts.key())
-	e.buf = append(e.buf, idx.id[:]...)
-	e.uint(uint64(idx.facts.ParseFailures))
-	at := len(e.buf)
-	total, n := binary.Uvarint(payload[at:])
-	for _, wrong := range []uint64{total - 1, total + 1} {
-		spoiled := slices.Concat(payload[:at], binary.AppendUvarint(nil, wrong), payload[at+n:])
-		if _, err := decodeIndex(string(spoiled), idx.revision, idx.opts); !errors.Is(err, errCorrupt) {
-			t.Errorf("%d symbols where there are %d: err %v, want %v", wrong, total, err, errCorrupt)
+// TestEntriesOutliveLoadedIndex reads the entries of a search after the
+// index they came from, loaded from disk, was dropped and its file
+// unmapped: entries hold copies of the index's strings, so this reads
+// them rather than faulting.
+func TestEntriesOutliveLoadedIndex(t *testing.T) {
+	r, commit := newFixtureRepo(t, "testdata/fixture.txtar")
+	ctx := context.Background()
+	dir := t.TempDir()
+	if err := NewIndexer(IndexerOptions{CacheDir: dir}).Warm(ctx, r.source(t, commit), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	built, err := fixtureIndex(t).Search(Query{Query: "NewReader"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprint(built.Entries)
+	dropped := make(chan struct{})
+	res := func() *Result {
+		ix := NewIndexer(IndexerOptions{CacheDir: dir})
+		idx, err := ix.Index(ctx, r.source(t, commit), Options{})
+		if err != nil || idx.Facts().From != FromDisk {
+			t.Fatalf("loading: %v, from %q", err, idx.Facts().From)
+		}
+		runtime.AddCleanup(idx, func(ch chan struct{}) { close(ch) }, dropped)
+		res, err := idx.Search(Query{Query: "NewReader"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}()
+	for done := false; !done; {
+		runtime.GC()
+		select {
+		case <-dropped:
+			done = true
+		case <-time.After(10 * time.Millisecond):
 		}
 	}
-	if _, err := decodeIndex(string(payload), idx.revision, idx.opts); err != nil {
-		t.Errorf("the unspoiled payload: %v", err)
+	runtime.GC() // and let the unmapping cleanup run too
+	time.Sleep(10 * time.Millisecond)
+	if got := fmt.Sprint(res.Entries); got != want {
+		t.Errorf("entries after the index was dropped:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestWorkTreeIndexReusedUntilChanged queries an unchanged working tree
+// twice: the second query reuses the first one's tables. A changed go.mod
+// (no .go file changed, so no file is parsed again) still gives a new
+// index, with the new import paths.
+func TestWorkTreeIndexReusedUntilChanged(t *testing.T) {
+	r, _ := newFixtureRepo(t, "testdata/fixture.txtar")
+	ix := NewIndexer(IndexerOptions{})
+	ctx := context.Background()
+	index := func() *Index {
+		t.Helper()
+		idx, err := ix.Index(ctx, r.worktree(t), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return idx
+	}
+	first, second := index(), index()
+	if &first.entries[0] != &second.entries[0] || second.Facts().Reparsed != 0 {
+		t.Errorf("unchanged work tree: tables shared %v, %d files parsed; want shared, 0",
+			&first.entries[0] == &second.entries[0], second.Facts().Reparsed)
+	}
+	mod := filepath.Join(r.dir, "go.mod")
+	if err := os.WriteFile(mod, []byte(strings.Replace(mustRead(t, r.dir, "go.mod"), "example.com/fix", "example.com/moved", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := index().Search(Query{Query: "Amber"})
+	if err != nil || len(res.Entries) != 1 || res.Entries[0].Package != "example.com/moved" {
+		t.Errorf("after go.mod moved the module: %+v, %v", res, err)
+	}
+}
+
+// TestDiskLoadReadsNoTree answers a new indexer's query from the disk
+// cache without walking the snapshot or reading a file: the revision alone
+// names the cache file.
+func TestDiskLoadReadsNoTree(t *testing.T) {
+	r, commit := newFixtureRepo(t, "testdata/fixture.txtar")
+	ctx := context.Background()
+	dir := t.TempDir()
+	if err := NewIndexer(IndexerOptions{CacheDir: dir}).Warm(ctx, r.source(t, commit), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	src := &countingSource{Source: r.source(t, commit)}
+	res, err := NewIndexer(IndexerOptions{CacheDir: dir}).Search(ctx, src, Options{}, Query{Query: "NewReader"})
+	if err != nil || res.Facts.From != FromDisk || res.Total != 5 {
+		t.Fatalf("from %q, total %d, err %v; want 5 from disk", res.Facts.From, res.Total, err)
+	}
+	if n := src.walks.Load(); n != 0 {
+		t.Errorf("%d walks before answering from disk, want 0", n)
 	}
 }

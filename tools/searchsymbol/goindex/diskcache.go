@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -14,7 +13,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unsafe"
 
 	"github.com/repo-mcp/repo-mcp/internal/atomicfile"
 )
@@ -32,28 +30,23 @@ func DefaultCacheDir() (string, error) {
 // diskCache stores the index of a revision in one file per (revision,
 // options), named by a digest of them, the format version and the Go
 // version (whose parser produced the data). The file holds the index's
-// tables as searches use them (see encodeIndex), so loading it is one read
-// and a pass over its bytes, without parsing, interning or grouping.
+// tables as they are in memory (see diskformat.go): loading maps it and
+// checks it, without parsing, decoding, interning or grouping anything.
 //
-// A file is a 20-byte header (magic, format version, payload length,
-// CRC-32C of the payload) and the payload. A file that is short, of
-// another version, fails its checksum or its consistency checks is a
-// miss, and is removed. Files are written to a temporary name and renamed
-// into place, so concurrent processes never see a partial file; the last
-// writer wins, and a reader keeps the file it opened.
+// A file that is short, of another version, fails its checksum or its
+// consistency checks is a miss, and is removed. Files are written to a
+// temporary name and renamed into place, never written in place, so
+// concurrent processes never see a partial file, and a mapped file never
+// changes under its reader; the last writer wins.
 type diskCache struct {
 	dir string
 	max int // files kept; the least recently used beyond it are removed
 	log *slog.Logger
 }
 
-const (
-	diskMagic   = "GOIX"
-	diskVersion = 2
-	headerSize  = 4 + 4 + 8 + 4
-)
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// diskVersion is the version of the file format; raise it with any change
+// to the format or to the tables' records.
+const diskVersion = 3
 
 func (d *diskCache) path(rev string, opts Options) string {
 	h := sha256.Sum256(fmt.Appendf(nil, "%s\x00%d\x00%s\x00%s", diskMagic, diskVersion, runtime.Version(), rev+"\x00"+opts.key()))
@@ -64,44 +57,49 @@ func (d *diskCache) path(rev string, opts Options) string {
 // load returns the stored index of rev and opts, if there is a good one.
 func (d *diskCache) load(rev string, opts Options) (*Index, bool) {
 	p := d.path(rev, opts)
-	payload, err := readPayload(p)
+	x, err := loadFile(p, rev, opts)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false
 	}
 	if err == nil {
-		var x *Index
-		if x, err = decodeIndex(payload, rev, opts); err == nil {
-			d.log.Debug("goindex: loaded from disk", "revision", rev, "files", len(x.files))
-			now := time.Now()
-			os.Chtimes(p, now, now) // recently used: pruned last
-			return x, true
-		}
+		d.log.Debug("goindex: loaded from disk", "revision", rev, "files", len(x.files))
+		now := time.Now()
+		os.Chtimes(p, now, now) // recently used: pruned last
+		return x, true
 	}
 	d.log.Warn("goindex: discarding unreadable cache file", "path", p, "err", err)
 	os.Remove(p)
 	return nil, false
 }
 
-// readPayload reads a cache file in one read and checks its header and
-// checksum. It returns the payload as a string that shares the file's
-// bytes: decoded strings are slices of it, and the bytes are never written
-// after this function, so no copy is needed to make them immutable.
-func readPayload(p string) (string, error) {
-	data, err := os.ReadFile(p)
+// loadFile maps the cache file p and returns the index it holds. The
+// mapping lives as long as the index: it is released when the index is
+// garbage, which is why nothing hands out the index's strings without
+// copying them.
+func loadFile(p, rev string, opts Options) (*Index, error) {
+	f, err := os.Open(p)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	if len(data) < headerSize {
-		return "", errCorrupt
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
 	}
-	payload := data[headerSize:]
-	if !checkHeader(data[:headerSize], len(payload), crc32.Checksum(payload, castagnoli)) {
-		return "", errCorrupt
+	if info.Size() < headerSize || int64(int(info.Size())) != info.Size() {
+		return nil, fmt.Errorf("%d bytes: %w", info.Size(), errCorrupt)
 	}
-	if len(payload) == 0 {
-		return "", nil
+	data, err := mapFile(f, int(info.Size()))
+	if err != nil {
+		return nil, err
 	}
-	return unsafe.String(&payload[0], len(payload)), nil
+	x, err := decodeIndex(data, rev, opts)
+	if err != nil {
+		unmapFile(data)
+		return nil, err
+	}
+	runtime.AddCleanup(x, unmapFile, data)
+	return x, nil
 }
 
 func (d *diskCache) store(x *Index) {

@@ -27,9 +27,10 @@
 //   - the last few indexes of immutable revisions (IndexerOptions.MaxIndexes);
 //   - optionally, with IndexerOptions.CacheDir, indexes on disk, so that a
 //     new process answers its first query without parsing. A file holds
-//     the index's tables as searches use them, loaded in one read and one
-//     pass; files are versioned, checksummed, written atomically and pruned
-//     least recently used first.
+//     the index's tables byte for byte as searches use them (tables.go),
+//     and loading maps it: nothing is decoded, interned or grouped. Files
+//     are versioned, checksummed, checked for consistency, written
+//     atomically and pruned least recently used first.
 //
 // Concurrent requests for the index of one revision share one build. One
 // goroutine reads files (the workspace serializes its object reads) and GOMAXPROCS

@@ -187,8 +187,8 @@ func TestWorktreeMatchesGit(t *testing.T) {
 		t.Errorf("work tree index differs from commit index (-git +dir):\n%s", diff)
 	}
 	for i := range fromGit.files {
-		if g, d := fromGit.files[i].id, fromDir.files[i].id; g != d {
-			t.Errorf("%s: blob id %s from git, %s from the work tree", fromGit.files[i].path, g, d)
+		if g, d := fromGit.str(fromGit.files[i].id), fromDir.str(fromDir.files[i].id); g != d {
+			t.Errorf("%s: blob id %s from git, %s from the work tree", fromGit.str(fromGit.files[i].path), g, d)
 		}
 	}
 }

@@ -10,21 +10,24 @@ import (
 )
 
 // An Index holds the declarations of one snapshot and answers queries over
-// them. It is immutable and safe for concurrent use.
+// them. It is immutable and safe for concurrent use. Its tables are
+// described in tables.go.
 type Index struct {
 	revision string
 	opts     Options
 	id       [16]byte // digest of the snapshot's paths and blob ids; binds cursors
-	files    []indexedFile
+	strs     string   // the tables' strings (see strRef)
+	files    []fileRec
+	syms     []symRec   // the files' symbols, file after file
 	entries  []entryRef // in stable order: import path, file path, source order
-	names    []nameInfo // the distinct names
-	byName   []int32    // entry numbers grouped by name (see nameInfo.first)
-	masks    []uint64   // names[i].mask, scanned without touching names
+	names    []nameRec  // the distinct names
+	byName   []int32    // entry numbers grouped by name (see nameRec.first)
+	masks    []uint64   // nameMask of each name, scanned without touching names
 	slots    []int32    // a hash table of names (see nameSlots)
 	facts    Facts
 }
 
-// indexedFile is one .go file of a snapshot.
+// indexedFile is one .go file of a snapshot being assembled.
 type indexedFile struct {
 	path       string
 	id         string // blob id
@@ -37,13 +40,14 @@ func (f *indexedFile) test() bool { return strings.HasSuffix(f.path, "_test.go")
 // entryRef locates one entry: a symbol of a file, or (sym < 0) the package
 // clause of a file that stands for its package.
 type entryRef struct {
-	file int32
-	sym  int32
-	kind Kind
 	// rank orders entries within one match tier: unexported after exported,
 	// test after non-test, deeper packages after shallower ones, longer
 	// names after shorter ones, and finally the entry's own number.
 	rank uint64
+	file int32
+	sym  int32 // within the file's symbols
+	kind Kind
+	_    [7]byte
 }
 
 // The layout of a ranking key, most significant first: the match tier (3
@@ -56,13 +60,6 @@ const (
 	rankUnexported = 1 << 47
 	rankTest       = 1 << 46
 )
-
-// nameInfo is one distinct name declared in an index.
-type nameInfo struct {
-	nameData
-	first int32 // its entries are byName[first : first+count]
-	count int32
-}
 
 // From tells where an index came from.
 type From string
@@ -91,55 +88,74 @@ func (x *Index) Revision() string { return x.revision }
 
 // assemble builds an index from parsed files, grouping their names by the
 // ids table gives them.
-func assemble(rev string, opts Options, files []indexedFile, table *nameTable) *Index {
+func assemble(rev string, opts Options, files []indexedFile, table *nameTable) (*Index, error) {
 	table.internFiles(files)
 	slices.SortFunc(files, func(a, b indexedFile) int {
 		return cmp.Or(strings.Compare(a.importPath, b.importPath), strings.Compare(a.path, b.path))
 	})
-	x := &Index{revision: rev, opts: opts, files: files}
+	x := &Index{revision: rev, opts: opts}
 	x.facts = Facts{Revision: rev, Files: len(files), From: FromBuild}
 	h := sha256.New()
 	h.Write([]byte(rev + "\x00" + opts.key() + "\x00"))
-	n := 0
+	syms, size := 0, 0
 	for i := range files {
-		h.Write([]byte(files[i].path + "\x00" + files[i].id + "\x00"))
-		n += 1 + len(files[i].pf.syms)
-		if files[i].pf.parseErr {
+		f := &files[i]
+		h.Write([]byte(f.path + "\x00" + f.id + "\x00"))
+		syms += len(f.pf.syms)
+		size += f.pf.stringBytes() + len(f.path) + len(f.id) + len(f.importPath)
+		if f.pf.parseErr {
 			x.facts.ParseFailures++
 		}
 	}
 	copy(x.id[:], h.Sum(nil))
 
-	x.entries = make([]entryRef, 0, n)
+	x.entries = make([]entryRef, 0, len(files)+syms)
+	nameOf := make([]int32, 0, cap(x.entries)) // the name id of each entry
 	for start := 0; start < len(files); {
 		end := start + 1
 		for end < len(files) && files[end].importPath == files[start].importPath {
 			end++
 		}
-		x.addPackage(start, end)
+		nameOf = x.addPackage(files, start, end, nameOf)
 		start = end
 	}
 	x.facts.Symbols = len(x.entries)
-	x.groupNames(table)
-	return x
+	var strs strTable
+	x.groupNames(table.snapshot(), nameOf, &strs, size)
+	x.files = make([]fileRec, 0, len(files))
+	x.syms = make([]symRec, 0, syms)
+	for i := range files {
+		strs.addFile(x, &files[i])
+	}
+	if strs.err != nil {
+		return nil, strs.err
+	}
+	x.strs = strs.b.String()
+	return x, nil
 }
 
 // addPackage adds the entries of files[start:end], which share an import
-// path: one package entry per package name, then each file's symbols.
-func (x *Index) addPackage(start, end int) {
-	depth := uint64(strings.Count(x.files[start].importPath, "/"))
+// path: one package entry per package name, then each file's symbols. It
+// appends the name ids of the entries to nameOf.
+func (x *Index) addPackage(files []indexedFile, start, end int, nameOf []int32) []int32 {
+	depth := uint64(strings.Count(files[start].importPath, "/"))
 	var seen []string
 	for i := start; i < end; i++ {
-		if name := x.files[i].pf.pkgName; name != "" && !slices.Contains(seen, name) {
-			seen = append(seen, name)
-			x.add(int32(packageFile(x.files[start:end], name)+start), -1, KindPackage, name, depth)
+		if pf := files[i].pf; pf.pkgName != "" && !slices.Contains(seen, pf.pkgName) {
+			seen = append(seen, pf.pkgName)
+			file := packageFile(files[start:end], pf.pkgName) + start
+			x.add(int32(file), -1, KindPackage, pf.pkgName, depth, files[file].test())
+			nameOf = append(nameOf, pf.pkgID)
 		}
 	}
 	for i := start; i < end; i++ {
-		for j, s := range x.files[i].pf.syms {
-			x.add(int32(i), int32(j), s.kind, s.name, depth)
+		pf := files[i].pf
+		for j, s := range pf.syms {
+			x.add(int32(i), int32(j), s.kind, s.name, depth, files[i].test())
 		}
+		nameOf = append(nameOf, pf.ids...)
 	}
+	return nameOf
 }
 
 // packageFile picks the file that stands for a package: the first with a
@@ -161,12 +177,12 @@ func packageFile(files []indexedFile, name string) int {
 	return best
 }
 
-func (x *Index) add(file, sym int32, kind Kind, name string, depth uint64) {
+func (x *Index) add(file, sym int32, kind Kind, name string, depth uint64, test bool) {
 	var rank uint64
 	if kind != KindPackage && !token.IsExported(name) {
 		rank |= rankUnexported
 	}
-	if x.files[file].test() {
+	if test {
 		rank |= rankTest
 	}
 	rank |= min(depth, 63)<<40 | uint64(min(len(name), 255))<<32 | uint64(len(x.entries))
@@ -175,11 +191,11 @@ func (x *Index) add(file, sym int32, kind Kind, name string, depth uint64) {
 
 // name returns the declared name of entry e.
 func (x *Index) name(e *entryRef) string {
-	pf := x.files[e.file].pf
+	f := &x.files[e.file]
 	if e.sym < 0 {
-		return pf.pkgName
+		return x.str(f.pkgName)
 	}
-	return pf.syms[e.sym].name
+	return x.str(x.syms[f.firstSym+e.sym].name)
 }
 
 // ID returns a digest that identifies the snapshot and options the index

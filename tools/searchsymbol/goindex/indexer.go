@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"runtime"
 	"sync"
+	"weak"
 )
 
 // Options select what an index covers. Indexes built with different
@@ -60,12 +61,14 @@ type Indexer struct {
 	blobs   *blobCache
 	names   *nameTable
 	stats   statMemo
+	tree    treeMemo
 	disk    *diskCache // nil when disabled
 	flights flightGroup
 
 	mu      sync.Mutex
 	lru     *list.List // of *Index, most recent first
 	indexes map[string]*list.Element
+	loaded  []weak.Pointer[Index] // loaded from disk; their files are not in blobs yet
 }
 
 // NewIndexer returns an Indexer.
@@ -203,12 +206,34 @@ func (ix *Indexer) loadDisk(rev string, opts Options) *Index {
 	if !ok {
 		return nil
 	}
-	// The parsed files serve builds of other revisions; a build that
-	// reuses one interns its names then (see nameTable.internFiles).
-	for _, f := range idx.files {
-		ix.blobs.put(f.id, f.pf)
-	}
+	// Its files can serve builds of other revisions, which put them in the
+	// blob cache (see adoptLoaded): the first query does not wait for that.
+	ix.mu.Lock()
+	ix.loaded = append(ix.loaded, weak.Make(idx))
+	ix.mu.Unlock()
 	return idx
+}
+
+// adoptLoaded puts the files of the indexes loaded from disk since the
+// last build, and still in memory, into the blob cache, so that a build
+// parses only the files they lack. A build that reuses one interns its
+// names then (see nameTable.internFiles).
+func (ix *Indexer) adoptLoaded() {
+	ix.mu.Lock()
+	loaded := ix.loaded
+	ix.loaded = nil
+	ix.mu.Unlock()
+	for _, w := range loaded {
+		idx := w.Value()
+		if idx == nil {
+			continue
+		}
+		for i := range idx.files {
+			if id := idx.str(idx.files[i].id); !ix.blobs.has(id) {
+				ix.blobs.put(idx.parsedFile(i))
+			}
+		}
+	}
 }
 
 func (ix *Indexer) storeDisk(idx *Index) {

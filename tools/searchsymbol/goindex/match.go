@@ -30,19 +30,46 @@ func (t tier) String() string { return tierNames[t] }
 func charMask(s string) uint64 {
 	var m uint64
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case 'a' <= c && c <= 'z':
-			m |= 1 << (c - 'a')
-		case '0' <= c && c <= '9':
-			m |= 1 << (26 + c - '0')
-		case c == '_':
-			m |= 1 << 36
-		default:
-			m |= 1 << 37
-		}
+		m |= 1 << charClass(s[i])
 	}
 	return m
+}
+
+// charClass returns the number of the class of c, a lower-case byte: 0-25
+// for letters, 26-35 for digits, 36 for '_', 37 for any other byte.
+func charClass(c byte) uint {
+	switch {
+	case 'a' <= c && c <= 'z':
+		return uint(c - 'a')
+	case '0' <= c && c <= '9':
+		return uint(26 + c - '0')
+	case c == '_':
+		return 36
+	}
+	return 37
+}
+
+// leadShift places the class of a name's first character in its mask,
+// above the character classes' bits: a scan for prefixes skips names that
+// start with another character without reading them.
+const (
+	leadShift = 58
+	leadBits  = 63 << leadShift
+)
+
+// nameMask returns the mask of a declared name's lower case, s: its
+// charMask and the class of its first character.
+func nameMask(s string) uint64 {
+	return charMask(s) | lead(s)
+}
+
+// lead returns the class of the first character of s, in place in a mask,
+// or 0 for "".
+func lead(s string) uint64 {
+	if s == "" {
+		return 0
+	}
+	return uint64(charClass(s[0])+1) << leadShift
 }
 
 // wordStart reports whether name[i] begins a camel-case word: the first

@@ -1,6 +1,7 @@
 package goindex
 
 import (
+	"math/bits"
 	"strings"
 	"sync"
 )
@@ -23,7 +24,7 @@ type nameData struct {
 	name     string
 	lower    string
 	initials string // lower-case initials of its camel-case words
-	mask     uint64 // the characters it contains (see charMask)
+	mask     uint64 // the characters it contains, and its first (see nameMask)
 	starts   uint64 // which of its first 64 bytes begin camel-case words
 }
 
@@ -69,7 +70,7 @@ func (t *nameTable) internNameLocked(name string) int32 {
 	t.ids[name] = id
 	lower := strings.ToLower(name)
 	t.names = append(t.names, nameData{name: name, lower: lower, initials: initials(name),
-		mask: charMask(lower), starts: wordStarts(name)})
+		mask: nameMask(lower), starts: wordStarts(name)})
 	return id
 }
 
@@ -80,27 +81,27 @@ func (t *nameTable) snapshot() []nameData {
 	return t.names[:len(t.names):len(t.names)]
 }
 
-// groupNames fills x.names, x.byName, x.masks and x.slots from the name
-// ids of its entries, which table gave.
-func (x *Index) groupNames(table *nameTable) {
-	all := table.snapshot()
+// groupNames fills x.names, x.byName, x.masks and x.slots from all, the
+// names interned so far, and nameOf, the name id of each entry. The names'
+// strings go to strs, which it sizes for them and another more bytes.
+func (x *Index) groupNames(all []nameData, nameOf []int32, strs *strTable, more int) {
 	count := make([]int32, len(all))
-	nameOf := make([]int32, len(x.entries))
-	for i := range x.entries {
-		id := x.nameID(&x.entries[i])
-		nameOf[i] = id
+	for _, id := range nameOf {
 		count[id]++
 	}
 	// The index's names, in id order; count becomes id -> local number.
 	// Counted first: appending to a slice of hundreds of thousands of
 	// names copies it at every doubling.
-	distinct := 0
-	for _, n := range count {
+	distinct, size := 0, more
+	for id, n := range count {
 		if n > 0 {
 			distinct++
+			size += len(all[id].name) + len(all[id].lower) + len(all[id].initials)
 		}
 	}
-	x.names = make([]nameInfo, 0, distinct)
+	strs.b.Grow(size)
+	x.names = make([]nameRec, 0, distinct)
+	x.masks = make([]uint64, 0, distinct)
 	var next int32
 	for id, n := range count {
 		if n == 0 {
@@ -108,12 +109,15 @@ func (x *Index) groupNames(table *nameTable) {
 			continue
 		}
 		count[id] = int32(len(x.names))
-		x.names = append(x.names, nameInfo{nameData: all[id], first: next, count: n})
+		d := &all[id]
+		r := nameRec{starts: d.starts, name: strs.add(d.name), initials: strs.add(d.initials), first: next, count: n}
+		r.lower = r.name
+		if d.lower != d.name {
+			r.lower = strs.add(d.lower)
+		}
+		x.names = append(x.names, r)
+		x.masks = append(x.masks, d.mask)
 		next += n
-	}
-	x.masks = make([]uint64, len(x.names))
-	for i := range x.names {
-		x.masks[i] = x.names[i].mask
 	}
 	x.byName = make([]int32, len(x.entries))
 	fill := make([]int32, len(x.names))
@@ -122,23 +126,14 @@ func (x *Index) groupNames(table *nameTable) {
 		x.byName[x.names[local].first+fill[local]] = int32(i)
 		fill[local]++
 	}
-	x.slots = nameSlots(x.names)
-}
-
-// nameID returns the name id of entry e.
-func (x *Index) nameID(e *entryRef) int32 {
-	pf := x.files[e.file].pf
-	if e.sym < 0 {
-		return pf.pkgID
-	}
-	return pf.ids[e.sym]
+	x.slots = nameSlots(x.names, func(r strRef) string { return strs.b.String()[r.off : r.off+r.len] })
 }
 
 // nameSlots returns an open-addressing hash table of names (linear
 // probing, a power of two of slots, at most half full): a slot holds a
 // name's number plus one, 0 when empty. The index stores it on disk as it
 // is, so that a loaded index looks names up without building a map.
-func nameSlots(names []nameInfo) []int32 {
+func nameSlots(names []nameRec, str func(strRef) string) []int32 {
 	n := 2
 	for n < 2*len(names) {
 		n <<= 1
@@ -146,13 +141,34 @@ func nameSlots(names []nameInfo) []int32 {
 	slots := make([]int32, n)
 	mask := uint32(n - 1)
 	for i := range names {
-		h := hashName(names[i].name) & mask
+		h := hashName(str(names[i].name)) & mask
 		for slots[h] != 0 {
 			h = (h + 1) & mask
 		}
 		slots[h] = int32(i + 1)
 	}
 	return slots
+}
+
+// checkSlots reports whether slots is a table nameSlots could have made for
+// names names: lookups in it end.
+func checkSlots(slots []int32, names int) error {
+	if bits.OnesCount(uint(len(slots))) != 1 || len(slots) <= names {
+		return errCorrupt
+	}
+	used := 0
+	for _, v := range slots {
+		if uint32(v) > uint32(names) {
+			return errCorrupt
+		}
+		if v != 0 {
+			used++
+		}
+	}
+	if used != names {
+		return errCorrupt
+	}
+	return nil
 }
 
 // hashName is 32-bit FNV-1a: stable across processes, since its values
@@ -174,7 +190,7 @@ func (x *Index) lookupName(name string) (int, bool) {
 		if s == 0 {
 			return 0, false
 		}
-		if x.names[s-1].name == name {
+		if x.str(x.names[s-1].name) == name {
 			return int(s - 1), true
 		}
 	}

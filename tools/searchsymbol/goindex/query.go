@@ -202,7 +202,7 @@ func (c *compiledQuery) classify(n *nameData) (tier, int) {
 		t = tierPrefix
 	case len(c.lower) >= 2 && c.maxTier >= tierFuzzy && strings.HasPrefix(n.initials, c.lower):
 		t = tierCamel
-	case strings.Contains(n.lower, c.lower):
+	case c.maxTier >= tierSubstring && strings.Contains(n.lower, c.lower):
 		t = tierSubstring
 	case c.maxTier >= tierFuzzy && len(c.lower) >= c.minFuzzy:
 		if s, ok := fuzzyScore(n, c.lower); ok {
@@ -227,19 +227,20 @@ func (c *compiledQuery) admits(x *Index, e *entryRef, files *fileGate) bool {
 		return true
 	}
 	f := &x.files[e.file]
+	importPath := x.str(f.importPath)
 	if e.kind == KindPackage {
 		if len(c.qualifiers) > 0 {
 			return false
 		}
-		return hasPathSuffix(f.importPath, c.pathPrefix+x.name(e))
+		return hasPathSuffix(importPath, c.pathPrefix+x.name(e))
 	}
 	// The qualifiers, right-aligned, name the container type, then the
 	// package: its name, or the last element of its import path, which may
 	// itself hold dots (gopkg.in/yaml.v3.Marshal).
-	s := &f.pf.syms[e.sym]
+	s := &x.syms[f.firstSym+e.sym]
 	q := c.qualifiers
-	if s.container != "" && len(q) > 0 {
-		if !strings.EqualFold(q[len(q)-1], s.container) {
+	if s.container.len != 0 && len(q) > 0 {
+		if !strings.EqualFold(q[len(q)-1], x.str(s.container)) {
 			return false
 		}
 		q = q[:len(q)-1]
@@ -248,10 +249,10 @@ func (c *compiledQuery) admits(x *Index, e *entryRef, files *fileGate) bool {
 		return c.pathPrefix == ""
 	}
 	pkg := strings.Join(q, ".")
-	if !strings.EqualFold(pkg, f.pf.pkgName) && !strings.EqualFold(pkg, path.Base(f.importPath)) {
+	if !strings.EqualFold(pkg, x.str(f.pkgName)) && !strings.EqualFold(pkg, path.Base(importPath)) {
 		return false
 	}
-	return c.pathPrefix == "" || hasPathSuffix(f.importPath, c.pathPrefix+pkg)
+	return c.pathPrefix == "" || hasPathSuffix(importPath, c.pathPrefix+pkg)
 }
 
 // hasPathSuffix reports whether import path p is suffix or ends with
@@ -282,9 +283,12 @@ func (g *fileGate) admits(file int32) bool {
 		return d > 0
 	}
 	f, c := &g.x.files[file], g.c
-	ok := (c.pkg == "" || f.importPath == c.pkg || strings.HasPrefix(f.importPath, c.pkg+"/")) &&
-		(c.glob == nil || matchGlob(c.glob, f.path)) &&
-		(c.allow == nil || c.allow(f.path))
+	importPath, p := g.x.str(f.importPath), g.x.str(f.path)
+	// Allow gets a copy of the path: it may keep it, and the index's
+	// strings live only as long as the index.
+	ok := (c.pkg == "" || importPath == c.pkg || strings.HasPrefix(importPath, c.pkg+"/")) &&
+		(c.glob == nil || matchGlob(c.glob, p)) &&
+		(c.allow == nil || c.allow(strings.Clone(p)))
 	g.memo[file] = -1
 	if ok {
 		g.memo[file] = 1

@@ -54,16 +54,7 @@ func (x *Index) Search(q Query) (*Result, error) {
 	top := bestKeys{max: offset + c.limit}
 	total := 0
 	files := c.fileFilter(x)
-	var visitEntries func(n *nameInfo, t tier, score int)
-	visit := func(i int) {
-		n := &x.names[i]
-		t, score := c.classify(&n.nameData)
-		if t == noMatch {
-			return
-		}
-		visitEntries(n, t, score)
-	}
-	visitEntries = func(n *nameInfo, t tier, score int) {
+	visitEntries := func(n *nameRec, t tier, score int) {
 		prefix := uint64(t)<<tierShift | uint64(1023-score)<<scoreShift
 		for _, e := range x.byName[n.first : n.first+n.count] {
 			ref := &x.entries[e]
@@ -73,6 +64,14 @@ func (x *Index) Search(q Query) (*Result, error) {
 			total++
 			top.offer(prefix | ref.rank)
 		}
+	}
+	visit := func(i int) {
+		d := x.nameData(i)
+		t, score := c.classify(&d)
+		if t == noMatch {
+			return
+		}
+		visitEntries(&x.names[i], t, score)
 	}
 	switch {
 	case c.maxTier == tierExact && c.name != "":
@@ -84,10 +83,15 @@ func (x *Index) Search(q Query) (*Result, error) {
 			visitEntries(&x.names[i], tierRegexp, 0)
 		}
 	default:
-		// Most names lack a character of the query: skip them on a scan
-		// of the masks alone.
+		// Most names lack a character of the query, or, when only
+		// prefixes match, start with another: skip them on a scan of
+		// the masks alone.
+		var leadMask, want uint64
+		if c.maxTier <= tierPrefix && c.lower != "" {
+			leadMask, want = leadBits, lead(c.lower)
+		}
 		for i, m := range x.masks {
-			if c.mask&^m == 0 {
+			if c.mask&^m == 0 && m&leadMask == want {
 				visit(i)
 			}
 		}
@@ -108,38 +112,42 @@ func (x *Index) Search(q Query) (*Result, error) {
 	return res, nil
 }
 
-// entry materializes the entry of a ranking key.
+// entry materializes the entry of a ranking key. Its strings are copies:
+// an index loaded from disk is unmapped when it is dropped, and an entry
+// may outlive it.
 func (x *Index) entry(key uint64) Entry {
 	ref := &x.entries[uint32(key)]
 	f := &x.files[ref.file]
-	pf := f.pf
+	str := func(r strRef) string { return strings.Clone(x.str(r)) }
+	pkgName, importPath, path := str(f.pkgName), str(f.importPath), str(f.path)
 	e := Entry{
 		Kind:            ref.kind,
-		Package:         f.importPath,
-		PackageName:     pf.pkgName,
-		File:            f.path,
+		Package:         importPath,
+		PackageName:     pkgName,
+		File:            path,
 		Test:            f.test(),
-		BuildConstraint: fileConstraint(f.path, pf.constraint),
+		BuildConstraint: fileConstraint(path, str(f.constraint)),
 		Exported:        ref.rank&rankUnexported == 0,
 		Match:           tier(key >> tierShift).String(),
 	}
 	if ref.sym < 0 {
-		e.Name, e.QualifiedName = pf.pkgName, f.importPath
-		if e.Test && strings.HasSuffix(pf.pkgName, "_test") {
+		e.Name, e.QualifiedName = pkgName, importPath
+		if e.Test && strings.HasSuffix(pkgName, "_test") {
 			e.QualifiedName += "_test" // an external test package
 		}
-		e.Line, e.Column = int(pf.pkgLine), int(pf.pkgCol)
-		e.Signature, e.Doc = "package "+pf.pkgName, pf.pkgDoc
+		e.Line, e.Column = int(f.pkgLine), int(f.pkgCol)
+		e.Signature, e.Doc = "package "+pkgName, str(f.pkgDoc)
 		return e
 	}
-	s := &pf.syms[ref.sym]
-	e.Name, e.Line, e.Column, e.Signature, e.Doc = s.name, int(s.line), int(s.col), s.sig, s.doc
-	e.QualifiedName = pf.pkgName + "." + s.name
-	if s.container != "" {
-		e.QualifiedName = pf.pkgName + "." + s.container + "." + s.name
-		e.Container = s.container
+	s := &x.syms[f.firstSym+ref.sym]
+	e.Name, e.Line, e.Column, e.Signature, e.Doc = str(s.name), int(s.line), int(s.col), str(s.sig), str(s.doc)
+	e.QualifiedName = pkgName + "." + e.Name
+	if s.container.len != 0 {
+		container := str(s.container)
+		e.QualifiedName = pkgName + "." + container + "." + e.Name
+		e.Container = container
 		if s.ptrRecv {
-			e.Container = "*" + s.container
+			e.Container = "*" + container
 		}
 	}
 	return e
@@ -206,7 +214,8 @@ func (x *Index) matchRegexp(c *compiledQuery) []int32 {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			for i := k * regexpChunk; i < min((k+1)*regexpChunk, len(x.names)); i++ {
-				if t, _ := c.classify(&x.names[i].nameData); t != noMatch {
+				d := x.nameData(i)
+				if t, _ := c.classify(&d); t != noMatch {
 					found[k] = append(found[k], int32(i))
 				}
 			}

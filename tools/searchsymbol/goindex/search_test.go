@@ -67,6 +67,11 @@ func TestSearch(t *testing.T) {
 		{"prefix mode", Query{Query: "newread", Match: MatchPrefix}, []string{
 			// One tier: exported first, then shorter names, then index order.
 			"prefix sub.NewReader", "prefix sub.Newreader", "prefix inner.NewReader", "prefix sub.NewReaderSize", "prefix sub.newReaderHelper"}, 5},
+		{"prefix mode, one character", Query{Query: "n", Match: MatchPrefix, Kinds: []string{"struct", "type"}}, []string{"prefix fix.Number", "prefix sub.NRGBA"}, 2},
+		{"prefix mode, no name", Query{Match: MatchPrefix, Kinds: []string{"interface_method"}}, []string{"exact fix.Walker.Walk", "exact fix.Walker.step"}, 2},
+		{"exact mode, no name", Query{Match: MatchExact, Kinds: []string{"interface_method"}}, []string{"exact fix.Walker.Walk", "exact fix.Walker.step"}, 2},
+		{"prefix mode is not substring", Query{Query: "eader", Match: MatchPrefix}, nil, 0},
+		{"substring mode is not initials", Query{Query: "nr", Match: MatchSubstring, Kinds: []string{"func"}}, nil, 0},
 		{"substring mode", Query{Query: "eader", Match: MatchSubstring, Kinds: []string{"struct"}}, []string{"substring sub.Reader"}, 1},
 		{"regexp mode", Query{Query: "^New.*Size$", Match: MatchRegexp}, []string{"regexp sub.NewReaderSize"}, 1},
 		{"kinds: interface methods", Query{Kinds: []string{"interface_method"}}, []string{"exact fix.Walker.Walk", "exact fix.Walker.step"}, 2},
@@ -243,7 +248,10 @@ func TestMillionMatches(t *testing.T) {
 		}
 		indexed[i] = indexedFile{path: fmt.Sprintf("p%d/f.go", i), id: fmt.Sprint(i), importPath: fmt.Sprintf("m/p%d", i), pf: pf}
 	}
-	idx := assemble("rev", Options{}, indexed, newNameTable())
+	idx, err := assemble("rev", Options{}, indexed, newNameTable())
+	if err != nil {
+		t.Fatal(err)
+	}
 	q := Query{Query: "sym", Match: MatchPrefix, Limit: MaxLimit}
 	res, err := idx.Search(q)
 	if err != nil {

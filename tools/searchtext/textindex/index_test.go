@@ -186,7 +186,7 @@ func encodeAgain(t *testing.T, ix *Index) []byte {
 		t.Fatalf("%d shards", len(ix.shards))
 	}
 	s := ix.shards[0]
-	return binary.LittleEndian.AppendUint32(append([]byte(nil), s.data...), crc32.Checksum(s.data, castagnoli))
+	return binary.LittleEndian.AppendUint32(append([]byte(nil), s.data...), crc32.Checksum(s.data, castagnoli()))
 }
 
 // TestSharedDirectory runs builds of overlapping blob sets in several

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"sort"
+	"sync"
 )
 
 // A shard file is, little-endian:
@@ -27,7 +28,10 @@ const (
 	flagBinary   = 1
 )
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli is the CRC table of shard checksums, made at first use: every
+// process links this package, and making it at init cost every command,
+// repo-mcp version included, more than any other of ours.
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // ErrCorrupt is returned for a shard that is short, of another version or
 // fails its checksum.
@@ -50,7 +54,7 @@ func parseShard(name string, data []byte) (*shard, error) {
 		return nil, fmt.Errorf("%w: %s: bad header", ErrCorrupt, name)
 	}
 	body := data[:len(data)-4]
-	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(data[len(body):]) {
+	if crc32.Checksum(body, castagnoli()) != binary.LittleEndian.Uint32(data[len(body):]) {
 		return nil, fmt.Errorf("%w: %s: checksum mismatch", ErrCorrupt, name)
 	}
 	if v := binary.LittleEndian.Uint32(data[4:]); v != shardVersion {
@@ -179,5 +183,5 @@ func encodeShard(blobs []Blob, binaryFlags []bool, post []uint64) []byte {
 		row++
 		i = j
 	}
-	return binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, castagnoli))
+	return binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, castagnoli()))
 }

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// Package initialization runs for every command, repo-mcp version and each
+// new server process alike, so heavy work belongs at first use. The Go
+// runtime reports what each package's init allocated (GODEBUG=inittrace=1),
+// which, unlike its time, the machine's load does not move.
+const (
+	// maxInitBytes bounds what all packages together allocate at init
+	// (about 0.65 MB now; 2.3 MB when the JSON Schema validator compiled
+	// every draft's meta-schemas in its init).
+	maxInitBytes = 1 << 20
+	// maxOwnInitBytes bounds each of this module's packages, the
+	// validator's fork in internal/jsonschema included.
+	maxOwnInitBytes = 16 << 10
+)
+
+func TestInitIsLight(t *testing.T) {
+	cmd := exec.Command(repoMCP(t), "version")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("repo-mcp version: %v\n%s", err, stderr.Bytes())
+	}
+	total, packages := 0, 0
+	for line := range strings.Lines(stderr.String()) {
+		// init PKG @T ms, C ms clock, B bytes, N allocs
+		var pkg string
+		var at, clock float64
+		var bytes, allocs int
+		if _, err := fmt.Sscanf(line, "init %s @%f ms, %f ms clock, %d bytes, %d allocs", &pkg, &at, &clock, &bytes, &allocs); err != nil {
+			continue
+		}
+		packages++
+		total += bytes
+		own := strings.HasPrefix(pkg, "github.com/repo-mcp/repo-mcp/")
+		if own && bytes > maxOwnInitBytes {
+			t.Errorf("%s allocates %d bytes at init (%d allocations); at most %d: do the work at first use", pkg, bytes, allocs, maxOwnInitBytes)
+		}
+	}
+	if packages < 100 {
+		t.Fatalf("read %d packages' init from GODEBUG=inittrace=1; the trace's format changed?\n%s", packages, stderr.Bytes())
+	}
+	if total > maxInitBytes {
+		t.Errorf("package initialization allocates %d bytes; at most %d", total, maxInitBytes)
+	}
+}

@@ -1,0 +1,96 @@
+package gonav
+
+import (
+	"go/token"
+	"go/types"
+	"path"
+)
+
+// The index of a repository package is kept in the type store with its
+// export data (storedUnit.Index). A process that reads it makes the
+// package's files again in its file set from their sizes and line
+// offsets, so that positions, lines and columns are as a check's, and
+// finds the objects the index names when a query first asks for one.
+
+// stored returns the index as the store keeps it: with its files' sizes
+// and lines, which the process that built it reads from its file set.
+func (ix *unitIndex) stored() *unitIndex {
+	if ix == nil {
+		return nil
+	}
+	out := &unitIndex{Names: ix.Names, ByName: ix.ByName, NameStart: ix.NameStart, Objects: ix.Objects, Idents: ix.Idents, Funcs: ix.Funcs, Imports: ix.Imports, Calls: ix.Calls, LocalTypes: ix.LocalTypes}
+	for _, f := range ix.Files {
+		lines := f.tf.Lines()
+		f.Size, f.Lines = int32(f.tf.Size()), make([]int32, len(lines))
+		for i, off := range lines {
+			f.Lines[i] = int32(off)
+		}
+		out.Files = append(out.Files, f)
+	}
+	return out
+}
+
+// attach makes a stored index the unit's: its files are added to the
+// loader's file set, and its objects are found in the packages the unit
+// sees or, failing that, by checking the node again.
+func (l *loader) attach(n *node, u *unit, ix *unitIndex) *unitIndex {
+	for i := range ix.Files {
+		f := &ix.Files[i]
+		f.tf = l.fset.AddFile(f.Name, -1, int(f.Size))
+		lines := make([]int, len(f.Lines))
+		for j, off := range f.Lines {
+			lines[j] = int(off)
+		}
+		if !f.tf.SetLines(lines) {
+			l.log.Warn("go_navigate: a stored index has bad line offsets", "package", u.id, "file", f.Name)
+		}
+		f.Lines = nil
+	}
+	ix.find = func(r *indexObject) types.Object { return l.findObject(u, r) }
+	ix.recheck = func() *unitIndex {
+		l.log.Debug("go_navigate: checking a package read from disk again for objects declared in its functions", "package", u.id)
+		c, files, info := l.typeCheck(n)
+		return l.buildIndex(c, files, info)
+	}
+	return ix
+}
+
+// findObject finds an object of a unit's index in the packages the unit
+// sees: by name in its package's scope, then as a method or field of the
+// type so named. It returns nil when the object is not there, or what is
+// there is not it (its key differs).
+func (l *loader) findObject(u *unit, r *indexObject) types.Object {
+	var scope *types.Scope
+	var pkg *types.Package
+	switch r.Pkg {
+	case "":
+		scope = types.Universe
+	case u.path:
+		pkg = u.types
+	default:
+		pkg = u.imports()[r.Pkg]
+	}
+	if r.Kind == packageName {
+		if pkg == nil {
+			pkg = types.NewPackage(r.Pkg, path.Base(r.Pkg))
+		}
+		return types.NewPkgName(token.NoPos, u.types, r.Top, pkg)
+	}
+	if pkg != nil {
+		scope = pkg.Scope()
+	}
+	if scope == nil || r.Top == "" {
+		return nil
+	}
+	obj := scope.Lookup(r.Top)
+	if obj == nil && r.Pkg == u.path && r.Member == "" {
+		obj = u.unexportedObject(r.Top)
+	}
+	if obj != nil && r.Member != "" {
+		obj, _, _ = types.LookupFieldOrMethod(obj.Type(), true, obj.Pkg(), r.Member)
+	}
+	if obj == nil || objectKey(l.fset, l.tables, obj) != r.Key {
+		return nil
+	}
+	return obj
+}
