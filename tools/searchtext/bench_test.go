@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
 	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/workspace"
 )
 
 // The benchmarks run on the Go standard library committed:
@@ -172,26 +174,9 @@ func BenchmarkSecondRevision(b *testing.B) {
 // iteration, and reports latency percentiles and per-query ratios.
 func BenchmarkQueries(b *testing.B) {
 	dir := benchRepo(b)
-	sv, reg := newTestService(b, dir, b.TempDir())
-	if err := sv.warm(context.Background(), "op", "w"); err != nil {
-		b.Fatal(err)
-	}
-	snap := testSnapshot(b, reg, "")
+	snap, call := warmQueries(b, dir, comparisonQueries)
 	checkout := filepath.Join(b.TempDir(), "checkout")
 	extract(b, dir, snap.Revision().SHA, checkout)
-	call := func(q refQuery) {
-		in := queryInput(q)
-		r, out, err := sv.execute(context.Background(), &server.Request{ID: "bench"}, snap, in)
-		if err == nil {
-			err = r.page(context.Background(), in, out)
-		}
-		if err != nil || !out.Complete {
-			b.Fatalf("%q: %v", q.pattern, err)
-		}
-	}
-	for _, q := range comparisonQueries {
-		call(q) // fills the content cache
-	}
 	var ours, git, rg, ratio []float64
 	for b.Loop() {
 		for _, q := range comparisonQueries {
@@ -221,6 +206,31 @@ func BenchmarkQueries(b *testing.B) {
 	b.ReportMetric(slices.Max(ratio), "max-ours/git")
 }
 
+// warmQueries returns HEAD of the repository in dir, indexed by a new
+// service, and a function that runs one query there to its last page;
+// each of queries has run once, which fills the content cache.
+func warmQueries(b *testing.B, dir string, queries []refQuery) (*workspace.Snapshot, func(refQuery)) {
+	sv, reg := newTestService(b, dir, b.TempDir())
+	if err := sv.warm(context.Background(), "op", "w"); err != nil {
+		b.Fatal(err)
+	}
+	snap := testSnapshot(b, reg, "")
+	call := func(q refQuery) {
+		in := queryInput(q)
+		r, out, err := sv.execute(context.Background(), &server.Request{ID: "bench"}, snap, in)
+		if err == nil {
+			err = r.page(context.Background(), in, out)
+		}
+		if err != nil || !out.Complete {
+			b.Fatalf("%q: %v", q.pattern, err)
+		}
+	}
+	for _, q := range queries {
+		call(q)
+	}
+	return snap, call
+}
+
 // processCPU returns the user and system time this process has used: on
 // a shared machine, wall time measures the neighbours as much as the code.
 func processCPU(b *testing.B) time.Duration {
@@ -235,4 +245,39 @@ func percentile(v []float64, p int) float64 {
 	s := slices.Clone(v)
 	slices.Sort(s)
 	return s[min(len(s)-1, (len(s)*p+99)/100-1)]
+}
+
+// BenchmarkWarmQueries runs the 60 comparison queries on a warm service,
+// search_text alone: what -cpuprofile should look at. Each iteration is
+// all 60 (or those whose pattern SEARCHTEXT_BENCH_ONLY, a regular
+// expression, matches); -test.v with SEARCHTEXT_BENCH_VERBOSE logs each
+// query's time.
+func BenchmarkWarmQueries(b *testing.B) {
+	queries := comparisonQueries
+	if only := os.Getenv("SEARCHTEXT_BENCH_ONLY"); only != "" {
+		re := regexp.MustCompile(only)
+		queries = slices.DeleteFunc(slices.Clone(queries), func(q refQuery) bool { return !re.MatchString(q.pattern) })
+	}
+	_, call := warmQueries(b, benchRepo(b), queries)
+	// CPU time (the process's, user and system) is reported beside wall
+	// time: on a shared machine it varies far less with the neighbours.
+	per, perCPU := make([][]float64, len(queries)), make([][]float64, len(queries))
+	for b.Loop() {
+		for i, q := range queries {
+			t0, c0 := time.Now(), processCPU(b)
+			call(q)
+			per[i] = append(per[i], time.Since(t0).Seconds()*1000)
+			perCPU[i] = append(perCPU[i], (processCPU(b)-c0).Seconds()*1000)
+		}
+	}
+	var all, allCPU []float64
+	for i, v := range per {
+		all, allCPU = append(all, v...), append(allCPU, perCPU[i]...)
+		if os.Getenv("SEARCHTEXT_BENCH_VERBOSE") != "" {
+			b.Logf("%-40q %8.2f ms %8.2f ms CPU", queries[i].pattern, percentile(v, 50), percentile(perCPU[i], 50))
+		}
+	}
+	b.ReportMetric(percentile(all, 50), "p50-ms")
+	b.ReportMetric(percentile(all, 99), "p99-ms")
+	b.ReportMetric(percentile(allCPU, 50), "cpu-p50-ms")
 }

@@ -12,7 +12,12 @@
 // A search reads the revision's listing, asks the index which blobs may
 // match, scans the blobs the index does not know yet (and starts indexing
 // them in the background, once per workspace), then reads and matches the
-// candidates in parallel, in path order. The working tree is HEAD's index
+// candidates in parallel, in path order. Matching runs the expression
+// only where it must: literals are found by their rarest byte; exact
+// literals between ^, $ and \b (whole_word) are checked on the bytes
+// around each hit; whole lines of one class (^\s*$) are checked byte by
+// byte; other expressions run only on lines that hold a required literal
+// or pass a byte filter. The working tree is HEAD's index
 // with an overlay: the files git status would call changed or untracked
 // are read from disk, the others are HEAD's blobs. A search the time
 // budget cuts answers with the files before the first one it did not

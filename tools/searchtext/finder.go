@@ -1,7 +1,5 @@
 package searchtext
 
-import "bytes"
-
 // finder finds, in one text, the next place at or after a position where
 // one of a matcher's literals starts: a byte search per literal, each
 // remembered until passed, or a case-insensitive search for an ASCII
@@ -9,6 +7,7 @@ import "bytes"
 type finder struct {
 	data []byte
 	lits [][]byte
+	rare []int // per literal the offset of its rarest byte
 	next []int // per literal its next start at or after the last pos; -2: not searched yet, -1: none
 	fold *asciiFold
 	// cases are the next places of the two cases of fold's rare byte, as
@@ -17,7 +16,7 @@ type finder struct {
 }
 
 func (m *matcher) finder(data []byte) *finder {
-	f := &finder{data: data, lits: m.lits, fold: m.fold, cases: [2]int{-2, -2}}
+	f := &finder{data: data, lits: m.lits, rare: m.rare, fold: m.fold, cases: [2]int{-2, -2}}
 	f.next = make([]int, len(m.lits))
 	for i := range f.next {
 		f.next[i] = -2
@@ -32,7 +31,7 @@ func (f *finder) from(pos int) int {
 	}
 	at := -1
 	for i, lit := range f.lits {
-		if n := advance(&f.next[i], f.data, pos, lit); n >= 0 && (at < 0 || n < at) {
+		if n := advance(&f.next[i], f.data, pos, lit, f.rare[i]); n >= 0 && (at < 0 || n < at) {
 			at = n
 		}
 	}
@@ -40,12 +39,13 @@ func (f *finder) from(pos int) int {
 }
 
 // advance returns the first start of lit at or after pos, searching again
-// only when *next, its last answer, is before pos.
-func advance(next *int, data []byte, pos int, lit []byte) int {
+// only when *next, its last answer, is before pos; rare is the offset of
+// lit's rarest byte.
+func advance(next *int, data []byte, pos int, lit []byte, rare int) int {
 	if *next == -2 || *next >= 0 && *next < pos {
 		*next = -1
 		if pos <= len(data) {
-			if j := bytes.Index(data[pos:], lit); j >= 0 {
+			if j := indexRare(data[pos:], lit, rare); j >= 0 {
 				*next = pos + j
 			}
 		}
@@ -61,7 +61,7 @@ func (f *finder) foldFrom(pos int) int {
 	for at := pos + a.rare; ; at++ {
 		hit := -1
 		for c, b := range a.rareCases {
-			if h := advance(&f.cases[c], f.data, at, b); h >= 0 && (hit < 0 || h < hit) {
+			if h := advance(&f.cases[c], f.data, at, b, 0); h >= 0 && (hit < 0 || h < hit) {
 				hit = h
 			}
 		}
@@ -87,10 +87,6 @@ type asciiFold struct {
 	rareCases [2][]byte // its byte in each case (the same twice when not a letter)
 }
 
-// letterRank orders letters by how often they appear in source code and
-// prose, commonest first: the search looks for the string's rarest.
-const letterRank = "etaoinsrlcdumhpfgbywvkxjqz"
-
 // newASCIIFold returns the search for runes, or false when they are not
 // ASCII or have a letter that folds outside it.
 func newASCIIFold(runes []rune) (*asciiFold, bool) {
@@ -108,9 +104,11 @@ func newASCIIFold(runes []rune) (*asciiFold, bool) {
 			return nil, false
 		}
 		a.lower[i] = c
-		rank := len(letterRank) / 2 // digits and punctuation: middling
-		if k := bytes.IndexByte([]byte(letterRank), c); k >= 0 {
-			rank = k
+		// A letter is found in either case: it is as rare as its
+		// commoner case.
+		rank := byteRank(c)
+		if 'a' <= c && c <= 'z' {
+			rank = min(rank, byteRank(c-('a'-'A')))
 		}
 		if rank > best {
 			best, a.rare = rank, i

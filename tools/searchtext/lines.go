@@ -14,10 +14,14 @@ import (
 // rather than starting an empty one.
 func (m *matcher) eachLine(data []byte, fn func(line, start, end, col int) bool) {
 	switch {
+	case m.class != nil:
+		m.eachLineOfClass(data, fn)
 	case m.exact, m.lits != nil && !m.prefix:
 		m.eachLineByLiterals(data, fn)
 	case m.prefix:
 		m.eachLineWhole(data, fn)
+	case m.bytes != nil && m.high:
+		m.eachLineByHighBytes(data, fn)
 	case m.bytes != nil:
 		m.eachLineByBytes(data, fn)
 	default:
@@ -74,7 +78,7 @@ func (m *matcher) eachLineByLiterals(data []byte, fn func(line, start, end, col 
 		end := lineEnd(data, at)
 		switch {
 		case m.exact:
-			if !fn(line, start, end, at-start+1) {
+			if at = m.firstExact(find, data, start, end, at); at >= 0 && !fn(line, start, end, at-start+1) {
 				return
 			}
 		case m.line.Match(data[start:end]):
@@ -114,26 +118,37 @@ var newline = []byte{'\n'}
 
 // countLines returns the number of lines of data the matcher matches.
 func (m *matcher) countLines(data []byte) int {
-	if m.exact {
-		return countLinesWith(data, m.finder(data))
+	if m.exact && m.class == nil {
+		return m.countExact(data)
 	}
 	n := 0
 	m.eachLine(data, func(int, int, int, int) bool { n++; return true })
 	return n
 }
 
-// countLinesWith returns the number of lines of data in which find finds
-// a literal: the common search, plain strings, needs no line numbers to be
-// counted.
-func countLinesWith(data []byte, find *finder) int {
+// countExact is countLines for an exact matcher: the common search, plain
+// strings, needs no line numbers to be counted.
+func (m *matcher) countExact(data []byte) int {
+	find := m.finder(data)
+	edges := len(m.before)+len(m.after) > 0
 	n := 0
 	for pos := 0; pos < len(data); {
 		at := find.from(pos)
 		if at < 0 {
 			break
 		}
-		n++
-		pos = lineEnd(data, at) + 1
+		end := lineEnd(data, at)
+		if edges {
+			start := pos
+			if j := bytes.LastIndexByte(data[pos:at], '\n'); j >= 0 {
+				start = pos + j + 1
+			}
+			at = m.firstExact(find, data, start, end, at)
+		}
+		if at >= 0 {
+			n++
+		}
+		pos = end + 1
 	}
 	return n
 }

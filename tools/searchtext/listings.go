@@ -30,6 +30,7 @@ type listing struct {
 	files    []fileRef // shared: never modified
 	tooLarge int
 	blobs    []textindex.Blob // the files' blobs, in order
+	canon    []int32          // canonicalFiles(files)
 	// resolved locates blobs in the index, for as long as the index does
 	// not change: a warm search then reads posting lists and nothing else
 	// to find its candidates.
@@ -63,7 +64,7 @@ func (l *listings) list(ctx context.Context, snap *workspace.Snapshot, in Search
 		delete(l.items, l.order[0])
 		l.order = l.order[1:]
 	}
-	got = &listing{files: files, tooLarge: tooLarge, blobs: blobsOf(files)}
+	got = &listing{files: files, tooLarge: tooLarge, blobs: blobsOf(files), canon: canonicalFiles(files)}
 	l.items[key] = got
 	l.order = append(l.order, key)
 	return got, nil

@@ -26,12 +26,16 @@ type matcher struct {
 	// expression has such: lines without any are never given to the
 	// expression.
 	lits [][]byte
+	// rare are the offsets of the rarest byte of each of lits, which the
+	// search for them looks for first.
+	rare []int
 	// prefix says the expression starts with a literal, which Go's
 	// regexp finds fast in a whole file.
 	prefix bool
 	// bytes, when the expression has no literal to search for, rules out
-	// lines that cannot match.
+	// lines that cannot match; high says it is highOnly.
 	bytes *byteFilter
+	high  bool
 	// exact says the expression matches exactly the strings lits (or
 	// fold's): a line holding one of them matches, and no expression need
 	// run.
@@ -39,6 +43,15 @@ type matcher struct {
 	// fold, when set, stands for the spellings of a case-insensitive
 	// ASCII string, in place of lits.
 	fold *asciiFold
+	// before and after are the conditions at the start and end of an
+	// exact matcher's literals (\bword\b, ^import, ;$); lineStart and
+	// lineEnd say they hold ^ and $.
+	before, after      []edge
+	lineStart, lineEnd bool
+	// lens are the lengths of lits.
+	lens []int
+	// class, when set, is the expression: whole lines of a class.
+	class *lineClass
 }
 
 // compile turns the pattern arguments into a matcher. Matching is line by
@@ -98,13 +111,26 @@ func compile(in SearchTextIn) (*matcher, error) {
 	if lp, _ := compiled.LiteralPrefix(); lp != "" {
 		m.prefix = true
 	}
-	if fold, ok := foldedASCII(re); ok {
-		m.lits, m.fold, m.exact = nil, fold, true
-	} else if lits, ok := exactLiterals(re); ok && len(lits) <= maxLiterals {
-		m.lits, m.exact = lits, true
+	if before, after, middle := splitEdges(re); middle != nil {
+		if fold, ok := foldedASCII(middle); ok {
+			m.lits, m.fold, m.exact = nil, fold, true
+		} else if lits, ok := exactLiterals(middle); ok && len(lits) <= maxLiterals && !slices.ContainsFunc(lits, isEmpty) {
+			m.lits, m.exact = lits, true
+		}
+		if m.exact {
+			m.before, m.after = before, after
+			m.lineStart = slices.Contains(before, edge(syntax.OpBeginLine))
+			m.lineEnd = slices.Contains(after, edge(syntax.OpEndLine))
+		}
 	}
 	if m.lits == nil {
 		m.bytes = requiredBytes(re)
+		m.high = m.bytes != nil && m.bytes.highOnly()
+	}
+	m.class = newLineClass(re)
+	for _, lit := range m.lits {
+		m.rare = append(m.rare, rarestByte(lit))
+		m.lens = append(m.lens, len(lit))
 	}
 	return m, nil
 }
@@ -121,9 +147,12 @@ func foldedASCII(re *syntax.Regexp) (*asciiFold, bool) {
 	return newASCIIFold(re.Rune)
 }
 
+func isEmpty(b []byte) bool { return len(b) == 0 }
+
 // exactLiterals returns the strings re matches, when it matches a few
 // strings and nothing else: a literal (every spelling, when it folds
-// case), a class of a few runes, an alternation of those. A literal
+// case), a class of a few runes, an alternation, a concatenation or an
+// optional one of those (err(or)?s?\.New is four strings). A literal
 // holding U+FFFD is not exact: the expression also finds that rune in
 // each invalid byte, a byte search does not.
 func exactLiterals(re *syntax.Regexp) ([][]byte, bool) {
@@ -142,6 +171,14 @@ func exactLiterals(re *syntax.Regexp) ([][]byte, bool) {
 		return lits, lits != nil
 	case syntax.OpCapture:
 		return exactLiterals(re.Sub[0])
+	case syntax.OpEmptyMatch:
+		return [][]byte{{}}, true
+	case syntax.OpQuest:
+		l, ok := exactLiterals(re.Sub[0])
+		if !ok || len(l) >= maxLiterals {
+			return nil, false
+		}
+		return append([][]byte{{}}, l...), true
 	case syntax.OpAlternate:
 		var all [][]byte
 		for _, sub := range re.Sub {
@@ -150,6 +187,22 @@ func exactLiterals(re *syntax.Regexp) ([][]byte, bool) {
 				return nil, false
 			}
 			all = append(all, l...)
+		}
+		return all, true
+	case syntax.OpConcat:
+		all := [][]byte{{}}
+		for _, sub := range re.Sub {
+			l, ok := exactLiterals(sub)
+			if !ok || len(all)*len(l) > maxLiterals {
+				return nil, false
+			}
+			var next [][]byte
+			for _, a := range all {
+				for _, b := range l {
+					next = append(next, append(slices.Clip(a), b...))
+				}
+			}
+			all = next
 		}
 		return all, true
 	}

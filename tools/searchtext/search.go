@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"slices"
 	"sort"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -298,27 +299,40 @@ func (r *run) match(ctx context.Context, req *server.Request, work []int) error 
 // matched once. Blobs in the content cache are matched first; the others
 // are read in bulk.
 func (r *run) matchAll(ctx, bctx context.Context, work []int, progress *progress) error {
-	first := make(map[textindex.Blob]int)
-	var same [][2]int // (duplicate, original)
-	var cached, uncached []int
+	canon := r.canonical()
+	owner := make([]int32, len(r.files)) // per canonical file, 1 + the file of work matched for it
+	var same [][2]int                    // (duplicate, original)
+	var disk []int
+	blobs, keys := make([]int, 0, len(work)), make([]textindex.Blob, 0, len(work))
 	for _, i := range work {
 		f := r.files[i]
-		if f.sha != "" {
-			if j, ok := first[f.blob]; ok {
-				same = append(same, [2]int{i, j})
-				continue
-			}
-			first[f.blob] = i
-			if r.sv.content.has(f.blob) {
-				cached = append(cached, i)
-				continue
-			}
+		if f.sha == "" {
+			disk = append(disk, i)
+			continue
 		}
-		uncached = append(uncached, i)
+		if o := owner[canon[i]]; o > 0 {
+			same = append(same, [2]int{i, int(o - 1)})
+			continue
+		}
+		owner[canon[i]] = int32(i + 1)
+		blobs, keys = append(blobs, i), append(keys, f.blob)
 	}
-	err := r.matchCached(bctx, cached, progress)
+	data := r.sv.content.lookup(keys)
+	cached, cachedData := make([]int, 0, len(blobs)), make([][]byte, 0, len(blobs))
+	var uncached []int
+	for k, i := range blobs {
+		if data[k] != nil {
+			cached, cachedData = append(cached, i), append(cachedData, data[k])
+		} else {
+			uncached = append(uncached, i)
+		}
+	}
+	err := r.matchCached(bctx, cached, cachedData, progress)
 	if err == nil {
-		err = r.matchRead(bctx, uncached, progress)
+		err = r.matchFrom(bctx, r.blobs, uncached, progress)
+	}
+	if err == nil {
+		err = r.matchFrom(bctx, r.snap, disk, progress)
 	}
 	if cerr := ctx.Err(); cerr != nil {
 		return cerr // the call itself ended
@@ -332,57 +346,51 @@ func (r *run) matchAll(ctx, bctx context.Context, work []int, progress *progress
 	return nil
 }
 
-// matchCached matches files whose content is in the cache, on the
-// service's workers.
-func (r *run) matchCached(ctx context.Context, todo []int, progress *progress) error {
-	next := make(chan int)
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		defer close(next)
-		for _, i := range todo {
-			select {
-			case next <- i:
-			case <-gctx.Done():
-				return context.Cause(gctx)
-			}
+// canonical returns, per file, the first file of r.files with the same
+// blob (itself when none is before it): the listing's, when r.files is
+// all of one.
+func (r *run) canonical() []int32 {
+	if r.listing != nil {
+		return r.listing.canon
+	}
+	return canonicalFiles(r.files)
+}
+
+func canonicalFiles(files []fileRef) []int32 {
+	first := make(map[textindex.Blob]int32, len(files))
+	canon := make([]int32, len(files))
+	for i, f := range files {
+		canon[i] = int32(i)
+		if f.sha == "" {
+			continue
 		}
-		return nil
-	})
-	for range r.sv.opts.Workers {
+		if j, ok := first[f.blob]; ok {
+			canon[i] = j
+		} else {
+			first[f.blob] = int32(i)
+		}
+	}
+	return canon
+}
+
+// matchCached matches files whose contents data holds, on the service's
+// workers, each taking the next file as it is free.
+func (r *run) matchCached(ctx context.Context, todo []int, data [][]byte, progress *progress) error {
+	var next atomic.Int64
+	g, gctx := errgroup.WithContext(ctx)
+	for range min(r.sv.opts.Workers, len(todo)) {
 		g.Go(func() error {
-			for i := range next {
-				if err := gctx.Err(); err != nil {
+			for k := int(next.Add(1) - 1); k < len(todo); k = int(next.Add(1) - 1) {
+				if gctx.Err() != nil {
 					return context.Cause(gctx)
 				}
-				f := r.files[i]
-				data, err := r.read(gctx, f)
-				if err != nil {
-					return err
-				}
-				r.judge(i, data, f.size, progress)
+				i := todo[k]
+				r.judge(i, data[k], r.files[i].size, progress)
 			}
 			return nil
 		})
 	}
 	return g.Wait()
-}
-
-// matchRead reads files in bulk, blobs first then files from disk, and
-// matches them as they come.
-func (r *run) matchRead(ctx context.Context, todo []int, progress *progress) error {
-	var blobs, disk []int
-	for _, i := range todo {
-		if r.files[i].sha != "" {
-			blobs = append(blobs, i)
-		} else {
-			disk = append(disk, i)
-		}
-	}
-	err := r.matchFrom(ctx, r.blobs, blobs, progress)
-	if err == nil {
-		err = r.matchFrom(ctx, r.snap, disk, progress)
-	}
-	return err
 }
 
 // matchFrom reads the files todo lists through snap, in bulk.
