@@ -22,7 +22,7 @@
 // are read from disk, the others are HEAD's blobs. A search the time
 // budget cuts answers with the files before the first one it did not
 // match, and a cursor that resumes there. Matching is line by line, as grep does: no match
-// spans a newline, ^ and $ are line anchors, and a file with a NUL byte in
+// spans a newline, ^ and $ (and \A and \z) are line anchors, and a file with a NUL byte in
 // its first 8000 bytes is binary (git's rule) and never searched.
 package searchtext
 

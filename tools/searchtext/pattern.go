@@ -85,6 +85,10 @@ func compile(in SearchTextIn) (*matcher, error) {
 			return nil, server.Errorf(server.InvalidInput, "pattern is not a valid RE2 expression: %v", err)
 		}
 	}
+	// Each line is a whole text to the expression: \A and \z are its
+	// edges, as ^ and $ are. Left as they are, a search over a whole file
+	// would take them for the file's edges.
+	textAnchorsToLine(re)
 	if in.WholeWord {
 		re = &syntax.Regexp{Op: syntax.OpConcat, Flags: flags, Sub: []*syntax.Regexp{
 			{Op: syntax.OpWordBoundary}, re, {Op: syntax.OpWordBoundary},
@@ -378,6 +382,20 @@ func foldedSpellings(runes []rune) [][]byte {
 		lits[i] = []byte(s)
 	}
 	return lits
+}
+
+// textAnchorsToLine turns every \A and \z of re into ^ and $, in place.
+func textAnchorsToLine(re *syntax.Regexp) {
+	switch re.Op {
+	case syntax.OpBeginText:
+		re.Op = syntax.OpBeginLine
+	case syntax.OpEndText:
+		re.Op = syntax.OpEndLine
+		re.Flags &^= syntax.WasDollar
+	}
+	for _, sub := range re.Sub {
+		textAnchorsToLine(sub)
+	}
 }
 
 // anchorToText returns a copy of re whose leading line anchor (^) and

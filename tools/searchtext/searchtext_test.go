@@ -101,6 +101,13 @@ func TestSearchText(t *testing.T) {
 		{map[string]any{"pattern": "helper", "case": "smart"}, "docs/guide.md:3:18 lib/util.go:3:6 lib/util.go:4:21 lib/util.go:7:6"},
 		{map[string]any{"pattern": "helper", "whole_word": true, "case": "smart"}, "docs/guide.md:3:18 lib/util.go:3:6 lib/util.go:4:21"},
 		{map[string]any{"pattern": `^func \w+\(\)`, "mode": "regexp"}, "lib/util.go:3:1 lib/util.go:7:1 main.go:4:1"},
+		{map[string]any{"pattern": `\Afunc \w+\(\)`, "mode": "regexp"}, "lib/util.go:3:1 lib/util.go:7:1 main.go:4:1"},
+		{map[string]any{"pattern": `(?:\A|x)func \w+\(\) \{\}?\z`, "mode": "regexp"}, "lib/util.go:7:1 main.go:4:1"},
+		// \A and \z are a line's edges, as ^ and $ are, on every path a
+		// pattern takes (an exact literal, a literal and the expression).
+		{map[string]any{"pattern": `\Afunc`, "mode": "regexp"}, "lib/util.go:3:1 lib/util.go:7:1 main.go:4:1"},
+		{map[string]any{"pattern": `\ATODO|8080\z`, "mode": "regexp"}, "config/app.yaml:2:9 docs/guide.md:4:1"},
+		{map[string]any{"pattern": `\A\treturn \w+`, "mode": "regexp"}, "lib/util.go:4:1"},
 		{map[string]any{"pattern": `TODO|port:`, "mode": "regexp"}, "config/app.yaml:2:3 docs/guide.md:4:1 main.go:3:4"},
 		{map[string]any{"pattern": "hello", "languages": []string{"go"}}, "internal/secret/keys.go:3:4 main.go:5:11"},
 		{map[string]any{"pattern": "hello", "include": []string{"*.md", "config/**"}}, "config/app.yaml:3:13 docs/guide.md:3:5"},
