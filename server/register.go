@@ -42,9 +42,11 @@ type registered struct {
 // not constrain a model, a tag cannot be read, or the name is taken.
 //
 // The input schema is compiled for validation when the tool is first
-// called, not here: a schema the validator refuses (a pattern in a tag
-// that is not a regular expression, say) fails each call of the tool as
-// internal. [Server.CheckSchemas] compiles them all at once.
+// called, not here: compiling every tool's at start was half of a new
+// process's work. What a tag can get wrong is checked here all the same
+// (a pattern that is not a regular expression); a schema the validator
+// still refused would fail each call of the tool as internal.
+// [Server.CheckSchemas] compiles them all at once.
 func Register[In, Out any](s *Server, t Tool, fn Func[In, Out]) error {
 	if err := t.check(); err != nil {
 		return err
@@ -59,6 +61,9 @@ func Register[In, Out any](s *Server, t Tool, fn Func[In, Out]) error {
 	}
 	if props, _ := out["properties"].(map[string]any); props[requestIDField] != nil {
 		return fmt.Errorf("tool %s: output: %s is added by the server; remove the field", t.Name, requestIDField)
+	}
+	if err := checkPatterns(in); err != nil {
+		return fmt.Errorf("tool %s: input: %w", t.Name, err)
 	}
 	withRequestID(in)
 	withResultRequestID(out)

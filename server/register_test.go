@@ -148,23 +148,31 @@ type badPattern struct {
 }
 
 // TestSchemaCompiledAtFirstCall: Register leaves the input schema's compile
-// to the tool's first call (a new process answers sooner); a schema the
-// validator refuses then fails the call as internal, and CheckSchemas
-// reports it up front.
+// to the tool's first call (a new process answers sooner) but still refuses
+// a tag's pattern that is not a regular expression, at any depth;
+// CheckSchemas compiles every schema up front.
 func TestSchemaCompiledAtFirstCall(t *testing.T) {
 	s := server.New(server.Info{Name: "x"}, server.Options{})
 	server.MustRegister(s, server.Tool{Name: "good", Description: "d", Effect: server.ReadOnly}, noop[mixedTagOK, empty])
-	server.MustRegister(s, server.Tool{Name: "bad", Description: "d", Effect: server.ReadOnly}, noop[badPattern, empty])
-	if err := s.CheckSchemas(); err == nil || !strings.Contains(err.Error(), "tool bad: input schema") || strings.Contains(err.Error(), "tool good") {
-		t.Errorf("CheckSchemas: got %v, want the error of tool bad only", err)
+	if err := server.Register(s, server.Tool{Name: "bad", Description: "d", Effect: server.ReadOnly}, noop[badPattern, empty]); err == nil || !strings.Contains(err.Error(), "(unclosed") {
+		t.Errorf("Register with a bad pattern: got %v, want its error", err)
+	}
+	if err := server.Register(s, server.Tool{Name: "deep", Description: "d", Effect: server.ReadOnly}, noop[deepBadPattern, empty]); err == nil || !strings.Contains(err.Error(), "[z-a]") {
+		t.Errorf("Register with a bad pattern in a nested item: got %v, want its error", err)
+	}
+	if err := s.CheckSchemas(); err != nil {
+		t.Errorf("CheckSchemas: %v", err)
 	}
 	c := servertest.Start(t, s)
-	if res := c.Call("bad", map[string]any{"p": "x"}); res.ErrorClass() != "internal" {
-		t.Errorf("call of bad: class %q, want internal", res.ErrorClass())
-	}
 	if res := c.Call("good", map[string]any{"d": "abcd"}); res.ErrorClass() != "invalid_input" {
 		t.Errorf("call of good with a d too long: class %q, want invalid_input", res.ErrorClass())
 	}
+}
+
+type deepBadPattern struct {
+	Items []struct {
+		Q string `json:"q" jsonschema:"pattern=[z-a]"`
+	} `json:"items"`
 }
 
 type mixedTagOK struct {
