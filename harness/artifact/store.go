@@ -77,11 +77,14 @@ func NewStore(dir string) (*Store, error) {
 }
 
 // scan indexes the whole records of a pack into index and returns where
-// the last one ends: a record cut short, or a header that is not one (a
-// crash can leave zeros where an unsynced record was being written), ends
-// the scan.
+// the last one ends: a record cut short, a header that is not one, or
+// content that does not match its digest ends the scan. A crash can leave
+// any of them where an unsynced record was being written (zeros, or the
+// header without its content), and a record indexed would be taken for
+// the artifact when the same bytes are stored again.
 func scan(r *bufio.Reader, index map[string]span) int64 {
 	var end int64
+	h := sha256.New()
 	for {
 		line, err := r.ReadString('\n')
 		if err != nil {
@@ -92,8 +95,12 @@ func scan(r *bufio.Reader, index map[string]span) int64 {
 		if !ok || serr != nil || size < 0 || !validDigest(digest) {
 			return end
 		}
-		if n, _ := r.Discard(int(size) + 1); n < int(size)+1 {
+		h.Reset()
+		if n, _ := io.CopyN(h, r, size); n < size {
 			return end // content cut short
+		}
+		if nl, err := r.ReadByte(); err != nil || nl != '\n' || "sha256:"+hex.EncodeToString(h.Sum(nil)) != digest {
+			return end
 		}
 		index[digest] = span{off: end + int64(len(line)), size: size}
 		end += int64(len(line)) + size + 1
