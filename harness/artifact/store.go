@@ -126,10 +126,10 @@ func (s *Store) Put(data []byte) (Ref, error) {
 // Write stores data without waiting for it to be durable: the record is
 // written, Get reads it at once, and durable makes it durable (the pack's
 // bytes, and its name when the store created it). A caller that names the
-// artifact in a record of its own calls durable first, or on a goroutine
-// of its own while it prepares that record (eventlog's StageAfter), so
-// that the sync overlaps its work. durable may be called any number of
-// times, from any goroutine.
+// artifact in a record of its own calls durable first, or side by side
+// with the sync of that record (eventlog's StageAfter), and then checks,
+// after a crash, that the record's artifact is whole (Get). durable may
+// be called any number of times, from any goroutine.
 func (s *Store) Write(data []byte) (ref Ref, durable func() error, err error) {
 	sum := sha256.Sum256(data)
 	ref = Ref{Digest: "sha256:" + hex.EncodeToString(sum[:]), Size: int64(len(data))}
