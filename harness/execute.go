@@ -72,10 +72,7 @@ func (h *Harness) execute(ctx context.Context, r *run, c *call) error {
 // (the model's own is kept: it was part of what was approved). Every
 // call also carries id in _meta (source.WithRequestID).
 func withRequestID(e *tools.Entry, args json.RawMessage, id string) json.RawMessage {
-	var schema struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-	}
-	if json.Unmarshal(e.Schema, &schema) != nil || schema.Properties["request_id"] == nil {
+	if !e.TakesRequestID() {
 		return args
 	}
 	var obj map[string]json.RawMessage
