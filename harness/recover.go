@@ -25,7 +25,7 @@ func (h *Harness) readRun(id string) (*run, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := standing(dir, nil, events)
+	n, err := standing(dir, events)
 	if err != nil {
 		return nil, err
 	}
@@ -45,22 +45,20 @@ func (h *Harness) readRun(id string) (*run, error) {
 // or acted on, since the log's next sync waits for the artifact's. Only
 // the artifacts named last can be missing (the intent of each call, synced
 // before the call is sent, waited for the artifacts named before it), so
-// the check goes back from the end until it finds one whole. store is the
-// run's, or nil to open it from dir if an event names an artifact.
-func standing(dir string, store *artifact.Store, events []eventlog.Event) (int, error) {
+// the check goes back from the end until it finds one whole, usually the
+// pack's last record (artifact.Holds).
+func standing(dir string, events []eventlog.Event) (int, error) {
 	n := len(events)
 	for i := len(events) - 1; i >= 0; i-- {
-		digest := namedArtifact(events[i])
-		if digest == "" {
+		ref, ok := namedArtifact(events[i])
+		if !ok {
 			continue
 		}
-		if store == nil {
-			var err error
-			if store, err = artifact.NewStore(filepath.Join(dir, "artifacts")); err != nil {
-				return 0, err
-			}
+		whole, err := artifact.Holds(filepath.Join(dir, "artifacts"), ref)
+		if err != nil {
+			return 0, err
 		}
-		if _, err := store.Get(digest); err == nil {
+		if whole {
 			break
 		}
 		n = i
@@ -68,18 +66,22 @@ func standing(dir string, store *artifact.Store, events []eventlog.Event) (int, 
 	return n, nil
 }
 
-// namedArtifact is the artifact a call_state event names, or "".
-func namedArtifact(ev eventlog.Event) string {
+// namedArtifact is the artifact a call_state event names, if it names
+// one. The size is the artifact's for an answer stored whole, and the
+// answer's for the head of one cut short (artifact.Holds then does not
+// find it at the pack's end and looks it up).
+func namedArtifact(ev eventlog.Event) (artifact.Ref, bool) {
 	if ev.Type != eventlog.CallState {
-		return ""
+		return artifact.Ref{}, false
 	}
 	var d struct {
-		Artifact string `json:"artifact"`
+		Artifact    string `json:"artifact"`
+		ResultBytes int64  `json:"result_bytes"`
 	}
-	if ev.Decode(&d) != nil {
-		return ""
+	if ev.Decode(&d) != nil || d.Artifact == "" {
+		return artifact.Ref{}, false
 	}
-	return d.Artifact
+	return artifact.Ref{Digest: d.Artifact, Size: d.ResultBytes}, true
 }
 
 // recover reopens every unfinished run (a run whose log ends in events
@@ -112,14 +114,15 @@ func (h *Harness) recover() error {
 
 func (h *Harness) reopen(id string) error {
 	dir := filepath.Join(h.runsDir, id)
-	store, err := artifact.NewStore(filepath.Join(dir, "artifacts"))
+	log, events, err := eventlog.Open(filepath.Join(dir, "events.jsonl"), func(events []eventlog.Event) (int, error) {
+		return standing(dir, events)
+	})
 	if err != nil {
 		return err
 	}
-	log, events, err := eventlog.Open(filepath.Join(dir, "events.jsonl"), func(events []eventlog.Event) (int, error) {
-		return standing(dir, store, events)
-	})
+	store, err := artifact.NewStore(filepath.Join(dir, "artifacts"))
 	if err != nil {
+		log.Close()
 		return err
 	}
 	r := &run{id: id, dir: dir, log: log, store: store}

@@ -109,6 +109,51 @@ func scan(r *bufio.Reader, index map[string]span) int64 {
 
 func (s *Store) packPath() string { return filepath.Join(s.dir, packName) }
 
+// Holds reports whether the store in dir holds the artifact ref names,
+// whole (its bytes match its digest). It reads only the end of the pack
+// when the artifact is the last record there, as the one a call stored
+// last is, and opens the whole store otherwise.
+func Holds(dir string, ref Ref) (bool, error) {
+	if last, err := isLastRecord(filepath.Join(dir, packName), ref); err != nil || last {
+		return last, err
+	}
+	s, err := NewStore(dir)
+	if err != nil {
+		return false, err
+	}
+	_, err = s.Get(ref.Digest)
+	return err == nil, nil
+}
+
+// isLastRecord reports whether the pack at path ends with ref's record,
+// whole. A pack that does not exist holds nothing.
+func isLastRecord(path string, ref Ref) (bool, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("artifact: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return false, fmt.Errorf("artifact: %w", err)
+	}
+	header := fmt.Sprintf("%s %d\n", ref.Digest, ref.Size)
+	n := int64(len(header)) + ref.Size + 1
+	if ref.Size < 0 || st.Size() < n {
+		return false, nil
+	}
+	rec := make([]byte, n)
+	if _, err := f.ReadAt(rec, st.Size()-n); err != nil {
+		return false, fmt.Errorf("artifact: %w", err)
+	}
+	content := rec[len(header) : n-1]
+	sum := sha256.Sum256(content)
+	return string(rec[:len(header)]) == header && rec[n-1] == '\n' && "sha256:"+hex.EncodeToString(sum[:]) == ref.Digest, nil
+}
+
 // Put stores data, durably (its bytes and the pack's name are synced before
 // it returns), and returns its reference. Storing the same bytes twice
 // stores them once.

@@ -204,3 +204,49 @@ func TestWriteThenDurable(t *testing.T) {
 		t.Errorf("durable of bytes found on reopening: %v; synced to %d of %d, named %v", err, s.synced, s.end, s.named)
 	}
 }
+
+// TestHolds: Holds finds an artifact whole at the pack's end by reading
+// only that, anywhere else by opening the store, and refuses one whose
+// bytes were lost.
+func TestHolds(t *testing.T) {
+	tests := []struct {
+		name string
+		put  []string // stored in this order
+		ask  string
+		size int64 // -1: the artifact's own
+		lose bool  // zero the asked artifact's bytes
+		want bool
+	}{
+		{"last", []string{"a", "b"}, "b", -1, false, true},
+		{"earlier", []string{"a", "b"}, "a", -1, false, true},
+		{"size of a whole answer cut short", []string{"head"}, "head", 1000, false, true},
+		{"last, lost", []string{"a", "b"}, "b", -1, true, false},
+		{"earlier, lost", []string{"a", "b"}, "a", -1, true, false},
+		{"never stored", []string{"a"}, "z", -1, false, false},
+		{"no pack", nil, "z", -1, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s := mustStore(t, dir)
+			for _, p := range tt.put {
+				mustPut(t, s, []byte(p+" stored"))
+			}
+			sum := sha256.Sum256([]byte(tt.ask + " stored"))
+			ref := Ref{Digest: fmt.Sprintf("sha256:%x", sum), Size: int64(len(tt.ask + " stored"))}
+			if tt.lose {
+				pack := filepath.Join(dir, packName)
+				data, _ := os.ReadFile(pack)
+				i := bytes.Index(data, []byte(tt.ask+" stored"))
+				clear(data[i : i+int(ref.Size)])
+				os.WriteFile(pack, data, 0o600)
+			}
+			if tt.size >= 0 {
+				ref.Size = tt.size
+			}
+			if got, err := Holds(dir, ref); err != nil || got != tt.want {
+				t.Errorf("Holds = %v, %v; want %v", got, err, tt.want)
+			}
+		})
+	}
+}
