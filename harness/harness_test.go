@@ -210,3 +210,27 @@ func TestEventsReportedDurable(t *testing.T) {
 		}
 	}
 }
+
+// TestRunAtRestHoldsNoPack: a run keeps its artifact pack open only while
+// it is active, so that a harness with many runs at rest holds no
+// descriptor for each.
+func TestRunAtRestHoldsNoPack(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("needs /proc/self/fd to list the process's descriptors")
+	}
+	h, _ := newLocal(t, model.NewScripted(model.DemoPlan(nil)), "")
+	st := submitWait(t, h, model.DemoTask)
+	if st.State != eventlog.Completed {
+		t.Fatalf("run %s (%s)", st.State, st.Reason)
+	}
+	pack := filepath.Join(h.RunsDir(), st.Run, "artifacts", "pack")
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fd := range fds {
+		if target, _ := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); target == pack {
+			t.Errorf("descriptor %s still holds %s", fd.Name(), pack)
+		}
+	}
+}

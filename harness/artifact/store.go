@@ -48,6 +48,14 @@ type Store struct {
 	end    int64           // the end of the pack's last whole record
 	synced int64           // the pack is known durable up to here
 	named  bool            // the pack's directory entry is known durable
+
+	// pack is open from a Write to the next Release, so that the calls
+	// of an active run do not open and close it twice each; syncs is how
+	// many syncs use it outside mu, and idle says Release came while they
+	// did: the last to end closes it.
+	pack  *os.File
+	syncs int
+	idle  bool
 }
 
 // span is where the pack holds an artifact's content.
@@ -190,22 +198,20 @@ func (s *Store) Write(data []byte) (ref Ref, durable func() error, err error) {
 	return ref, func() error { return s.syncTo(end) }, nil
 }
 
-// appendLocked writes one record at the end of the pack, unsynced. The
-// pack is opened for each write, so that a store holds no descriptor
-// between calls: a run's store lives as long as the harness does.
+// appendLocked writes one record at the end of the pack, unsynced.
 func (s *Store) appendLocked(ref Ref, data []byte) (span, error) {
-	f, err := os.OpenFile(s.packPath(), os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return span{}, err
+	if s.pack == nil {
+		f, err := os.OpenFile(s.packPath(), os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			return span{}, err
+		}
+		s.pack = f
 	}
+	s.idle = false
 	header := fmt.Sprintf("%s %d\n", ref.Digest, ref.Size)
 	rec := make([]byte, 0, len(header)+len(data)+1)
 	rec = append(append(append(rec, header...), data...), '\n')
-	_, err = f.WriteAt(rec, s.end) // over a record cut short, if a crash left one
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if _, err := s.pack.WriteAt(rec, s.end); err != nil { // over a record cut short, if a crash left one
 		return span{}, err
 	}
 	sp := span{off: s.end + int64(len(header)), size: ref.Size}
@@ -214,39 +220,80 @@ func (s *Store) appendLocked(ref Ref, data []byte) (span, error) {
 	return sp, nil
 }
 
+// Release closes the pack's descriptor, which the store keeps open from a
+// write on: a run's store lives as long as the harness does, and holds a
+// descriptor only while its run is active. A sync in flight keeps it until
+// it ends; a later Write opens the pack again.
+func (s *Store) Release() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.syncs > 0 {
+		s.idle = true
+		return nil
+	}
+	return s.closeLocked()
+}
+
+func (s *Store) closeLocked() error {
+	s.idle = false
+	if s.pack == nil {
+		return nil
+	}
+	err := s.pack.Close()
+	s.pack = nil
+	if err != nil {
+		return fmt.Errorf("artifact: %w", err)
+	}
+	return nil
+}
+
 // syncTo makes the pack durable up to end, and its name with it, unless
 // an earlier sync did already. Syncs run outside s.mu, so that writes go
 // on meanwhile; one that fails leaves what it covered to the next.
 func (s *Store) syncTo(end int64) error {
 	s.mu.Lock()
-	done, named := s.synced >= end, s.named
-	s.mu.Unlock()
-	if done {
+	if s.synced >= end {
+		s.mu.Unlock()
 		return nil
 	}
-	f, err := os.OpenFile(s.packPath(), os.O_RDWR, 0)
+	f, named, covered := s.pack, s.named, s.end // covered: everything written before the sync starts
+	if f != nil {
+		s.syncs++
+	}
+	s.mu.Unlock()
+	err := s.sync(f, named)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f != nil {
+		if s.syncs--; s.syncs == 0 && s.idle {
+			s.closeLocked()
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("artifact: %w", err)
 	}
-	s.mu.Lock()
-	covered := s.end // everything written before the sync starts
-	s.mu.Unlock()
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	s.synced, s.named = max(s.synced, covered), true
+	return nil
+}
+
+// sync syncs the pack through f, or a descriptor of its own when f is nil
+// (the store released it), and the pack's directory unless named.
+func (s *Store) sync(f *os.File, named bool) error {
+	var err error
+	if f != nil {
+		err = f.Sync()
+	} else if f, err = os.OpenFile(s.packPath(), os.O_RDWR, 0); err == nil {
+		err = f.Sync()
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
 	}
 	if err == nil && !named {
 		// The event log may name the artifact as soon as this returns:
 		// the pack's directory entry must be as durable as its bytes.
 		err = syncDir(s.dir)
 	}
-	if err != nil {
-		return fmt.Errorf("artifact: %w", err)
-	}
-	s.mu.Lock()
-	s.synced, s.named = max(s.synced, covered), true
-	s.mu.Unlock()
-	return nil
+	return err
 }
 
 func syncDir(dir string) error {

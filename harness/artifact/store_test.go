@@ -250,3 +250,29 @@ func TestHolds(t *testing.T) {
 		})
 	}
 }
+
+// TestRelease: a store keeps its pack open from a Write to Release, and a
+// sync or a Write after Release still works (a Write opens it again).
+func TestRelease(t *testing.T) {
+	s := mustStore(t, t.TempDir())
+	_, durable, err := s.Write([]byte("first"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.pack == nil {
+		t.Fatal("no descriptor kept after a Write")
+	}
+	if err := s.Release(); err != nil || s.pack != nil {
+		t.Fatalf("Release: %v; descriptor kept: %v", err, s.pack != nil)
+	}
+	if err := durable(); err != nil || s.pack != nil {
+		t.Fatalf("durable after Release: %v; descriptor kept: %v", err, s.pack != nil)
+	}
+	ref := mustPut(t, s, []byte("second"))
+	if got, err := s.Get(ref.Digest); err != nil || string(got) != "second" {
+		t.Fatalf("Get after writing again = %q, %v", got, err)
+	}
+	if err := s.Release(); err != nil || s.pack != nil {
+		t.Fatalf("second Release: %v; descriptor kept: %v", err, s.pack != nil)
+	}
+}
