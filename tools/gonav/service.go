@@ -73,6 +73,9 @@ type Service struct {
 	mu    sync.Mutex
 	progs []*loaded // most recent last
 	loads int       // programs loaded, for tests of the singleflight
+	// beforePrepare, when not nil, runs before a program's background
+	// build (see prepareQueries): tests hold the build with it.
+	beforePrepare func(context.Context)
 }
 
 // loaded is a program and what its load cost.
@@ -115,9 +118,15 @@ func New(reg *workspace.Registry, opts Options) (*Service, error) {
 	return sv, nil
 }
 
-// Close waits for the type information being written, and removes a
+// Close ends the programs' background builds, waits for the type
+// information being written, and removes a
 // temporary export directory.
 func (sv *Service) Close() error {
+	sv.mu.Lock()
+	for _, l := range sv.progs {
+		l.prog.stop()
+	}
+	sv.mu.Unlock()
 	sv.loader.store.wait()
 	if sv.tempDir {
 		verify.RemoveAll(sv.dir)
@@ -228,13 +237,16 @@ func (sv *Service) load(ctx context.Context, req *server.Request, snap *workspac
 		return nil, err
 	}
 	prog.listFailed = listFailed
-	prog.prepareQueries()
+	prog.prepareQueries(sv.beforePrepare)
 	l := &loaded{key: key, prog: prog, dur: time.Since(start)}
 	sv.mu.Lock()
 	sv.loads++
 	sv.progs = append(sv.progs, l)
-	if len(sv.progs) > sv.opts.Programs {
-		sv.progs = slices.Delete(sv.progs, 0, len(sv.progs)-sv.opts.Programs)
+	if drop := len(sv.progs) - sv.opts.Programs; drop > 0 {
+		for _, old := range sv.progs[:drop] {
+			old.prog.stop()
+		}
+		sv.progs = slices.Delete(sv.progs, 0, drop)
 	}
 	sv.mu.Unlock()
 	sv.log.Info("go_navigate: loaded", "revision", snap.Revision().SHA, "packages", len(prog.units), "checked", prog.checked, "duration", l.dur,
