@@ -69,6 +69,8 @@ type Service struct {
 	loader  *loader
 	lists   *listCache
 	group   singleflight.Group
+	// lastExport lets an export link the files of the one before.
+	lastExport lastExport
 
 	mu    sync.Mutex
 	progs []*loaded // most recent last
@@ -278,7 +280,8 @@ func (sv *Service) export(ctx context.Context, snap *workspace.Snapshot, key str
 		verify.RemoveAll(tmp)
 		return "", server.Errorf(server.Internal, "making the export directory failed").Wrap(err)
 	}
-	if _, err := snap.Export(ctx, lay.treeDir(tmp), exportOptions); err != nil {
+	opts, made := sv.lastExport.options(snap.Workspace().ID(), exportOptions)
+	if _, err := snap.Export(ctx, lay.treeDir(tmp), opts); err != nil {
 		verify.RemoveAll(tmp)
 		return "", err
 	}
@@ -288,6 +291,7 @@ func (sv *Service) export(ctx context.Context, snap *workspace.Snapshot, key str
 			return "", server.Errorf(server.Internal, "keeping the export failed").Wrap(err)
 		}
 	}
+	made(lay.treeDir(final))
 	sv.pruneExports()
 	return final, nil
 }
