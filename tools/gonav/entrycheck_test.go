@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -345,5 +346,43 @@ func TestReadFileStaysInRoots(t *testing.T) {
 		if _, err := r.readFile(tc.name); (err == nil) != tc.ok {
 			t.Errorf("readFile(%q): err %v, want read %t", tc.name, err, tc.ok)
 		}
+	}
+}
+
+// TestIndexCodec: an index encoded and decoded (indexcodec.go) has the
+// tables it had; cut short, it does not decode.
+func TestIndexCodec(t *testing.T) {
+	s := loadStoreFixture(t, writeStoreFixture(t), t.TempDir())
+	want := s.nodes["example.com/m/p"].unit.index.stored()
+	data, err := want.GobEncode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := new(unitIndex)
+	if err := got.GobDecode(data); err != nil {
+		t.Fatal(err)
+	}
+	strip := func(ix *unitIndex) *unitIndex {
+		c := &unitIndex{Names: ix.Names, ByName: ix.ByName, NameStart: ix.NameStart, Idents: ix.Idents, Funcs: ix.Funcs, Imports: ix.Imports, Calls: ix.Calls, LocalTypes: ix.LocalTypes}
+		for _, f := range ix.Files {
+			f.tf = nil
+			c.Files = append(c.Files, f)
+		}
+		for _, o := range ix.Objects {
+			o.obj = nil
+			c.Objects = append(c.Objects, o)
+		}
+		return c
+	}
+	if !reflect.DeepEqual(strip(got), strip(want)) {
+		t.Errorf("decoded\n%+v\nencoded\n%+v", strip(got), strip(want))
+	}
+	for _, cut := range []int{0, 1, len(data) / 2, len(data) - 1} {
+		if err := new(unitIndex).GobDecode(data[:cut]); err == nil {
+			t.Errorf("the index cut at %d of %d bytes decoded", cut, len(data))
+		}
+	}
+	if err := new(unitIndex).GobDecode(append(data, 0)); err == nil {
+		t.Error("the index with a byte more decoded")
 	}
 }
