@@ -16,11 +16,7 @@ import (
 // TestSecondRevision loads a revision, then one that changes a file no
 // other package imports: only that package is checked again.
 func TestSecondRevision(t *testing.T) {
-	repo := gitfixture.New(t)
-	files := txtarFiles(t, "testdata/nav.txtar")
-	first := repo.Commit(t, "first", files)
-	files["circle/circle.go"] = gitfixture.Text(files["circle/circle.go"].Content + "\nfunc Unit() Circle { return Circle{R: 1} }\n")
-	second := repo.Commit(t, "second", files)
+	repo, first, second := twoRevisions(t)
 	c, sv := serve(t, repo.Dir, testOptions(t))
 
 	out1 := navigate(t, c, map[string]any{"relation": "definition", "symbol": "shape.Total", "revision": first})
@@ -46,6 +42,17 @@ func TestSecondRevision(t *testing.T) {
 	if out := navigate(t, c, map[string]any{"relation": "definition", "symbol": "shape.Total", "revision": first}); out.Precision.Load.DurationMS != 0 {
 		t.Errorf("the first revision was loaded again: %+v", out.Precision.Load)
 	}
+}
+
+// twoRevisions commits nav.txtar, then a second revision that adds
+// circle.Unit to a file no other package imports.
+func twoRevisions(t *testing.T) (repo *gitfixture.Repo, first, second string) {
+	repo = gitfixture.New(t)
+	files := txtarFiles(t, "testdata/nav.txtar")
+	first = repo.Commit(t, "first", files)
+	files["circle/circle.go"] = gitfixture.Text(files["circle/circle.go"].Content + "\nfunc Unit() Circle { return Circle{R: 1} }\n")
+	second = repo.Commit(t, "second", files)
+	return repo, first, second
 }
 
 // TestConcurrentFirstCalls loads a revision once for calls that ask for

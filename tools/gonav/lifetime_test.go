@@ -16,11 +16,7 @@ import (
 // method index is under way is freed: the build ends, and holds it no
 // longer.
 func TestDroppedProgramIsFreed(t *testing.T) {
-	repo := gitfixture.New(t)
-	files := txtarFiles(t, "testdata/nav.txtar")
-	first := repo.Commit(t, "first", files)
-	files["circle/circle.go"] = gitfixture.Text(files["circle/circle.go"].Content + "\nfunc Unit() Circle { return Circle{R: 1} }\n")
-	second := repo.Commit(t, "second", files)
+	repo, first, second := twoRevisions(t)
 	opts := testOptions(t)
 	opts.Programs = 1
 	c, sv := serve(t, repo.Dir, opts)
