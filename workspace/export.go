@@ -68,6 +68,22 @@ type ExportOptions struct {
 	// redacts them. An export whose files are shown to the caller leaves
 	// them out.
 	SecretFixtures bool
+	// Reuse, when not nil, may name a host file that already holds a
+	// file's content: an earlier export's of the same blob and mode,
+	// which the caller never changes. The export links it there instead
+	// of reading and writing the blob ("" writes it; a link that fails
+	// too). An export of a revision close to an earlier one then writes
+	// only what changed.
+	Reuse func(ExportedFile) string
+	// Exported, when not nil, is told each file the export holds.
+	Exported func(ExportedFile)
+}
+
+// ExportedFile is a file of an export: its path in the tree, its blob's
+// id, and its git mode.
+type ExportedFile struct {
+	Path, Blob string
+	Mode       uint32
 }
 
 // ExportKey names what [Snapshot.Export] writes for this caller with opts,
@@ -123,7 +139,7 @@ func (s *Snapshot) Export(ctx context.Context, dest string, opts ExportOptions) 
 		return ExportStats{}, err
 	}
 	defer root.Close()
-	e := &exporter{s: s, opts: opts, root: root, jobs: make(chan exportJob, 64)}
+	e := &exporter{s: s, opts: opts, root: root, dest: dest, jobs: make(chan exportJob, 64)}
 	var wg sync.WaitGroup
 	for range 2 {
 		wg.Go(e.write)
@@ -141,12 +157,17 @@ type exportJob struct {
 	path string
 	data []byte
 	mode filemode.FileMode
+	// link is a host file holding data (ExportOptions.Reuse), which is
+	// then read only if linking it fails; blob is its id.
+	link string
+	blob plumbing.Hash
 }
 
 type exporter struct {
 	s     *Snapshot
 	opts  ExportOptions
 	root  *os.Root
+	dest  string
 	jobs  chan exportJob
 	stats ExportStats
 
@@ -197,21 +218,55 @@ func (e *exporter) walk(ctx context.Context, tree plumbing.Hash, dir string, sec
 		case filemode.Submodule:
 			e.stats.Submodules++
 		default:
-			r.mu.Lock()
-			data, _, err := r.readBlobLocked(te.hash, 0, 1<<62)
-			r.mu.Unlock()
+			job, err := e.file(p, te.hash, te.mode)
 			if err != nil {
-				return e.s.grant.ws.internalError("reading a blob", err)
+				return err
 			}
-			e.stats.Files++
-			e.stats.Bytes += int64(len(data))
 			if isSecret {
 				e.stats.Fixtures = append(e.stats.Fixtures, p)
 			}
-			e.jobs <- exportJob{path: p, data: data, mode: te.mode}
+			e.jobs <- job
 		}
 	}
 	return nil
+}
+
+// file returns the job of writing a file: its blob's content, or a host
+// file holding it to link (ExportOptions.Reuse).
+func (e *exporter) file(p string, blob plumbing.Hash, mode filemode.FileMode) (exportJob, error) {
+	f := ExportedFile{Path: p, Blob: blob.String(), Mode: uint32(mode)}
+	if e.opts.Exported != nil {
+		e.opts.Exported(f)
+	}
+	job := exportJob{path: p, mode: mode, blob: blob}
+	e.stats.Files++
+	if e.opts.Reuse != nil {
+		if job.link = e.opts.Reuse(f); job.link != "" {
+			if fi, err := os.Lstat(job.link); err == nil && fi.Mode().IsRegular() {
+				e.stats.Bytes += fi.Size()
+				return job, nil
+			}
+			job.link = ""
+		}
+	}
+	data, err := e.read(blob)
+	if err != nil {
+		return exportJob{}, err
+	}
+	job.data = data
+	e.stats.Bytes += int64(len(data))
+	return job, nil
+}
+
+func (e *exporter) read(blob plumbing.Hash) ([]byte, error) {
+	r := e.s.grant.ws.repo
+	r.mu.Lock()
+	data, _, err := r.readBlobLocked(blob, 0, 1<<62)
+	r.mu.Unlock()
+	if err != nil {
+		return nil, e.s.grant.ws.internalError("reading a blob", err)
+	}
+	return data, nil
 }
 
 // fixture reports whether an entry the grant hides is a test fixture to
@@ -235,16 +290,33 @@ func (e *exporter) write() {
 		if e.firstErr() != nil {
 			continue
 		}
+		if job.link != "" {
+			// The export's directories are its own, made by walk: no
+			// link in them leads out of dest.
+			if os.Link(job.link, filepath.Join(e.dest, filepath.FromSlash(job.path))) == nil {
+				continue
+			}
+			data, err := e.read(job.blob)
+			if err != nil {
+				e.fail(err)
+				continue
+			}
+			job.data = data
+		}
 		perm := fs.FileMode(0o644)
 		if job.mode == filemode.Executable {
 			perm = 0o755
 		}
 		if err := e.root.WriteFile(filepath.FromSlash(job.path), job.data, perm); err != nil {
-			e.mu.Lock()
-			e.err = errors.Join(e.err, err)
-			e.mu.Unlock()
+			e.fail(err)
 		}
 	}
+}
+
+func (e *exporter) fail(err error) {
+	e.mu.Lock()
+	e.err = errors.Join(e.err, err)
+	e.mu.Unlock()
 }
 
 func (e *exporter) firstErr() error {

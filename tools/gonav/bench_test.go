@@ -3,6 +3,7 @@ package gonav
 import (
 	"os"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -97,12 +98,27 @@ func BenchmarkSecondRevision(b *testing.B) {
 	bc := benchCorpus(b)
 	for b.Loop() {
 		c, _ := serve(b, bc.dir, benchOptions(b))
+		cpu0 := cpuTime(b)
 		first := navigate(b, c, map[string]any{"relation": Definition, "symbol": bc.symbol, "revision": "HEAD~1"})
+		cpu1 := cpuTime(b)
 		second := navigate(b, c, map[string]any{"relation": Definition, "symbol": bc.symbol, "revision": "HEAD"})
+		cpu2 := cpuTime(b)
+		// CPU time varies less with the machine's load than wall time.
+		b.ReportMetric(float64((cpu2 - cpu1).Milliseconds()), "second-cpu-ms")
+		b.ReportMetric(float64(cpu2-cpu1)/float64(cpu1-cpu0)*100, "second-cpu-%")
 		b.ReportMetric(float64(first.Precision.Load.DurationMS), "first-ms")
 		b.ReportMetric(float64(second.Precision.Load.DurationMS), "second-ms")
 		b.ReportMetric(float64(second.Precision.Load.DurationMS)/float64(first.Precision.Load.DurationMS)*100, "second-%")
 		b.ReportMetric(float64(second.Precision.Load.Checked), "second-checked")
 		b.ReportMetric(float64(second.Precision.Load.Packages), "packages")
 	}
+}
+
+// cpuTime returns the process's CPU time so far, user and system.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

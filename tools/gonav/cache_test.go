@@ -1,10 +1,13 @@
 package gonav
 
 import (
+	"io/fs"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
@@ -13,12 +16,8 @@ import (
 // TestSecondRevision loads a revision, then one that changes a file no
 // other package imports: only that package is checked again.
 func TestSecondRevision(t *testing.T) {
-	repo := gitfixture.New(t)
-	files := txtarFiles(t, "testdata/nav.txtar")
-	first := repo.Commit(t, "first", files)
-	files["circle/circle.go"] = gitfixture.Text(files["circle/circle.go"].Content + "\nfunc Unit() Circle { return Circle{R: 1} }\n")
-	second := repo.Commit(t, "second", files)
-	c, _ := serve(t, repo.Dir, testOptions(t))
+	repo, first, second := twoRevisions(t)
+	c, sv := serve(t, repo.Dir, testOptions(t))
 
 	out1 := navigate(t, c, map[string]any{"relation": "definition", "symbol": "shape.Total", "revision": first})
 	if out1.Precision.Load.Checked != out1.Precision.Load.Packages-1 { // all but unsafe
@@ -31,6 +30,10 @@ func TestSecondRevision(t *testing.T) {
 	if len(out2.Results) != 1 || out2.Results[0].File != "circle/circle.go" {
 		t.Errorf("circle.Unit at the second revision: %+v", out2.Results)
 	}
+	// The second export linked the files the first one wrote.
+	if n := linkedFiles(t, sv.dir); n == 0 {
+		t.Error("the second export linked none of the first one's files")
+	}
 	// The first revision is still answered as it was.
 	if res := navigateRaw(t, c, map[string]any{"relation": "definition", "symbol": "circle.Unit", "revision": first}); res.ErrorClass() != "not_found" {
 		t.Errorf("circle.Unit at the first revision: %s %s", res.ErrorClass(), res.Text)
@@ -39,6 +42,17 @@ func TestSecondRevision(t *testing.T) {
 	if out := navigate(t, c, map[string]any{"relation": "definition", "symbol": "shape.Total", "revision": first}); out.Precision.Load.DurationMS != 0 {
 		t.Errorf("the first revision was loaded again: %+v", out.Precision.Load)
 	}
+}
+
+// twoRevisions commits nav.txtar, then a second revision that adds
+// circle.Unit to a file no other package imports.
+func twoRevisions(t *testing.T) (repo *gitfixture.Repo, first, second string) {
+	repo = gitfixture.New(t)
+	files := txtarFiles(t, "testdata/nav.txtar")
+	first = repo.Commit(t, "first", files)
+	files["circle/circle.go"] = gitfixture.Text(files["circle/circle.go"].Content + "\nfunc Unit() Circle { return Circle{R: 1} }\n")
+	second = repo.Commit(t, "second", files)
+	return repo, first, second
 }
 
 // TestConcurrentFirstCalls loads a revision once for calls that ask for
@@ -309,6 +323,25 @@ func rechecked(p *program) int {
 			}
 			u.index.mu.Unlock()
 		}
+	}
+	return n
+}
+
+// linkedFiles counts the files under dir that have another link.
+func linkedFiles(t *testing.T, dir string) int {
+	n := 0
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		fi, err := d.Info()
+		if err == nil && fi.Sys().(*syscall.Stat_t).Nlink > 1 {
+			n++
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	return n
 }

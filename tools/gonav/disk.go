@@ -3,10 +3,12 @@ package gonav
 import (
 	"bytes"
 	"encoding/gob"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/token"
 	"go/types"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -19,7 +21,7 @@ import (
 
 // typesDirName is the directory, under the cache directory, of the
 // packages' type information; its version changes with the format.
-const typesDirName = "types-v2"
+const typesDirName = "types-v3"
 
 // typeStore keeps on disk the type information of packages by key: a
 // new process or a replica reads them instead of parsing and checking
@@ -57,6 +59,9 @@ func newTypeStore(dir string, log *slog.Logger) *typeStore {
 // storedUnit is an entry: the package's export data, and what the
 // export data loses of its positions.
 type storedUnit struct {
+	// Key is the key the entry is stored under: an entry found under
+	// another is a foreign or misplaced file (see check).
+	Key       string
 	Problems  []string
 	FileNames []string
 	// Export is gcexportdata's, written with positions recoded so that
@@ -88,8 +93,15 @@ func (l *loader) read(n *node) *unit {
 		u.types, u.api, u.apiKey = types.Unsafe, types.Unsafe, "unsafe"
 		return u
 	}
-	e, ok := l.store.open(n.key)
-	if !ok || (n.local && (e.APIKey == "" || (e.Index == nil) == n.full)) {
+	e, err := l.store.open(n.key)
+	if err == nil && e != nil {
+		err = e.fits(n)
+	}
+	if err != nil {
+		l.log.Warn("go_navigate: a package's type information on disk is damaged; checking it again", "package", u.id, "error", err)
+		return nil
+	}
+	if e == nil {
 		return nil
 	}
 	imports, direct := importsOf(n)
@@ -180,6 +192,7 @@ func (s *typeStore) saveLater(id, key string, e *storedUnit) {
 	if s.dir == "" {
 		return
 	}
+	e.Key = key
 	s.writers <- struct{}{} // the entries waiting to be written are bounded
 	s.pending.Go(func() {
 		defer func() { <-s.writers }()
@@ -196,21 +209,33 @@ func (s *typeStore) path(key string) string {
 	return filepath.Join(s.dir, key[:2], key)
 }
 
-// open reads the entry of a key; false when there is none or it cannot
-// be read.
-func (s *typeStore) open(key string) (*storedUnit, bool) {
+// open reads the entry of a key: nil when there is none, an error when
+// it is damaged (see check).
+func (s *typeStore) open(key string) (*storedUnit, error) {
 	if s.dir == "" {
-		return nil, false
+		return nil, nil
 	}
 	data, err := os.ReadFile(s.path(key))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
 	if err != nil {
-		return nil, false
+		return nil, err
 	}
+	return decodeEntry(data, key)
+}
+
+// decodeEntry decodes the entry of a key, and checks that it holds
+// together.
+func decodeEntry(data []byte, key string) (*storedUnit, error) {
 	e := new(storedUnit)
-	if gob.NewDecoder(bytes.NewReader(data)).Decode(e) != nil {
-		return nil, false
+	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(e); err != nil {
+		return nil, fmt.Errorf("%w: %w", errDamaged, err)
 	}
-	return e, true
+	if err := e.check(key); err != nil {
+		return nil, err
+	}
+	return e, nil
 }
 
 // save writes the entry of a key.

@@ -56,7 +56,14 @@
 // finds the objects an index names in the packages read
 // (indexstore.go); only an object declared in a function (a local
 // variable, a type of a function body) has its package checked again,
-// once, when a query first needs it.
+// once, when a query first needs it. An entry is checked as it is read
+// (entrycheck.go): one that is damaged, or another package's, is a miss,
+// warned of, and its package is checked and written again.
+//
+// An export links the files the previous export of the workspace holds
+// with the same blob and mode, so a second revision writes only the
+// files that changed. A program the service drops ends its background
+// build of the method index, which would otherwise hold it alive.
 //
 // # Precision
 //

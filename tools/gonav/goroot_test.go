@@ -160,7 +160,7 @@ func goplsGoRootEnv(t *testing.T, goRoot string) []string {
 	return []string{"GOROOT=" + goRoot, "GOFLAGS="}
 }
 
-func writeFile(t *testing.T, name string, data []byte) {
+func writeFile(t testing.TB, name string, data []byte) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 		t.Fatal(err)

@@ -110,11 +110,19 @@ func typeOf(obj types.Object) (*types.TypeName, string) {
 // implements reports whether the type typ, declared in unit tu,
 // implements the interface iface, declared in unit iu. The two may come
 // from different test variants of one package, whose types differ: each
-// is looked up as the other's unit sees it first.
+// is looked up as the other's unit sees it first. Or from two checks of
+// one package: a type declared in a function of a package read from
+// disk comes from checking it again (unitIndex.object), and its methods
+// name that check's package-level types, not those read; the
+// package-level side is then looked up in the other's package.
 func implements(tu *unit, typ *types.TypeName, iface *types.TypeName, iu *unit) bool {
 	T := typ.Type()
 	I := iface.Type()
-	if pkg, ok := tu.imports()[pathOf(iface)]; ok && pkg != iface.Pkg() && packageLevel(iface) {
+	if alt := samePackageElsewhere(iface, typ); alt != nil {
+		I = alt.Type()
+	} else if alt := samePackageElsewhere(typ, iface); alt != nil {
+		T = alt.Type()
+	} else if pkg, ok := tu.imports()[pathOf(iface)]; ok && pkg != iface.Pkg() && packageLevel(iface) {
 		if o, ok := pkg.Scope().Lookup(iface.Name()).(*types.TypeName); ok {
 			I = o.Type()
 		}
@@ -131,6 +139,17 @@ func implements(tu *unit, typ *types.TypeName, iface *types.TypeName, iu *unit) 
 		return types.Implements(T, in)
 	}
 	return types.Implements(T, in) || types.Implements(types.NewPointer(T), in)
+}
+
+// samePackageElsewhere returns the package-level type named as tn in
+// the package of other, when other is declared in a function of another
+// check of tn's package; nil otherwise.
+func samePackageElsewhere(tn, other *types.TypeName) *types.TypeName {
+	if !packageLevel(tn) || packageLevel(other) || other.Pkg() == nil || other.Pkg() == tn.Pkg() || other.Pkg().Path() != tn.Pkg().Path() {
+		return nil
+	}
+	alt, _ := other.Pkg().Scope().Lookup(tn.Name()).(*types.TypeName)
+	return alt
 }
 
 // packageLevel reports whether a type is declared at package level, where

@@ -1,6 +1,7 @@
 package gonav
 
 import (
+	"context"
 	"go/types"
 	"slices"
 )
@@ -23,23 +24,30 @@ type methodIndex struct {
 	byFirst map[string][]int32
 }
 
-// methods indexes the named types by their methods' names, once per
-// program; positions are those of p.namedTypes().
+// methods returns the program's method index; positions are those of
+// p.namedTypes().
 func (p *program) methods() *methodIndex {
-	p.methodsOnce.Do(func() {
-		ix := &methodIndex{byMethod: map[string][]int32{}, byFirst: map[string][]int32{}}
-		for i, nt := range p.namedTypes() {
-			names := methodNames(nt)
-			for _, name := range names {
-				ix.byMethod[name] = append(ix.byMethod[name], int32(i))
-			}
-			if nt.iface != nil && len(names) > 0 {
-				ix.byFirst[names[0]] = append(ix.byFirst[names[0]], int32(i))
-			}
-		}
-		p.methodIx = ix
-	})
+	p.buildQueryTables(context.Background())
 	return p.methodIx
+}
+
+// indexMethods indexes named types by their methods' names, unless ctx
+// ends first.
+func indexMethods(ctx context.Context, named []namedType) (*methodIndex, error) {
+	ix := &methodIndex{byMethod: map[string][]int32{}, byFirst: map[string][]int32{}}
+	for i, nt := range named {
+		if i%256 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		names := methodNames(nt)
+		for _, name := range names {
+			ix.byMethod[name] = append(ix.byMethod[name], int32(i))
+		}
+		if nt.iface != nil && len(names) > 0 {
+			ix.byFirst[names[0]] = append(ix.byFirst[names[0]], int32(i))
+		}
+	}
+	return ix, nil
 }
 
 // methodNames lists the names of a named type's methods: an interface's

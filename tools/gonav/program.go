@@ -2,6 +2,7 @@ package gonav
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"go/token"
 	"go/types"
@@ -26,11 +27,12 @@ type program struct {
 	callsOnce sync.Once
 	calls     *callIndex
 
-	namedOnce sync.Once
-	named     []namedType
-
-	methodsOnce sync.Once
+	// queryMu guards named and methodIx, which prepareQueries builds
+	// (see there); stopPrepare ends that build.
+	queryMu     sync.Mutex
+	named       []namedType
 	methodIx    *methodIndex
+	stopPrepare context.CancelFunc
 
 	filesMu sync.Mutex
 	lines   map[string][][]byte // display name -> lines, for results' text

@@ -1,6 +1,7 @@
 package gonav
 
 import (
+	"context"
 	"go/types"
 )
 
@@ -12,8 +13,48 @@ import (
 // unit's (unitIndex.named), shared by the programs of every revision.
 // The call graph is left to the first callers or callees query: it is
 // the larger, in memory and time, and only those two relations read it.
-func (p *program) prepareQueries() {
-	go p.methods()
+//
+// The build holds the program: stop ends it, so that a program the
+// service drops is not kept alive by it. before, when not nil, runs
+// first in the build's goroutine (tests hold the build with it).
+func (p *program) prepareQueries(before func(context.Context)) {
+	ctx, cancel := context.WithCancel(context.Background())
+	p.stopPrepare = cancel
+	go func() {
+		if before != nil {
+			before(ctx)
+		}
+		p.buildQueryTables(ctx)
+	}()
+}
+
+// stop ends the background build of prepareQueries; a query builds what
+// it left undone.
+func (p *program) stop() {
+	if p.stopPrepare != nil {
+		p.stopPrepare()
+	}
+}
+
+// buildQueryTables builds the named types and their method index, once
+// per program, unless ctx ends first: then nothing is kept, and the next
+// caller builds them.
+func (p *program) buildQueryTables(ctx context.Context) error {
+	p.queryMu.Lock()
+	defer p.queryMu.Unlock()
+	if p.methodIx != nil {
+		return nil
+	}
+	named, err := p.collectNamed(ctx)
+	if err != nil {
+		return err
+	}
+	ix, err := indexMethods(ctx, named)
+	if err != nil {
+		return err
+	}
+	p.named, p.methodIx = named, ix
+	return nil
 }
 
 // namedType is a named type that is neither an alias nor generic: what
@@ -29,25 +70,33 @@ type namedType struct {
 }
 
 // namedTypes lists the package-level named types of every loaded
-// package, once per program, in the order of their scopes' names. Those
-// declared in functions count only for a target of their own package:
-// localTypes lists them then (a package read from disk is checked again
-// to find them).
+// package, in the order of their scopes' names. Those declared in
+// functions count only for a target of their own package: localTypes
+// lists them then (a package read from disk is checked again to find
+// them).
 func (p *program) namedTypes() []namedType {
-	p.namedOnce.Do(func() {
-		for _, u := range p.units {
-			if u.types == nil {
-				continue
-			}
-			scope := u.types.Scope()
-			for _, name := range scope.Names() {
-				if nt, ok := p.namedTypeOf(u, scope.Lookup(name)); ok {
-					p.named = append(p.named, nt)
-				}
+	p.buildQueryTables(context.Background())
+	return p.named
+}
+
+// collectNamed lists namedTypes' types, unless ctx ends first.
+func (p *program) collectNamed(ctx context.Context) ([]namedType, error) {
+	var named []namedType
+	for _, u := range p.units {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if u.types == nil {
+			continue
+		}
+		scope := u.types.Scope()
+		for _, name := range scope.Names() {
+			if nt, ok := p.namedTypeOf(u, scope.Lookup(name)); ok {
+				named = append(named, nt)
 			}
 		}
-	})
-	return p.named
+	}
+	return named, nil
 }
 
 // localTypes lists the named types declared in the function bodies of

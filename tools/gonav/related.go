@@ -29,8 +29,8 @@ func (p *program) relatedMethods(target types.Object) func(u *unit, obj types.Ob
 		fn = fn.Origin()
 		r, ok := memo[fn]
 		if !ok {
-			other := effectiveReceiver(fn)
-			r.related = other != nil && (implementsType(other, recv) || implementsType(recv, other))
+			other, mine := effectiveReceiver(fn), receiverAsSeenBy(target, recv, fn)
+			r.related = other != nil && (implementsType(other, mine) || implementsType(mine, other))
 			r.local = r.related && p.declaredLocally(fn)
 			memo[fn] = r
 		}
@@ -45,11 +45,39 @@ func effectiveReceiver(obj types.Object) types.Type {
 	if !ok || fn.Signature().Recv() == nil {
 		return nil
 	}
-	t := fn.Signature().Recv().Type()
+	return methodSetOf(fn.Signature().Recv().Type())
+}
+
+// methodSetOf returns the type whose method set a receiver of type t
+// has its method in: *T for T, t for a pointer or an interface.
+func methodSetOf(t types.Type) types.Type {
 	if _, isPtr := types.Unalias(t).(*types.Pointer); !isPtr && !types.IsInterface(t) {
 		t = types.NewPointer(t)
 	}
 	return t
+}
+
+// receiverAsSeenBy returns the target's receiver recv as the check that
+// declared fn sees it. A method of a type declared in a function, or of
+// an interface literal, in a package read from disk comes from checking
+// the package again (unitIndex.object), or from another test variant's
+// check: its signature names that check's package-level types, not
+// those the target's package has, and the two would never be identical.
+// The target's receiver is then the type of that name in fn's package.
+func receiverAsSeenBy(target types.Object, recv types.Type, fn *types.Func) types.Type {
+	tn, _ := typeOf(target)
+	pkg := fn.Pkg()
+	if tn == nil || !packageLevel(tn) || pkg == nil || pkg == tn.Pkg() || pkg.Path() != tn.Pkg().Path() {
+		return recv
+	}
+	if n := namedOf(fn.Signature().Recv().Type()); n != nil && packageLevel(n.Obj()) {
+		return recv // a package-level type is found, not checked again
+	}
+	alt, ok := pkg.Scope().Lookup(tn.Name()).(*types.TypeName)
+	if !ok {
+		return recv
+	}
+	return methodSetOf(alt.Type())
 }
 
 // implementsType reports whether x implements the interface y.

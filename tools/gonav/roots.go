@@ -1,6 +1,7 @@
 package gonav
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,8 +46,16 @@ func (r roots) host(display string) string {
 	return filepath.Join(r.export, filepath.FromSlash(display))
 }
 
-// readFile reads a file a result names.
-func (r roots) readFile(display string) ([]byte, error) { return os.ReadFile(r.host(display)) }
+// readFile reads a file a result names. A name that leaves its root
+// can only come from a damaged or foreign entry of the type store (our
+// own names are made by display): it is refused, not read.
+func (r roots) readFile(display string) ([]byte, error) {
+	rel := strings.TrimPrefix(strings.TrimPrefix(display, goRootPrefix), modCachePrefix)
+	if !filepath.IsLocal(filepath.FromSlash(rel)) {
+		return nil, fmt.Errorf("%q is not a file under the program's roots", display)
+	}
+	return os.ReadFile(r.host(display))
+}
 
 // inRepo reports whether a display name is a file of the repository.
 func inRepo(display string) bool {

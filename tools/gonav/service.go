@@ -25,7 +25,7 @@ import (
 type Options struct {
 	// CacheDir keeps exports under CacheDir/exports, and the packages'
 	// type information (the repository's with their indexes) under
-	// CacheDir/types-v2; empty means a temporary directory for exports,
+	// CacheDir/types-v3; empty means a temporary directory for exports,
 	// removed at Close, and type information kept in memory only.
 	CacheDir string
 	// Logger receives load progress and warnings. Default: discard.
@@ -69,10 +69,15 @@ type Service struct {
 	loader  *loader
 	lists   *listCache
 	group   singleflight.Group
+	// lastExport lets an export link the files of the one before.
+	lastExport lastExport
 
 	mu    sync.Mutex
 	progs []*loaded // most recent last
 	loads int       // programs loaded, for tests of the singleflight
+	// beforePrepare, when not nil, runs before a program's background
+	// build (see prepareQueries): tests hold the build with it.
+	beforePrepare func(context.Context)
 }
 
 // loaded is a program and what its load cost.
@@ -115,9 +120,15 @@ func New(reg *workspace.Registry, opts Options) (*Service, error) {
 	return sv, nil
 }
 
-// Close waits for the type information being written, and removes a
+// Close ends the programs' background builds, waits for the type
+// information being written, and removes a
 // temporary export directory.
 func (sv *Service) Close() error {
+	sv.mu.Lock()
+	for _, l := range sv.progs {
+		l.prog.stop()
+	}
+	sv.mu.Unlock()
 	sv.loader.store.wait()
 	if sv.tempDir {
 		verify.RemoveAll(sv.dir)
@@ -228,13 +239,16 @@ func (sv *Service) load(ctx context.Context, req *server.Request, snap *workspac
 		return nil, err
 	}
 	prog.listFailed = listFailed
-	prog.prepareQueries()
+	prog.prepareQueries(sv.beforePrepare)
 	l := &loaded{key: key, prog: prog, dur: time.Since(start)}
 	sv.mu.Lock()
 	sv.loads++
 	sv.progs = append(sv.progs, l)
-	if len(sv.progs) > sv.opts.Programs {
-		sv.progs = slices.Delete(sv.progs, 0, len(sv.progs)-sv.opts.Programs)
+	if drop := len(sv.progs) - sv.opts.Programs; drop > 0 {
+		for _, old := range sv.progs[:drop] {
+			old.prog.stop()
+		}
+		sv.progs = slices.Delete(sv.progs, 0, drop)
 	}
 	sv.mu.Unlock()
 	sv.log.Info("go_navigate: loaded", "revision", snap.Revision().SHA, "packages", len(prog.units), "checked", prog.checked, "duration", l.dur,
@@ -266,7 +280,8 @@ func (sv *Service) export(ctx context.Context, snap *workspace.Snapshot, key str
 		verify.RemoveAll(tmp)
 		return "", server.Errorf(server.Internal, "making the export directory failed").Wrap(err)
 	}
-	if _, err := snap.Export(ctx, lay.treeDir(tmp), exportOptions); err != nil {
+	opts, made := sv.lastExport.options(snap.Workspace().ID(), exportOptions)
+	if _, err := snap.Export(ctx, lay.treeDir(tmp), opts); err != nil {
 		verify.RemoveAll(tmp)
 		return "", err
 	}
@@ -276,6 +291,7 @@ func (sv *Service) export(ctx context.Context, snap *workspace.Snapshot, key str
 			return "", server.Errorf(server.Internal, "keeping the export failed").Wrap(err)
 		}
 	}
+	made(lay.treeDir(final))
 	sv.pruneExports()
 	return final, nil
 }
