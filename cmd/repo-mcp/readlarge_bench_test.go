@@ -128,22 +128,25 @@ func catFile(b *testing.B, dir string) func(path string) error {
 }
 
 // benchmarkSized reads one file per op, paged in full through read_file
-// ("ours", through client/) or once through git cat-file ("git").
+// ("ours", through client/; "base" the same with the build
+// REPO_MCP_BENCH_BASE names) or once through git cat-file ("git").
 func benchmarkSized(b *testing.B, path string) {
 	dir := sizedCorpus(b)
-	b.Run("ours", func(b *testing.B) {
-		c := startServer(b, dir)
-		if _, err := readPages(c, path); err != nil { // warm-up
-			b.Fatal(err)
-		}
-		benchlat.Measure(b, func(int) error {
-			n, err := readPages(c, path)
-			if err == nil && n < sizedFiles[path]-1<<10 {
-				err = fmt.Errorf("read %d bytes of %s", n, path)
+	for _, v := range builds(b) {
+		b.Run(v.name, func(b *testing.B) {
+			c := startBinary(b, v.bin, dir)
+			if _, err := readPages(c, path); err != nil { // warm-up
+				b.Fatal(err)
 			}
-			return err
+			benchlat.Measure(b, func(int) error {
+				n, err := readPages(c, path)
+				if err == nil && n < sizedFiles[path]-1<<10 {
+					err = fmt.Errorf("read %d bytes of %s", n, path)
+				}
+				return err
+			})
 		})
-	})
+	}
 	b.Run("git", func(b *testing.B) {
 		read := catFile(b, dir)
 		if err := read(path); err != nil {
@@ -164,33 +167,43 @@ func BenchmarkRead1KB(b *testing.B) { benchmarkSized(b, "small.go") }
 
 // BenchmarkReadContended: 1 KB reads by one caller, alone ("alone") or
 // while another caller of the same server pages through the 10 MB file
-// without pause ("paging"). The p99 ratio shows whether the paging holds
+// without pause ("paging"; "base-alone" and "base-paging" with the build
+// REPO_MCP_BENCH_BASE names). The p99 ratio shows whether the paging holds
 // up the other caller.
 func BenchmarkReadContended(b *testing.B) {
 	dir := sizedCorpus(b)
-	for _, paging := range []bool{false, true} {
-		name := map[bool]string{false: "alone", true: "paging"}[paging]
-		b.Run(name, func(b *testing.B) {
-			c := startServer(b, dir)
-			if _, err := readPages(c, "big.go"); err != nil { // warm-up
-				b.Fatal(err)
+	for _, v := range builds(b) {
+		for _, paging := range []bool{false, true} {
+			name := map[bool]string{false: "alone", true: "paging"}[paging]
+			if v.name != "ours" {
+				name = v.name + "-" + name
 			}
-			ctx, stop := context.WithCancel(context.Background())
-			var wg sync.WaitGroup
-			if paging {
-				wg.Go(func() {
-					for ctx.Err() == nil {
-						readPages(c, "big.go")
-					}
-				})
-				time.Sleep(10 * time.Millisecond) // let the pager start
-			}
-			benchlat.Measure(b, func(int) error {
-				_, err := readPages(c, "small.go")
-				return err
-			})
-			stop()
-			wg.Wait()
-		})
+			b.Run(name, func(b *testing.B) { readContended(b, v.bin, dir, paging) })
+		}
 	}
+}
+
+// readContended measures 1 KB reads through bin, with another caller
+// paging the 10 MB file meanwhile when paging is set.
+func readContended(b *testing.B, bin, dir string, paging bool) {
+	c := startBinary(b, bin, dir)
+	if _, err := readPages(c, "big.go"); err != nil { // warm-up
+		b.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	if paging {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				readPages(c, "big.go")
+			}
+		})
+		time.Sleep(10 * time.Millisecond) // let the pager start
+	}
+	benchlat.Measure(b, func(int) error {
+		_, err := readPages(c, "small.go")
+		return err
+	})
+	stop()
+	wg.Wait()
 }
