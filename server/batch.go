@@ -54,6 +54,9 @@ func (c *frameConn) acceptBatch(line []byte) []jsonrpc.Message {
 			c.inflight[req.ID] = true
 			c.batchOf[req.ID] = b
 			b.pending++
+			if req.Method == "tools/call" {
+				c.calls.add(req)
+			}
 		}
 		msgs = append(msgs, msg)
 	}

@@ -52,6 +52,9 @@ type frameConn struct {
 	// guarded by wmu.
 	discover  map[jsonrpc.ID]bool
 	cancelled map[jsonrpc.ID]bool
+	// calls names the tools/call requests in flight to their handlers
+	// (callid.go).
+	calls *callTable
 }
 
 func newFrameConn(in io.Reader, out io.Writer, maxFrame int, log *slog.Logger) *frameConn {
@@ -69,6 +72,7 @@ func newFrameConn(in io.Reader, out io.Writer, maxFrame int, log *slog.Logger) *
 
 		discover:  make(map[jsonrpc.ID]bool),
 		cancelled: make(map[jsonrpc.ID]bool),
+		calls:     newCallTable(),
 	}
 	go c.readLoop(in)
 	return c
@@ -153,9 +157,14 @@ func (c *frameConn) accept(line []byte, oversized bool) []jsonrpc.Message {
 		return nil
 	}
 	req, ok := msg.(*jsonrpc.Request)
-	if ok && req.ID.IsValid() && !c.begin(req.ID) {
-		c.writeError(rawID(req.ID), jsonrpc.CodeInvalidRequest, errIDInUse)
-		return nil
+	if ok && req.ID.IsValid() {
+		if !c.begin(req.ID) {
+			c.writeError(rawID(req.ID), jsonrpc.CodeInvalidRequest, errIDInUse)
+			return nil
+		}
+		if req.Method == "tools/call" {
+			c.calls.add(req)
+		}
 	}
 	return []jsonrpc.Message{msg}
 }
@@ -376,6 +385,7 @@ func (c *frameConn) finish(id jsonrpc.ID) {
 		return
 	}
 	delete(c.inflight, id)
+	c.calls.forget(id)
 	if c.eof && len(c.inflight) == 0 {
 		close(c.drained)
 	}

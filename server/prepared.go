@@ -49,18 +49,14 @@ const minPrepared = 512
 // when the connection cannot take prepared results or res is small.
 func prepareResult(ctx context.Context, req *Request, res *Result, wire *mcp.CallToolResult) *mcp.CallToolResult {
 	p, ok := ctx.Value(preparedKey{}).(resultPreparer)
-	if !ok || res.size() < minPrepared || req.RPCID == "" {
-		return wire
-	}
-	id, err := makeID(json.RawMessage(req.RPCID))
-	if err != nil || !id.IsValid() {
+	if !ok || res.size() < minPrepared || !req.rpcID.IsValid() {
 		return wire
 	}
 	payload, err := encodePayload(res, wire.Content[1:])
 	if err != nil {
 		return wire
 	}
-	p.prepare(id, payload)
+	p.prepare(req.rpcID, payload)
 	stripped := *wire
 	stripped.Content = []mcp.Content{}
 	stripped.StructuredContent = nil
