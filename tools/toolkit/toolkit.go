@@ -102,17 +102,23 @@ func Fence(header, content string) string {
 	return b.String()
 }
 
+// longestRun is the length of the longest run of c in s. It jumps from
+// one c to the next (IndexByte), as a file's text has few backticks and a
+// page of it is a megabyte.
 func longestRun(s string, c byte) int {
-	best, run := 0, 0
-	for i := range len(s) {
-		if s[i] == c {
-			run++
-			best = max(best, run)
-		} else {
-			run = 0
+	best := 0
+	for {
+		i := strings.IndexByte(s, c)
+		if i < 0 {
+			return best
 		}
+		run := 1
+		for i+run < len(s) && s[i+run] == c {
+			run++
+		}
+		best = max(best, run)
+		s = s[i+run:]
 	}
-	return best
 }
 
 // Count returns n with the noun that goes with it: "1 file", "2 files".
