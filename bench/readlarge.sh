@@ -12,13 +12,7 @@ set -euo pipefail
 dir=$(dirname "$0")
 n=${1:-6}
 base=${2:-none}
-if [ "$base" != none ]; then
-	base_tmp=$(mktemp -d)
-	trap 'rm -rf "$base_tmp"' EXIT
-	git -C "$dir/.." archive "$base" | tar -x -C "$base_tmp"
-	(cd "$base_tmp" && go build -o "$base_tmp/repo-mcp" ./cmd/repo-mcp)
-	export REPO_MCP_BENCH_BASE=$base_tmp/repo-mcp
-fi
+. "$dir/basebuild.sh"
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); base: $base"
 BENCHFLAGS="-benchtime=10x" "$dir/ratio.sh" ./cmd/repo-mcp/ BenchmarkReadPaged10MB "$n" git
 BENCHFLAGS="-benchtime=200x" "$dir/ratio.sh" ./cmd/repo-mcp/ BenchmarkRead100KB "$n" git
