@@ -41,7 +41,8 @@ type frameConn struct {
 	// still read and admitted and other calls still finish, so that a
 	// small answer waits for that one frame and nothing more.
 	wmu sync.Mutex
-	// mu guards the state below.
+	// mu guards the fields below but era and calls, which lock
+	// themselves.
 	mu       sync.Mutex
 	inflight map[jsonrpc.ID]bool
 	batchOf  map[jsonrpc.ID]*batch // requests of a batch still unanswered
