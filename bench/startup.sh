@@ -12,13 +12,7 @@ dir=$(dirname "$0")
 count=${1:-6}
 base=${2:-main}
 . "$dir/gosource.sh"
-if [ "$base" != none ]; then
-	base_tmp=$(mktemp -d)
-	trap 'rm -rf "$base_tmp" ${bench_tmp:+"$bench_tmp"}' EXIT
-	git -C "$dir/.." archive "$base" | tar -x -C "$base_tmp"
-	(cd "$base_tmp" && CGO_ENABLED=0 go build -o "$base_tmp/repo-mcp" ./cmd/repo-mcp)
-	export REPO_MCP_BENCH_BASE=$base_tmp/repo-mcp
-fi
+. "$dir/basebuild.sh"
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); base: $base"
 BENCHFLAGS="-benchtime=40x" "$dir/ratio.sh" ./cmd/repo-mcp/ BenchmarkVersion "$count" git
 BENCHFLAGS="-benchtime=20x" "$dir/ratio.sh" ./cmd/repo-mcp/ BenchmarkColdStart "$count" git

@@ -38,8 +38,7 @@ func (c *frameConn) acceptBatch(line []byte) []jsonrpc.Message {
 	}
 	b := &batch{}
 	var msgs []jsonrpc.Message
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
+	c.mu.Lock()
 	for _, m := range members {
 		msg, bad := checkFrame(bytes.TrimSpace(m)) // refuses a batch inside
 		if bad != nil {
@@ -54,9 +53,13 @@ func (c *frameConn) acceptBatch(line []byte) []jsonrpc.Message {
 			c.inflight[req.ID] = true
 			c.batchOf[req.ID] = b
 			b.pending++
+			if req.Method == "tools/call" {
+				c.calls.add(req)
+			}
 		}
 		msgs = append(msgs, msg)
 	}
+	c.mu.Unlock()
 	if b.pending == 0 && len(b.replies) > 0 {
 		if err := c.writeLine(b.encode()); err != nil {
 			c.log.Error("write batch reply", "error", err)
@@ -65,15 +68,15 @@ func (c *frameConn) acceptBatch(line []byte) []jsonrpc.Message {
 	return msgs
 }
 
-// addToBatch adds one reply to its batch and writes the batch's reply when
-// it is complete; wmu must be held.
-func (c *frameConn) addToBatch(b *batch, reply []byte) error {
+// add adds one reply to the batch and returns the batch's reply once it is
+// complete, nil before; the connection's mu must be held.
+func (b *batch) add(reply []byte) []byte {
 	b.replies = append(b.replies, reply)
 	b.pending--
 	if b.pending > 0 {
 		return nil
 	}
-	return c.writeLine(b.encode())
+	return b.encode()
 }
 
 func (b *batch) encode() []byte {

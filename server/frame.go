@@ -36,11 +36,22 @@ type frameConn struct {
 	done     chan struct{}
 	once     sync.Once
 
-	wmu      sync.Mutex // serializes writes and guards inflight and batchOf
+	// wmu serializes writes to out and is held for nothing else: while a
+	// large answer goes out, as fast as the client reads it, requests are
+	// still read and admitted and other calls still finish, so that a
+	// small answer waits for that one frame and nothing more.
+	wmu sync.Mutex
+	// mu guards the fields below but era and calls, which lock
+	// themselves.
+	mu       sync.Mutex
 	inflight map[jsonrpc.ID]bool
 	batchOf  map[jsonrpc.ID]*batch // requests of a batch still unanswered
-	drained  chan struct{}         // closed when inflight empties after EOF
-	eof      bool
+	// writing counts the answers being written, whose ids are no longer
+	// in flight (see answer).
+	writing   int
+	drained   chan struct{} // closed once, after EOF, nothing is in flight or being written
+	isDrained bool
+	eof       bool
 	// prepared holds result payloads the server encoded itself, by the
 	// id of the request they answer (see prepared.go).
 	prepared map[jsonrpc.ID][]byte
@@ -48,10 +59,12 @@ type frameConn struct {
 	era eraGuard
 	// discover marks the server/discover requests in flight, whose
 	// results are rewritten (modernVersions); cancelled the requests in
-	// flight the client cancelled, whose answers are dropped. Both are
-	// guarded by wmu.
+	// flight the client cancelled, whose answers are dropped.
 	discover  map[jsonrpc.ID]bool
 	cancelled map[jsonrpc.ID]bool
+	// calls names the tools/call requests in flight to their handlers
+	// (callid.go).
+	calls *callTable
 }
 
 func newFrameConn(in io.Reader, out io.Writer, maxFrame int, log *slog.Logger) *frameConn {
@@ -69,6 +82,7 @@ func newFrameConn(in io.Reader, out io.Writer, maxFrame int, log *slog.Logger) *
 
 		discover:  make(map[jsonrpc.ID]bool),
 		cancelled: make(map[jsonrpc.ID]bool),
+		calls:     newCallTable(),
 	}
 	go c.readLoop(in)
 	return c
@@ -153,9 +167,14 @@ func (c *frameConn) accept(line []byte, oversized bool) []jsonrpc.Message {
 		return nil
 	}
 	req, ok := msg.(*jsonrpc.Request)
-	if ok && req.ID.IsValid() && !c.begin(req.ID) {
-		c.writeError(rawID(req.ID), jsonrpc.CodeInvalidRequest, errIDInUse)
-		return nil
+	if ok && req.ID.IsValid() {
+		if !c.begin(req.ID) {
+			c.writeError(rawID(req.ID), jsonrpc.CodeInvalidRequest, errIDInUse)
+			return nil
+		}
+		if req.Method == "tools/call" {
+			c.calls.add(req)
+		}
 	}
 	return []jsonrpc.Message{msg}
 }
@@ -181,9 +200,9 @@ func (c *frameConn) admit(msg jsonrpc.Message) *badFrame {
 		return bad
 	}
 	if req.Method == methodDiscover {
-		c.wmu.Lock()
+		c.mu.Lock()
 		c.discover[req.ID] = true
-		c.wmu.Unlock()
+		c.mu.Unlock()
 	}
 	return nil
 }
@@ -202,8 +221,8 @@ func (c *frameConn) noteCancel(params json.RawMessage) {
 	if err != nil || !id.IsValid() {
 		return
 	}
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.inflight[id] {
 		c.cancelled[id] = true
 	}
@@ -211,8 +230,8 @@ func (c *frameConn) noteCancel(params json.RawMessage) {
 
 // begin records a request in flight; false if its id is already in flight.
 func (c *frameConn) begin(id jsonrpc.ID) bool {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.inflight[id] {
 		return false
 	}
@@ -233,12 +252,10 @@ func (c *frameConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 	// The input has ended: let calls in flight answer before the engine
 	// closes the connection (which cancels them).
-	c.wmu.Lock()
+	c.mu.Lock()
 	c.eof = true
-	if len(c.inflight) == 0 {
-		close(c.drained)
-	}
-	c.wmu.Unlock()
+	c.checkDrained()
+	c.mu.Unlock()
 	select {
 	case <-c.drained:
 	case <-time.After(c.grace):
@@ -253,21 +270,22 @@ func (c *frameConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 }
 
 func (c *frameConn) inflightCount() int {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	return len(c.inflight)
 }
 
 // prepare holds payload for the response to id; see prepared.go.
 func (c *frameConn) prepare(id jsonrpc.ID, payload []byte) {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.prepared[id] = payload
 }
 
 func (c *frameConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	resp, isResp := msg.(*jsonrpc.Response)
 	var payload []byte
-	if resp, ok := msg.(*jsonrpc.Response); ok {
+	if isResp {
 		c.era.answered(resp)
 		if c.screenResponse(resp) {
 			return nil
@@ -278,30 +296,47 @@ func (c *frameConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return err
 	}
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	if resp, ok := msg.(*jsonrpc.Response); ok {
-		if b, ok := c.batchOf[resp.ID]; ok {
-			delete(c.batchOf, resp.ID)
-			c.finish(resp.ID)
-			return c.addToBatch(b, data)
-		}
+	if isResp {
+		data = c.answer(resp.ID, data)
+		defer c.written()
 	}
-	if err := c.writeLine(data); err != nil {
-		return err
+	if data == nil { // a batch with answers still to come
+		return nil
 	}
-	if resp, ok := msg.(*jsonrpc.Response); ok {
-		c.finish(resp.ID)
+	return c.writeLine(data)
+}
+
+// answer releases id, whose answer is data, before the answer is written:
+// a client may reuse an id as soon as it has read its answer (go-sdk
+// releases it in the same order). It returns what to write: data, or for
+// a member of a batch the batch's reply once it is complete, and nil
+// before. The caller calls written once it has written it.
+func (c *frameConn) answer(id jsonrpc.ID, data []byte) []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.writing++
+	c.finish(id)
+	if b, ok := c.batchOf[id]; ok {
+		delete(c.batchOf, id)
+		return b.add(data)
 	}
-	return nil
+	return data
+}
+
+// written ends what answer began.
+func (c *frameConn) written() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.writing--
+	c.checkDrained()
 }
 
 // screenResponse reports whether resp answers a cancelled request, which
 // is then forgotten without an answer; it rewrites a server/discover
 // result on the way (modernVersions).
 func (c *frameConn) screenResponse(resp *jsonrpc.Response) bool {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.discover[resp.ID] {
 		delete(c.discover, resp.ID)
 		if resp.Error == nil {
@@ -322,10 +357,10 @@ func (c *frameConn) screenResponse(resp *jsonrpc.Response) bool {
 // out with code 0, and a result the server prepared is returned, to be
 // spliced into the engine's (see prepared.go).
 func (c *frameConn) completeResponse(resp *jsonrpc.Response) (payload []byte) {
-	c.wmu.Lock()
+	c.mu.Lock()
 	payload, prepared := c.prepared[resp.ID]
 	delete(c.prepared, resp.ID)
-	c.wmu.Unlock()
+	c.mu.Unlock()
 	if resp.Error != nil {
 		var we *jsonrpc.Error
 		if !errors.As(resp.Error, &we) || we.Code == 0 {
@@ -370,13 +405,21 @@ func encodeMessage(msg jsonrpc.Message, payload []byte) ([]byte, error) {
 	return append(data, '}'), nil
 }
 
-// finish forgets a request once answered; wmu must be held.
+// finish forgets a request once answered; mu must be held.
 func (c *frameConn) finish(id jsonrpc.ID) {
 	if !c.inflight[id] {
 		return
 	}
 	delete(c.inflight, id)
-	if c.eof && len(c.inflight) == 0 {
+	c.calls.forget(id)
+	c.checkDrained()
+}
+
+// checkDrained closes drained once the input has ended and every request
+// is answered and its answer written; mu must be held.
+func (c *frameConn) checkDrained() {
+	if c.eof && !c.isDrained && len(c.inflight) == 0 && c.writing == 0 {
+		c.isDrained = true
 		close(c.drained)
 	}
 }
@@ -390,10 +433,7 @@ func (c *frameConn) writeError(id json.RawMessage, code int, message string) {
 // refuse answers a frame the engine never saw with bad.
 func (c *frameConn) refuse(bad *badFrame) {
 	c.log.Info("request refused before the engine", "id", string(bad.id), "code", bad.code, "message", bad.message)
-	data := bad.response()
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	if err := c.writeLine(data); err != nil {
+	if err := c.writeLine(bad.response()); err != nil {
 		c.log.Error("write error response", "error", err)
 	}
 }
@@ -417,11 +457,14 @@ func (b *badFrame) response() []byte {
 	return data
 }
 
-// writeLine writes one message and its newline in one call; wmu must be held.
-// The newline goes into data's spare capacity when it has some (messages
-// encoded here leave room for it), so a large message is not copied again.
+// writeLine writes one message and its newline in one call, after any
+// message being written. The newline goes into data's spare capacity when
+// it has some (messages encoded here leave room for it), so a large
+// message is not copied again.
 func (c *frameConn) writeLine(data []byte) error {
 	line := append(data, '\n')
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
 	_, err := c.out.Write(line)
 	return err
 }

@@ -1,15 +1,12 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
-	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -102,79 +99,4 @@ func FuzzLeadingID(f *testing.F) {
 			t.Fatalf("leadingID returned invalid id %q", id)
 		}
 	})
-}
-
-// FuzzWithRPCID checks the _meta rewrite of tools/call params against
-// encoding/json: for any JSON object, the result is an object with the
-// same members, every spelling of _meta replaced by one _meta holding the
-// last one's members and the rpc id.
-func FuzzWithRPCID(f *testing.F) {
-	for _, seed := range []string{
-		`{}`, ` { "name" : "t" , "arguments" : { "a" : [1, {"b": "}"}] } } `,
-		`{"_meta":{"progressToken":1,"io.github.repo-mcp/rpc-id":"forged"},"name":"t"}`,
-		`{"_META":{"x":1},"_meta":{"y":2},"n":null,"n":true}`, `{"\u005fmeta":{"x":"\"}"}}`,
-		`{"_meta":5}`, `{"_meta":null,"name":"t"}`, `[1]`, `"s"`, `{"a":"\\","b":-1.5e3}`,
-	} {
-		f.Add([]byte(seed), "7")
-	}
-	f.Fuzz(func(t *testing.T, params []byte, id string) {
-		if !json.Valid(params) {
-			return
-		}
-		want, ok := withRPCIDOracle(t, params, id)
-		got := withRPCID(params, id)
-		if !ok {
-			if !bytes.Equal(got, bytes.TrimSpace(params)) {
-				t.Fatalf("params that cannot carry _meta were changed: %s", got)
-			}
-			return
-		}
-		var gotValue any
-		if err := json.Unmarshal(got, &gotValue); err != nil {
-			t.Fatalf("invalid JSON %s: %v", got, err)
-		}
-		if diff := cmp.Diff(want, gotValue); diff != "" {
-			t.Fatalf("withRPCID(%s) = %s (-want +got):\n%s", params, got, diff)
-		}
-	})
-}
-
-// withRPCIDOracle computes withRPCID's expected result by decoding params
-// member by member with encoding/json; ok is false when params is not an
-// object whose _meta, if any, is an object.
-func withRPCIDOracle(t *testing.T, params []byte, id string) (want map[string]any, ok bool) {
-	dec := json.NewDecoder(bytes.NewReader(params))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, false
-	}
-	want = map[string]any{}
-	var meta any = map[string]any{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var value any
-		if err := dec.Decode(&value); err != nil {
-			t.Fatal(err)
-		}
-		if key := tok.(string); strings.EqualFold(key, "_meta") {
-			meta = value
-		} else {
-			want[key] = value
-		}
-	}
-	if meta == nil { // null
-		meta = map[string]any{}
-	}
-	m, ok := meta.(map[string]any)
-	if !ok {
-		return nil, false
-	}
-	quoted, _ := json.Marshal(id) // as encoding/json spells invalid UTF-8
-	var unquoted string
-	json.Unmarshal(quoted, &unquoted)
-	m[metaRPCID] = unquoted
-	want["_meta"] = m
-	return want, true
 }

@@ -147,20 +147,14 @@ func (g *httpGuard) serveAuthenticated(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, http.StatusBadRequest, bad.id, bad.code, bad.message)
 		return
 	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
 	req, ok := msg.(*jsonrpc.Request)
 	if !ok || req.Method != "tools/call" {
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		r.ContentLength = int64(len(body))
 		g.serveAdvertised(w, r)
 		return
 	}
-	// checkFrame added the JSON-RPC id to the params.
-	if body, err = jsonrpc.EncodeMessage(req); err != nil {
-		writeHTTPError(w, http.StatusInternalServerError, nil, jsonrpc.CodeInternalError, "internal error")
-		return
-	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	r.ContentLength = int64(len(body))
+	r = r.WithContext(withCallIDs(r.Context(), oneCall(req.ID)))
 	if hasProgressToken(req.Params) {
 		// Progress goes on the call's own response stream. The result is
 		// not prepared (spliced) then: it travels as an SSE event.

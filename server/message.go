@@ -1,22 +1,14 @@
 package server
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"strconv"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	fastjson "github.com/segmentio/encoding/json"
 
 	"github.com/repo-mcp/repo-mcp/internal/jsonscan"
 )
-
-// metaRPCID is a private request _meta key: the frame guard puts the
-// JSON-RPC id of each tools/call there so the audit log can name it (go-sdk
-// does not expose it to handlers). A client's own value is overwritten.
-const metaRPCID = "io.github.repo-mcp/rpc-id"
 
 // badFrame is the JSON-RPC error that answers a malformed frame.
 type badFrame struct {
@@ -29,8 +21,7 @@ type badFrame struct {
 // checkFrame decodes one frame into a message go-sdk can take, or says
 // how to refuse it. It builds the message itself from one parse (go-sdk's
 // decoder would parse the frame again, with a large buffer each time). The
-// JSON-RPC id of a tools/call is copied into its params' _meta for the
-// audit log.
+// params go to the engine as the client sent them.
 func checkFrame(line []byte) (jsonrpc.Message, *badFrame) {
 	if len(line) > 0 && line[0] == '[' {
 		return nil, &badFrame{nil, jsonrpc.CodeInvalidRequest, "JSON-RPC batches are not accepted here; send one message at a time", nil}
@@ -74,11 +65,7 @@ func checkFrame(line []byte) (jsonrpc.Message, *badFrame) {
 	if err := json.Unmarshal(env.Method, &method); err != nil {
 		return nil, &badFrame{id, jsonrpc.CodeInvalidRequest, "invalid request: method must be a string", nil}
 	}
-	req := &jsonrpc.Request{ID: rpcID, Method: method, Params: env.Params}
-	if method == "tools/call" { // a client's own value is always overwritten
-		req.Params = withRPCID(req.Params, string(id))
-	}
-	return req, nil
+	return &jsonrpc.Request{ID: rpcID, Method: method, Params: env.Params}, nil
 }
 
 // makeID converts a valid raw id (or nil) to go-sdk's form.
@@ -157,56 +144,4 @@ func leadingID(prefix []byte) json.RawMessage {
 		}
 	}
 	return nil
-}
-
-// withRPCID returns params with _meta[metaRPCID] set to id. It runs for
-// every call, so it copies the members of params and of its _meta as they
-// are instead of decoding and re-encoding them. params has been checked
-// to be valid JSON.
-func withRPCID(params json.RawMessage, id string) json.RawMessage {
-	params = bytes.TrimSpace(params)
-	if len(params) == 0 || params[0] != '{' {
-		return params // the engine reports malformed params
-	}
-	// The engine's decoder matches keys without regard to case, like
-	// encoding/json: every spelling of _meta is one to replace.
-	var meta []byte
-	for key, value := range jsonscan.Members(params) {
-		if strings.EqualFold(key, "_meta") {
-			meta = value // the last one wins, as in the engine's decoding
-		}
-	}
-	if string(meta) == "null" {
-		meta = nil // as if absent
-	}
-	if meta != nil && meta[0] != '{' {
-		return params
-	}
-	out := make([]byte, 0, len(params)+len(metaRPCID)+len(id)+32)
-	out = append(out, `{"_meta":{"`+metaRPCID+`":`...)
-	out = fastjson.AppendEscape(out, id, 0)
-	// _meta decodes into a map, whose keys match exactly: only our own
-	// key is replaced there, and a client's key in another case is kept.
-	out = appendMembers(out, meta, func(key string) bool { return key == metaRPCID })
-	out = append(out, '}')
-	out = appendMembers(out, params, func(key string) bool { return strings.EqualFold(key, "_meta") })
-	return append(out, '}')
-}
-
-// appendMembers appends ,"key":value for each member of the object obj
-// (nil: none) whose key is not skipped.
-func appendMembers(out, obj []byte, skip func(key string) bool) []byte {
-	if obj == nil {
-		return out
-	}
-	for key, value := range jsonscan.Members(obj) {
-		if skip(key) {
-			continue
-		}
-		out = append(out, ',')
-		out = fastjson.AppendEscape(out, key, 0)
-		out = append(out, ':')
-		out = append(out, value...)
-	}
-	return out
 }

@@ -49,18 +49,14 @@ const minPrepared = 512
 // when the connection cannot take prepared results or res is small.
 func prepareResult(ctx context.Context, req *Request, res *Result, wire *mcp.CallToolResult) *mcp.CallToolResult {
 	p, ok := ctx.Value(preparedKey{}).(resultPreparer)
-	if !ok || res.size() < minPrepared || req.RPCID == "" {
-		return wire
-	}
-	id, err := makeID(json.RawMessage(req.RPCID))
-	if err != nil || !id.IsValid() {
+	if !ok || res.size() < minPrepared || !req.rpcID.IsValid() {
 		return wire
 	}
 	payload, err := encodePayload(res, wire.Content[1:])
 	if err != nil {
 		return wire
 	}
-	p.prepare(id, payload)
+	p.prepare(req.rpcID, payload)
 	stripped := *wire
 	stripped.Content = []mcp.Content{}
 	stripped.StructuredContent = nil
@@ -71,7 +67,10 @@ func prepareResult(ctx context.Context, req *Request, res *Result, wire *mcp.Cal
 // content and structuredContent, as the inside of a JSON object. The
 // content is the text, then more, the result's resource links.
 func encodePayload(res *Result, more []mcp.Content) ([]byte, error) {
-	data := make([]byte, 0, len(res.Text)+len(res.Structured)+64)
+	// Room for the text's escapes too (a tenth more for source code, whose
+	// newlines, tabs and quotes are escaped): growing a buffer of a large
+	// text copies all of it each time.
+	data := make([]byte, 0, len(res.Text)+len(res.Text)/8+len(res.Structured)+64)
 	data = append(data, `"content":[{"type":"text","text":`...)
 	data = fastjson.AppendEscape(data, res.Text, 0)
 	data = append(data, "}"...)

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // Request is what the framework knows about one tool call. Handlers read it;
@@ -41,6 +43,8 @@ type Request struct {
 
 	tool    *registered
 	started time.Time
+	// rpcID is RPCID as go-sdk holds it; invalid when RPCID is empty.
+	rpcID jsonrpc.ID
 	// parsed is Arguments decoded once (numbers as json.Number), for
 	// validation, the audit digest and the fields the framework reads;
 	// parseErr says why it could not be.

@@ -278,8 +278,8 @@ func (s *Server) callHandler(r *registered) mcp.ToolHandler {
 		req := s.begin(r, creq.Params.Arguments)
 		req.ProtocolVersion = creq.ProtocolVersion()
 		req.Meta = creq.Params.Meta
-		if id, ok := creq.Params.Meta[metaRPCID].(string); ok {
-			req.RPCID = id
+		if id, ok := callIDFor(ctx, creq); ok {
+			req.rpcID, req.RPCID = id, string(rawID(id))
 		}
 		// A caller whose tool schema has no request_id (a host that sends
 		// it for every server) may send it in _meta; the argument wins.

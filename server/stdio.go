@@ -18,6 +18,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 func (s *Server) serve(ctx context.Context, in io.Reader, out io.Writer, prepared bool) error {
 	conn := newFrameConn(in, out, s.opts.MaxFrameBytes, s.log)
 	defer conn.Close()
+	ctx = withCallIDs(ctx, conn.calls)
 	if prepared {
 		ctx = withPreparer(ctx, conn)
 	}

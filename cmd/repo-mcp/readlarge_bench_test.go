@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -128,22 +129,25 @@ func catFile(b *testing.B, dir string) func(path string) error {
 }
 
 // benchmarkSized reads one file per op, paged in full through read_file
-// ("ours", through client/) or once through git cat-file ("git").
+// ("ours", through client/; "base" the same with the build
+// REPO_MCP_BENCH_BASE names) or once through git cat-file ("git").
 func benchmarkSized(b *testing.B, path string) {
 	dir := sizedCorpus(b)
-	b.Run("ours", func(b *testing.B) {
-		c := startServer(b, dir)
-		if _, err := readPages(c, path); err != nil { // warm-up
-			b.Fatal(err)
-		}
-		benchlat.Measure(b, func(int) error {
-			n, err := readPages(c, path)
-			if err == nil && n < sizedFiles[path]-1<<10 {
-				err = fmt.Errorf("read %d bytes of %s", n, path)
+	for _, v := range builds(b) {
+		b.Run(v.name, func(b *testing.B) {
+			c := startBinary(b, v.bin, dir)
+			if _, err := readPages(c, path); err != nil { // warm-up
+				b.Fatal(err)
 			}
-			return err
+			measureServer(b, c, func(int) error {
+				n, err := readPages(c, path)
+				if err == nil && n < sizedFiles[path]-1<<10 {
+					err = fmt.Errorf("read %d bytes of %s", n, path)
+				}
+				return err
+			})
 		})
-	})
+	}
 	b.Run("git", func(b *testing.B) {
 		read := catFile(b, dir)
 		if err := read(path); err != nil {
@@ -164,33 +168,77 @@ func BenchmarkRead1KB(b *testing.B) { benchmarkSized(b, "small.go") }
 
 // BenchmarkReadContended: 1 KB reads by one caller, alone ("alone") or
 // while another caller of the same server pages through the 10 MB file
-// without pause ("paging"). The p99 ratio shows whether the paging holds
+// without pause ("paging"; "base-alone" and "base-paging" with the build
+// REPO_MCP_BENCH_BASE names). The p99 ratio shows whether the paging holds
 // up the other caller.
 func BenchmarkReadContended(b *testing.B) {
 	dir := sizedCorpus(b)
-	for _, paging := range []bool{false, true} {
-		name := map[bool]string{false: "alone", true: "paging"}[paging]
-		b.Run(name, func(b *testing.B) {
-			c := startServer(b, dir)
-			if _, err := readPages(c, "big.go"); err != nil { // warm-up
-				b.Fatal(err)
+	for _, v := range builds(b) {
+		for _, paging := range []bool{false, true} {
+			name := map[bool]string{false: "alone", true: "paging"}[paging]
+			if v.name != "ours" {
+				name = v.name + "-" + name
 			}
-			ctx, stop := context.WithCancel(context.Background())
-			var wg sync.WaitGroup
-			if paging {
-				wg.Go(func() {
-					for ctx.Err() == nil {
-						readPages(c, "big.go")
-					}
-				})
-				time.Sleep(10 * time.Millisecond) // let the pager start
-			}
-			benchlat.Measure(b, func(int) error {
-				_, err := readPages(c, "small.go")
-				return err
-			})
-			stop()
-			wg.Wait()
-		})
+			b.Run(name, func(b *testing.B) { readContended(b, v.bin, dir, paging) })
+		}
 	}
+}
+
+// readContended measures 1 KB reads through bin, with another caller
+// paging the 10 MB file meanwhile when paging is set.
+func readContended(b *testing.B, bin, dir string, paging bool) {
+	c := startBinary(b, bin, dir)
+	if _, err := readPages(c, "big.go"); err != nil { // warm-up
+		b.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	if paging {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				readPages(c, "big.go")
+			}
+		})
+		time.Sleep(10 * time.Millisecond) // let the pager start
+	}
+	measureServer(b, c, func(int) error {
+		_, err := readPages(c, "small.go")
+		return err
+	})
+	stop()
+	wg.Wait()
+}
+
+// measureServer is benchlat.Measure, and reports the CPU time the server
+// process c talks to spent per op (srv-cpu-µs/op, from /proc, so in ticks
+// of 10 ms: time enough ops). Under load, wall-clock latency moves with
+// the machine's other work and CPU time much less.
+func measureServer(b *testing.B, c *client.Conn, op func(int) error) {
+	before, ok := processCPU(c.PID())
+	benchlat.Measure(b, op)
+	if after, ok2 := processCPU(c.PID()); ok && ok2 {
+		b.ReportMetric(float64((after-before).Microseconds())/float64(b.N), "srv-cpu-µs/op")
+	}
+}
+
+// processCPU is the user and system time process pid has used, from
+// /proc/PID/stat; false where there is no /proc.
+func processCPU(pid int) (time.Duration, bool) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, false
+	}
+	// The fields after the command, which is in parentheses and may hold
+	// spaces: utime and stime are the 12th and 13th of them.
+	fields := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
+	if len(fields) < 13 {
+		return 0, false
+	}
+	utime, err1 := strconv.ParseInt(fields[11], 10, 64)
+	stime, err2 := strconv.ParseInt(fields[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	const tick = 10 * time.Millisecond // USER_HZ is 100 on Linux
+	return time.Duration(utime+stime) * tick, true
 }

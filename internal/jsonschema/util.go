@@ -270,6 +270,14 @@ func strVal(obj map[string]any, prop string) (string, bool) {
 }
 
 func isInteger(num any) bool {
+	// repo-mcp: a number written as a plain integer (what arguments'
+	// integers almost always are) is one, without formatting it and
+	// parsing a big.Rat, which was a third of an argument check's time.
+	if n, ok := num.(json.Number); ok {
+		if _, err := strconv.ParseInt(string(n), 10, 64); err == nil {
+			return true
+		}
+	}
 	rat, ok := new(big.Rat).SetString(fmt.Sprint(num))
 	return ok && rat.IsInt()
 }

@@ -82,13 +82,16 @@ func TestImportRules(t *testing.T) {
 	}
 
 	// leaves are the packages server/ may import: each imports nothing of
-	// the project, and each is the one home of a concept both sides of the
-	// wire (or every layer) need.
+	// the project but other leaves (schemacheck reads arguments with
+	// jsonscan, the project's one JSON scanner), and each is the one home
+	// of a concept both sides of the wire (or every layer) need.
 	leaves := []string{"errclass", "internal/atomicfile", "internal/jsonscan", "internal/schemacheck"}
 	for _, leaf := range leaves {
-		t.Run(leaf+" imports nothing of the project", func(t *testing.T) {
-			if got := own(get(leaf).Deps); len(got) > 0 {
-				t.Errorf("%s depends on %v", leaf, got)
+		t.Run(leaf+" imports nothing of the project but the leaves", func(t *testing.T) {
+			for _, dep := range own(get(leaf).Deps) {
+				if !slices.Contains(leaves, dep) {
+					t.Errorf("%s depends on %s", leaf, dep)
+				}
 			}
 		})
 	}

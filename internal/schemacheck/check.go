@@ -39,6 +39,9 @@ type Schema struct {
 	// object nesting the schema declares, to its exact name, so that
 	// "Path" is reported as a case variant of "path".
 	properties map[string]map[string]string
+	// mixedCase is set when a declared property's name is not lower-case
+	// ASCII (see keys).
+	mixedCase bool
 }
 
 // refuseLoader refuses every external schema: tool schemas are inline.
@@ -81,6 +84,7 @@ func (s *Schema) collectProperties(at string, schema map[string]any) {
 		names := make(map[string]string, len(props))
 		for name, sub := range props {
 			names[strings.ToLower(name)] = name
+			s.mixedCase = s.mixedCase || !lowerASCII([]byte(name))
 			if m, ok := sub.(map[string]any); ok {
 				s.collectProperties(at+"/"+EscapeToken(name), m)
 			}
@@ -104,7 +108,7 @@ func Parse(args []byte) (any, error) {
 // of declared properties) come first and the schema's follow, sorted by
 // pointer, so that one answer lists everything to fix.
 func (s *Schema) Check(args []byte, inst any, parseErr error) []Violation {
-	out, fatal := s.checkKeys(args)
+	out, fatal := s.keys(args)
 	if fatal {
 		return out
 	}

@@ -1,6 +1,7 @@
 package schemacheck
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -53,6 +54,11 @@ func TestCheck(t *testing.T) {
 		}},
 		{"case variant in an array's items", `{"path": "a", "lines": [{"From": 1}]}`, []Violation{
 			{"/lines/0/From", `unknown key "From": keys are case-sensitive; did you mean "from"?`},
+		}},
+		{"integers in every spelling", `{"path": "a", "lines": [{"from": 1}, {"from": -0}, {"from": 1.0}, {"from": 2e3}, {"from": 9007199254740993}]}`, nil},
+		{"not an integer", `{"path": "a", "lines": [{"from": 1.5}, {"from": 1e-3}]}`, []Violation{
+			{"/lines/0/from", "got number, want integer"},
+			{"/lines/1/from", "got number, want integer"},
 		}},
 		{"pointer tokens escaped", `{"path": "a", "a/b~": 1}`, []Violation{{"", "additional properties 'a/b~' not allowed"}}},
 		{"not JSON", `{"path":`, []Violation{{"", "arguments are not valid JSON: EOF"}}},
@@ -120,4 +126,50 @@ func TestCompileConcurrently(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// TestKeysFastPath: the arguments of almost every call (one object of
+// lower-case keys) are found clean without allocating, and a lower-case key
+// that is a case variant of a declared mixed-case property is still
+// reported.
+func TestKeysFastPath(t *testing.T) {
+	s, err := Compile("t", []byte(testSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []byte(`{"path": "src/a.go", "opts": {"upper": true}, "lines": [{"from": 1}, {"from": 2}]}`)
+	if n := testing.AllocsPerRun(100, func() { s.keys(args) }); n != 0 {
+		t.Errorf("checking the keys of %s allocated %v times, want 0", args, n)
+	}
+	mixed, err := Compile("m", []byte(`{"type": "object", "properties": {"maxBytes": {"type": "integer"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Violation{{"/maxbytes", `unknown key "maxbytes": keys are case-sensitive; did you mean "maxBytes"?`}}
+	if got := mixed.Check([]byte(`{"maxbytes": 1}`), map[string]any{"maxbytes": json.Number("1")}, nil); !cmp.Equal(got, want) {
+		t.Errorf("Check = %v, want %v", got, want)
+	}
+}
+
+// FuzzKeys checks the one-pass key check against the token by token one.
+func FuzzKeys(f *testing.F) {
+	for _, seed := range []string{
+		`{"path": "a"}`, `{"path": "a", "path": "b"}`, `{"Path": 1}`, `{"p\u0061th": 1, "path": 2}`,
+		`{"lines": [{"from": 1, "from": 2}]}`, `[1]`, `{"a": 1} x`, `{"a":`, `{"é": 1}`,
+		strings.Repeat(`{"a":`, MaxDepth-1) + "1" + strings.Repeat("}", MaxDepth-1),
+		strings.Repeat(`[`, MaxDepth+1) + strings.Repeat("]", MaxDepth+1),
+	} {
+		f.Add([]byte(seed))
+	}
+	s, err := Compile("t", []byte(testSchema))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, args []byte) {
+		wantOut, wantFatal := s.checkKeys(args)
+		gotOut, gotFatal := s.keys(args)
+		if gotFatal != wantFatal || !cmp.Equal(gotOut, wantOut) {
+			t.Fatalf("keys(%q) = %v, %v; checkKeys says %v, %v", args, gotOut, gotFatal, wantOut, wantFatal)
+		}
+	})
 }

@@ -7,11 +7,79 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/repo-mcp/repo-mcp/internal/jsonscan"
 )
 
 // MaxDepth bounds the nesting of arguments, so that a hostile document
 // cannot exhaust the stack of any decoder behind this check.
 const MaxDepth = 64
+
+// keys returns what checkKeys would. Arguments are almost always an
+// object of a few lower-case keys, which one pass over the bytes without
+// allocating shows to be clean (keysClean); anything else is scanned token
+// by token, which reports exactly what is wrong.
+func (s *Schema) keys(args []byte) (out []Violation, fatal bool) {
+	if !s.mixedCase {
+		scan := jsonscan.NewScanner(args)
+		if scan.Peek() == '{' && keysClean(&scan, 1) && scan.End() {
+			return nil, false
+		}
+	}
+	return s.checkKeys(args)
+}
+
+// maxCleanKeys bounds the keys of one object keysClean compares with each
+// other; an object with more is left to checkKeys.
+const maxCleanKeys = 16
+
+// keysClean reads the next value and reports whether it is valid JSON in
+// which no object repeats a key or has a key with a letter other than
+// lower-case ASCII, nested less deep than MaxDepth allows. When every
+// declared property is lower case (Schema.mixedCase unset), such a key
+// can be neither a duplicate nor a case variant of one. depth is the
+// nesting the value would open, as checkKeys counts it.
+func keysClean(scan *jsonscan.Scanner, depth int) bool {
+	switch scan.Peek() {
+	case '{':
+		if depth >= MaxDepth-1 {
+			return false
+		}
+		var seen [maxCleanKeys][]byte
+		n := 0
+		return scan.Object(func(key []byte) bool {
+			if n == maxCleanKeys || !lowerASCII(key) {
+				return false
+			}
+			for _, k := range seen[:n] {
+				if bytes.Equal(k, key) {
+					return false
+				}
+			}
+			seen[n] = key
+			n++
+			return keysClean(scan, depth+1)
+		})
+	case '[':
+		if depth >= MaxDepth-1 {
+			return false
+		}
+		return scan.Array(func() bool { return keysClean(scan, depth+1) })
+	default:
+		return scan.Skip()
+	}
+}
+
+// lowerASCII reports whether key has no byte that is an upper-case letter
+// or outside ASCII.
+func lowerASCII(key []byte) bool {
+	for _, c := range key {
+		if c >= 0x80 || 'A' <= c && c <= 'Z' {
+			return false
+		}
+	}
+	return true
+}
 
 // checkKeys scans args token by token and reports duplicate object keys
 // and keys that differ from a declared property only in case: a decoder

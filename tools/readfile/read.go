@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/repo-mcp/repo-mcp/server"
@@ -103,17 +104,21 @@ func (o ReadFileOut) Text() string {
 	} else {
 		header = fmt.Sprintf("%s at %s, lines %d-%d of %d:", o.Path, o.Revision, o.StartLine, o.EndLine, o.TotalLines)
 	}
-	text := toolkit.Fence(header, o.content)
+	// One builder with room for the note: a page is a megabyte, and
+	// appending the note to a finished string would copy it again.
+	var b strings.Builder
+	b.Grow(len(header) + len(o.content) + 400)
+	toolkit.FenceTo(&b, header, o.content)
 	switch {
 	case o.Truncated && o.Encoding == "base64":
-		text += fmt.Sprintf("\n[truncated at the byte budget: continue with offset %d]", o.NextOffset)
+		fmt.Fprintf(&b, "\n[truncated at the byte budget: continue with offset %d]", o.NextOffset)
 	case o.Truncated && o.limit > 0:
-		text += fmt.Sprintf("\n[truncated at the read limit: text reads number the lines of the first %d bytes of the %d; line %d and later are read with encoding base64 from offset %d]",
+		fmt.Fprintf(&b, "\n[truncated at the read limit: text reads number the lines of the first %d bytes of the %d; line %d and later are read with encoding base64 from offset %d]",
 			o.limit, o.Size, o.NextStartLine, o.limit)
 	case o.Truncated:
-		text += fmt.Sprintf("\n[truncated at the byte budget: continue with start_line %d]", o.NextStartLine)
+		fmt.Fprintf(&b, "\n[truncated at the byte budget: continue with start_line %d]", o.NextStartLine)
 	}
-	return text
+	return b.String()
 }
 
 func readFile(ctx context.Context, reg *workspace.Registry, req *server.Request, in ReadFileIn) (ReadFileOut, error) {
