@@ -43,8 +43,6 @@ type listCache struct {
 	entries    int
 	order      *list.List // of *cachedListing, most recent at the front
 	byKey      map[listKey]*list.Element
-	// indexes are the pack indexes listings read blob sizes with.
-	indexes packIndexes
 }
 
 type cachedListing struct {
@@ -106,10 +104,16 @@ func (c *listCache) put(k listKey, l *dirListing) {
 	}
 }
 
+// A listSession is one walk's reading of a commit.
+type listSession struct {
+	// packsChecked is set once the walk has looked for packs written
+	// since the repository's were mapped (refreshPacksLocked).
+	packsChecked bool
+}
+
 // listing returns the children of directory dir of the commit, from the
 // workspace's cache when it holds them (with sizes, if sizes is set). A
-// walk passes its session, which keeps the packs open from one directory
-// to the next; sess may be nil.
+// walk passes its session; sess may be nil.
 func (c *commitSource) listing(dir Entry, sizes bool, sess *listSession) (*dirListing, error) {
 	cache := c.ws.deny.listings
 	key := listKey{tree: parseHash(dir.SHA), dir: dir.Path}
@@ -135,9 +139,9 @@ func (c *commitSource) readListing(k listKey, sizes bool, sess *listSession) (*d
 	r := c.ws.repo
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var sr *sizeReader
-	if sizes {
-		sr = sess.sizeReaderLocked(&c.ws.deny.listings.indexes, r)
+	if sess != nil && !sess.packsChecked {
+		r.refreshPacksLocked()
+		sess.packsChecked = true
 	}
 	tree, err := r.treeLocked(k.tree)
 	if err != nil {
@@ -173,7 +177,7 @@ func (c *commitSource) readListing(k listKey, sizes bool, sess *listSession) (*d
 		case e.Type == TypeSymlink:
 			err = c.fillTargetLocked(e, te.hash)
 		case sizes && e.Type == TypeFile:
-			e.Size, err = blobSizeLocked(r, sr, te.hash)
+			e.Size, err = listedSizeLocked(r, te.hash)
 			if err != nil {
 				err = c.objectError(e.Path, err)
 			}
@@ -194,10 +198,12 @@ func parseHash(s string) plumbing.Hash {
 	return h
 }
 
-// blobSizeLocked reads a blob's size from its pack entry, or asks the
-// object store when sr cannot tell. r.mu must be held.
-func blobSizeLocked(r *repo, sr *sizeReader, h plumbing.Hash) (int64, error) {
-	if size, ok := sr.size(h); ok {
+// listedSizeLocked reads a blob's size from its pack entry, or asks the
+// object store when the packs cannot tell. It leaves the repo's map of
+// sizes alone: a listing reads every size of a tree once, and the
+// listing cache keeps them. r.mu must be held.
+func listedSizeLocked(r *repo, h plumbing.Hash) (int64, error) {
+	if size, ok := r.packedSizeLocked(h); ok {
 		return size, nil
 	}
 	return r.blobSizeLocked(h)
