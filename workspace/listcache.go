@@ -1,8 +1,10 @@
 package workspace
 
 import (
+	"cmp"
 	"container/list"
 	"encoding/hex"
+	"slices"
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -173,16 +175,14 @@ func (c *commitSource) readListing(k listKey, sizes bool, sess *listSession) (*d
 		*e = typedEntry(te)
 		e.Path, e.SHA = pathText[off:off+n], shaText[i*2*len(te.hash):(i+1)*2*len(te.hash)]
 		off += n
-		switch {
-		case e.Type == TypeSymlink:
-			err = c.fillTargetLocked(e, te.hash)
-		case sizes && e.Type == TypeFile:
-			e.Size, err = listedSizeLocked(r, te.hash)
-			if err != nil {
-				err = c.objectError(e.Path, err)
+		if e.Type == TypeSymlink {
+			if err := c.fillTargetLocked(e, te.hash); err != nil {
+				return nil, err
 			}
 		}
-		if err != nil {
+	}
+	if sizes {
+		if err := c.fillSizesLocked(l.entries, valid); err != nil {
 			return nil, err
 		}
 	}
@@ -198,13 +198,55 @@ func parseHash(s string) plumbing.Hash {
 	return h
 }
 
-// listedSizeLocked reads a blob's size from its pack entry, or asks the
-// object store when the packs cannot tell. It leaves the repo's map of
-// sizes alone: a listing reads every size of a tree once, and the
-// listing cache keeps them. r.mu must be held.
-func listedSizeLocked(r *repo, h plumbing.Hash) (int64, error) {
-	if size, ok := r.packedSizeLocked(h); ok {
-		return size, nil
+// fillSizesLocked fills in the sizes of the files among entries, whose
+// tree entries are valid. Sizes are read from the packs in the order of
+// the entries' offsets, so that the header windows (listsize.go) are read
+// forward: in tree order, a fifth more of them were read. A size the
+// packs cannot tell is asked of the object store. r.mu must be held.
+func (c *commitSource) fillSizesLocked(entries []Entry, valid []treeEntry) error {
+	r := c.ws.repo
+	pr := r.packsLocked()
+	type packed struct {
+		pack int
+		off  int64
+		i    int // in entries
 	}
-	return r.blobSizeLocked(h)
+	var order []packed
+	for i := range entries {
+		e := &entries[i]
+		if e.Type != TypeFile {
+			continue
+		}
+		if p, off, ok := pr.locate(valid[i].hash); ok {
+			order = append(order, packed{p, off, i})
+			continue
+		}
+		if err := c.objectSizeLocked(e, valid[i].hash); err != nil {
+			return err
+		}
+	}
+	slices.SortFunc(order, func(a, b packed) int { return cmp.Or(cmp.Compare(a.pack, b.pack), cmp.Compare(a.off, b.off)) })
+	for _, o := range order {
+		size, err := pr.entrySize(pr.packs[o.pack], o.off)
+		if err != nil {
+			// Any surprise in the pack: the object store decides.
+			if err := c.objectSizeLocked(&entries[o.i], valid[o.i].hash); err != nil {
+				return err
+			}
+			continue
+		}
+		entries[o.i].Size = size
+	}
+	return nil
+}
+
+// objectSizeLocked sets e.Size to the size of blob h, asked of the object
+// store. r.mu must be held.
+func (c *commitSource) objectSizeLocked(e *Entry, h plumbing.Hash) error {
+	size, err := c.ws.repo.blobSizeLocked(h)
+	if err != nil {
+		return c.objectError(e.Path, err)
+	}
+	e.Size = size
+	return nil
 }

@@ -94,13 +94,22 @@ func (r *repo) refreshPacksLocked() {
 // size returns the size of object h when a mapped pack holds it and its
 // entry reads as expected.
 func (pr *packReader) size(h plumbing.Hash) (int64, bool) {
-	for _, p := range pr.packs {
+	i, off, ok := pr.locate(h)
+	if !ok {
+		return 0, false
+	}
+	size, err := pr.entrySize(pr.packs[i], off)
+	return size, err == nil
+}
+
+// locate returns which of pr.packs holds object h, and its offset there.
+func (pr *packReader) locate(h plumbing.Hash) (int, int64, bool) {
+	for i, p := range pr.packs {
 		if off, ok := p.index.offset(h); ok {
-			size, err := pr.entrySize(p, off)
-			return size, err == nil
+			return i, off, true
 		}
 	}
-	return 0, false
+	return 0, 0, false
 }
 
 // entrySize reads the size of the object stored at offset off of pack p:
