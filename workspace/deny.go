@@ -59,8 +59,10 @@ type denyRule struct {
 	lit     string // exact, prefix or suffix literal (lower case)
 	glob    Glob   // for ruleName and ruleGlob
 	// name is the last component of the pattern: a name must match it
-	// before the whole glob is tried.
-	name string
+	// before the whole glob is tried. nameGlob says it has wildcards
+	// (decided once: a listing tests every entry's name).
+	name     string
+	nameGlob bool
 }
 
 type ruleKind int
@@ -113,7 +115,8 @@ func (d *denyList) add(pattern string) error {
 		if err != nil {
 			return fmt.Errorf("deny pattern: %w", err)
 		}
-		d.rules = append(d.rules, denyRule{pattern: pattern, kind: ruleGlob, glob: g, name: lower[strings.LastIndexByte(lower, '/')+1:]})
+		name := lower[strings.LastIndexByte(lower, '/')+1:]
+		d.rules = append(d.rules, denyRule{pattern: pattern, kind: ruleGlob, glob: g, name: name, nameGlob: strings.ContainsAny(name, "*?[\\")})
 		return nil
 	}
 	g, err := ParseGlob(lower)
@@ -150,7 +153,7 @@ func (r *denyRule) nameMatches(lowerName string) bool {
 	if r.name == "**" {
 		return true
 	}
-	if !strings.ContainsAny(r.name, "*?[\\") {
+	if !r.nameGlob {
 		return r.name == lowerName
 	}
 	ok, _ := path.Match(r.name, lowerName)

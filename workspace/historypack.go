@@ -24,6 +24,10 @@ import (
 // use; repo.mu guards it.
 type packReader struct {
 	packs []*mappedPack
+	// listed holds the names of the packs tried, mapped or not.
+	listed map[plumbing.Hash]bool
+	// headers is what sizes are read from (listsize.go).
+	headers headerWindow
 	// cache holds recently resolved objects by pack and offset: the bases
 	// that chains of deltas share. It is bounded by maxPackCacheBytes and
 	// emptied when full, like the repo's other caches.
@@ -50,6 +54,9 @@ type mappedPack struct {
 	index *packIndex
 	pack  []byte
 	unmap func() error
+	// file is the pack, open to read entry headers with (listsize.go);
+	// nil when it could not be opened.
+	file billy.File
 }
 
 const (
@@ -66,18 +73,35 @@ var errPackMiss = errors.New("object not in the mapped packs")
 // openPackReaderLocked maps every pack the storage lists. A pack that
 // cannot be mapped is left to go-git. r.mu must be held.
 func (r *repo) openPackReaderLocked() *packReader {
-	pr := &packReader{cache: make(map[packPos]packObject)}
+	pr := &packReader{cache: make(map[packPos]packObject), listed: make(map[plumbing.Hash]bool)}
+	pr.addPacks(r)
+	return pr
+}
+
+// addPacks maps the packs the storage lists that pr has not tried yet:
+// when it is opened, every one; later, those written since (a fetch, a
+// repack), which walks look for (refreshPacksLocked). Packs mapped stay
+// mapped, and keep their place in pr.packs, which the cache's keys count
+// on. r.mu must be held.
+func (pr *packReader) addPacks(r *repo) {
 	names, err := r.storage.ObjectPacks()
 	if err != nil {
-		return pr
+		return
 	}
 	fs := r.storage.Filesystem()
 	for _, name := range names {
+		if pr.listed[name] {
+			continue
+		}
+		pr.listed[name] = true
 		if p, err := mapPack(fs, name); err == nil {
 			pr.packs = append(pr.packs, p)
 		}
 	}
-	return pr
+}
+
+func packFile(fs billy.Filesystem, name plumbing.Hash, ext string) string {
+	return fs.Join("objects", "pack", "pack-"+name.String()+"."+ext)
 }
 
 func mapPack(fs billy.Filesystem, name plumbing.Hash) (*mappedPack, error) {
@@ -96,7 +120,11 @@ func mapPack(fs billy.Filesystem, name plumbing.Hash) (*mappedPack, error) {
 	if len(pack) < 12 || string(pack[:4]) != "PACK" {
 		return nil, errors.Join(errPackFormat, unmapIdx(), unmapPack())
 	}
-	return &mappedPack{index: index, pack: pack, unmap: func() error { return errors.Join(unmapIdx(), unmapPack()) }}, nil
+	p := &mappedPack{index: index, pack: pack, unmap: func() error { return errors.Join(unmapIdx(), unmapPack()) }}
+	if f, err := fs.Open(packFile(fs, name, "pack")); err == nil {
+		p.file = f
+	}
+	return p, nil
 }
 
 // read returns object h and its type, or errPackMiss. An object larger
@@ -225,6 +253,20 @@ func ofsDeltaOffset(pack []byte, at int64) (int64, int, error) {
 // reused: a new one allocates a 32 KiB window, which was most of the cost
 // of reading a small tree.
 func (pr *packReader) inflate(b []byte, size int64) ([]byte, error) {
+	zr, err := pr.inflater(b)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, size)
+	if _, err := io.ReadFull(zr, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// inflater returns the reader's inflater, reset to the zlib stream at the
+// start of b.
+func (pr *packReader) inflater(b []byte) (io.Reader, error) {
 	pr.src.Reset(b)
 	if pr.zr == nil {
 		zr, err := zlib.NewReader(&pr.src)
@@ -235,11 +277,7 @@ func (pr *packReader) inflate(b []byte, size int64) ([]byte, error) {
 	} else if err := pr.zr.(zlib.Resetter).Reset(&pr.src, nil); err != nil {
 		return nil, err
 	}
-	out := make([]byte, size)
-	if _, err := io.ReadFull(pr.zr, out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return pr.zr, nil
 }
 
 // applyDelta rebuilds an object from its base and a git delta: the base's
@@ -303,11 +341,14 @@ func applyDelta(base, delta []byte, max int64) ([]byte, error) {
 	return out, nil
 }
 
-// close unmaps the packs.
+// close unmaps and closes the packs.
 func (pr *packReader) close() error {
 	var errs []error
 	for _, p := range pr.packs {
 		errs = append(errs, p.unmap())
+		if p.file != nil {
+			errs = append(errs, p.file.Close())
+		}
 	}
 	pr.packs = nil
 	clear(pr.cache)

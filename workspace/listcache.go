@@ -1,8 +1,10 @@
 package workspace
 
 import (
+	"cmp"
 	"container/list"
 	"encoding/hex"
+	"slices"
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -43,8 +45,6 @@ type listCache struct {
 	entries    int
 	order      *list.List // of *cachedListing, most recent at the front
 	byKey      map[listKey]*list.Element
-	// indexes are the pack indexes listings read blob sizes with.
-	indexes packIndexes
 }
 
 type cachedListing struct {
@@ -106,10 +106,16 @@ func (c *listCache) put(k listKey, l *dirListing) {
 	}
 }
 
+// A listSession is one walk's reading of a commit.
+type listSession struct {
+	// packsChecked is set once the walk has looked for packs written
+	// since the repository's were mapped (refreshPacksLocked).
+	packsChecked bool
+}
+
 // listing returns the children of directory dir of the commit, from the
 // workspace's cache when it holds them (with sizes, if sizes is set). A
-// walk passes its session, which keeps the packs open from one directory
-// to the next; sess may be nil.
+// walk passes its session; sess may be nil.
 func (c *commitSource) listing(dir Entry, sizes bool, sess *listSession) (*dirListing, error) {
 	cache := c.ws.deny.listings
 	key := listKey{tree: parseHash(dir.SHA), dir: dir.Path}
@@ -135,9 +141,9 @@ func (c *commitSource) readListing(k listKey, sizes bool, sess *listSession) (*d
 	r := c.ws.repo
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var sr *sizeReader
-	if sizes {
-		sr = sess.sizeReaderLocked(&c.ws.deny.listings.indexes, r)
+	if sess != nil && !sess.packsChecked {
+		r.refreshPacksLocked()
+		sess.packsChecked = true
 	}
 	tree, err := r.treeLocked(k.tree)
 	if err != nil {
@@ -169,16 +175,14 @@ func (c *commitSource) readListing(k listKey, sizes bool, sess *listSession) (*d
 		*e = typedEntry(te)
 		e.Path, e.SHA = pathText[off:off+n], shaText[i*2*len(te.hash):(i+1)*2*len(te.hash)]
 		off += n
-		switch {
-		case e.Type == TypeSymlink:
-			err = c.fillTargetLocked(e, te.hash)
-		case sizes && e.Type == TypeFile:
-			e.Size, err = blobSizeLocked(r, sr, te.hash)
-			if err != nil {
-				err = c.objectError(e.Path, err)
+		if e.Type == TypeSymlink {
+			if err := c.fillTargetLocked(e, te.hash); err != nil {
+				return nil, err
 			}
 		}
-		if err != nil {
+	}
+	if sizes {
+		if err := c.fillSizesLocked(l.entries, valid); err != nil {
 			return nil, err
 		}
 	}
@@ -194,11 +198,55 @@ func parseHash(s string) plumbing.Hash {
 	return h
 }
 
-// blobSizeLocked reads a blob's size from its pack entry, or asks the
-// object store when sr cannot tell. r.mu must be held.
-func blobSizeLocked(r *repo, sr *sizeReader, h plumbing.Hash) (int64, error) {
-	if size, ok := sr.size(h); ok {
-		return size, nil
+// fillSizesLocked fills in the sizes of the files among entries, whose
+// tree entries are valid. Sizes are read from the packs in the order of
+// the entries' offsets, so that the header windows (listsize.go) are read
+// forward: in tree order, a fifth more of them were read. A size the
+// packs cannot tell is asked of the object store. r.mu must be held.
+func (c *commitSource) fillSizesLocked(entries []Entry, valid []treeEntry) error {
+	r := c.ws.repo
+	pr := r.packsLocked()
+	type packed struct {
+		pack int
+		off  int64
+		i    int // in entries
 	}
-	return r.blobSizeLocked(h)
+	var order []packed
+	for i := range entries {
+		e := &entries[i]
+		if e.Type != TypeFile {
+			continue
+		}
+		if p, off, ok := pr.locate(valid[i].hash); ok {
+			order = append(order, packed{p, off, i})
+			continue
+		}
+		if err := c.objectSizeLocked(e, valid[i].hash); err != nil {
+			return err
+		}
+	}
+	slices.SortFunc(order, func(a, b packed) int { return cmp.Or(cmp.Compare(a.pack, b.pack), cmp.Compare(a.off, b.off)) })
+	for _, o := range order {
+		size, err := pr.entrySize(pr.packs[o.pack], o.off)
+		if err != nil {
+			// Any surprise in the pack: the object store decides.
+			if err := c.objectSizeLocked(&entries[o.i], valid[o.i].hash); err != nil {
+				return err
+			}
+			continue
+		}
+		entries[o.i].Size = size
+	}
+	return nil
+}
+
+// objectSizeLocked sets e.Size to the size of blob h, asked of the object
+// store. r.mu must be held.
+func (c *commitSource) objectSizeLocked(e *Entry, h plumbing.Hash) error {
+	size, err := c.ws.repo.blobSizeLocked(h)
+	if err != nil {
+		return c.objectError(e.Path, err)
+	}
+	e.Size = size
+	return nil
 }

@@ -42,69 +42,6 @@ func packedRepo(t *testing.T, refDeltas bool) *gitfixture.Repo {
 	return repo
 }
 
-// TestPackSizesMatchObjectStore reads the size of every object of the
-// packs with the sizeReader, from the pack mapped and from windows read
-// (what platforms that cannot map files do), and checks it against
-// go-git's answer.
-func TestPackSizesMatchObjectStore(t *testing.T) {
-	for _, tc := range []struct{ refDeltas, mapped bool }{{false, true}, {true, true}, {false, false}, {true, false}} {
-		refDeltas := tc.refDeltas
-		t.Run(fmt.Sprintf("refDeltas=%v,mapped=%v", refDeltas, tc.mapped), func(t *testing.T) {
-			repo := packedRepo(t, refDeltas)
-			reg := openOne(t, repo.Dir, nil)
-			s := snapshot(t, reg, "HEAD")
-			var loose []plumbing.Hash
-			for _, p := range []string{"dir0/file0.txt", "loose.txt"} {
-				e, err := s.Stat(context.Background(), p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				loose = append(loose, plumbing.NewHash(e.SHA))
-			}
-			r := reg.workspaces["ws"].repo
-			r.mu.Lock()
-			defer r.mu.Unlock()
-			var x packIndexes
-			sr := x.open(r)
-			defer sr.close()
-			if len(sr.packs) != 1 {
-				t.Fatalf("%d packs open, want 1", len(sr.packs))
-			}
-			if p := &sr.packs[0]; !tc.mapped && p.mapped != nil {
-				p.unmap()
-				p.mapped, p.unmap = nil, nil
-			} else if tc.mapped && p.mapped == nil {
-				t.Skip("this platform does not map packs")
-			}
-			deltas := 0
-			index := sr.packs[0].index
-			for i := range index.count {
-				var h plumbing.Hash
-				copy(h[:], index.data[idxFanout+20*i:])
-				got, ok := sr.size(h)
-				want, err := r.storage.EncodedObjectSize(h)
-				if !ok || err != nil || got != want {
-					t.Errorf("%s: size %d (%v), object store %d (%v)", h, got, ok, want, err)
-				}
-				off, _ := index.offset(h)
-				var b [1]byte
-				sr.packs[0].file.ReadAt(b[:], off)
-				if typ := b[0] >> 4 & 7; typ == packOFSDelta && !refDeltas || typ == packREFDelta && refDeltas {
-					deltas++
-				}
-			}
-			if deltas == 0 {
-				t.Errorf("the pack holds no deltas of the kind wanted: the test does not test them")
-			}
-			for _, h := range loose {
-				if _, ok := sr.size(h); ok {
-					t.Errorf("%s: the packs answered for a loose object", h)
-				}
-			}
-		})
-	}
-}
-
 // TestColdListingSizes lists a fresh registry (nothing cached) with sizes
 // and compares every file's size with what Stat reads from the object
 // store: packed whole, packed as deltas, loose.
@@ -187,9 +124,9 @@ func TestUvarint(t *testing.T) {
 	}
 }
 
-// TestPackedSizeMatchesObjectStore: the size a Stat reads from the mapped
-// packs' entry headers is go-git's, for every object of the pack, whole or
-// a delta; a loose object is left to go-git.
+// TestPackedSizeMatchesObjectStore: the size listings and Stat read from
+// the mapped packs' entry headers is go-git's, for every object of the
+// pack, whole or a delta (OFS or REF); a loose object is left to go-git.
 func TestPackedSizeMatchesObjectStore(t *testing.T) {
 	for _, refDeltas := range []bool{false, true} {
 		t.Run(fmt.Sprintf("refDeltas=%v", refDeltas), func(t *testing.T) {
@@ -207,19 +144,100 @@ func TestPackedSizeMatchesObjectStore(t *testing.T) {
 			if len(packs) != 1 {
 				t.Skipf("%d packs mapped: this platform does not map packs", len(packs))
 			}
-			index := packs[0].index
-			for i := range index.count {
-				var h plumbing.Hash
-				copy(h[:], index.data[idxFanout+20*i:])
-				got, ok := r.packedSizeLocked(h)
-				want, err := r.storage.EncodedObjectSize(h)
-				if !ok || err != nil || got != want {
-					t.Errorf("%s: size %d (%v), object store %d (%v)", h, got, ok, want, err)
+			if packs[0].file == nil {
+				t.Fatal("the pack was mapped but not opened")
+			}
+			index, deltas := packs[0].index, 0
+			wantDelta := plumbing.OFSDeltaObject
+			if refDeltas {
+				wantDelta = plumbing.REFDeltaObject
+			}
+			// Sizes are read from the file in windows, and from the
+			// mapping where the file cannot be read.
+			for _, from := range []string{"file", "mapping"} {
+				if from == "mapping" {
+					packs[0].file.Close()
+					packs[0].file, r.packsLocked().headers = nil, headerWindow{}
 				}
+				for i := range index.count {
+					var h plumbing.Hash
+					copy(h[:], index.data[idxFanout+20*i:])
+					got, ok := r.packedSizeLocked(h)
+					want, err := r.storage.EncodedObjectSize(h)
+					if !ok || err != nil || got != want {
+						t.Errorf("from the %s, %s: size %d (%v), object store %d (%v)", from, h, got, ok, want, err)
+					}
+					off, _ := index.offset(h)
+					if typ, _, _, _ := entryHeader(packs[0].pack, off); typ == wantDelta {
+						deltas++
+					}
+				}
+			}
+			if deltas == 0 {
+				t.Errorf("the pack holds no %s entries: the test does not test them", wantDelta)
 			}
 			if _, ok := r.packedSizeLocked(plumbing.NewHash(loose.SHA)); ok {
 				t.Errorf("the mapped packs answered for a loose object")
 			}
 		})
+	}
+}
+
+// TestListingMapsNewPacks: a walk maps the packs written since the
+// repository's were mapped (here by a commit and a repack, as a fetch
+// would bring them), so that their sizes come from the packs too; sizes
+// read from two packs and loose objects are git's.
+func TestListingMapsNewPacks(t *testing.T) {
+	repo := packedRepo(t, false)
+	reg := openOne(t, repo.Dir, nil)
+	ctx := context.Background()
+	// walk lists HEAD with sizes, and compares them with git's.
+	walk := func() {
+		t.Helper()
+		want := map[string]string{}
+		for line := range strings.Lines(gitfixture.Git(t, repo.Dir, "ls-tree", "-r", "-l", "HEAD")) {
+			meta, p, _ := strings.Cut(strings.TrimSuffix(line, "\n"), "\t")
+			if f := strings.Fields(meta); f[1] == "blob" && f[0] != "120000" {
+				want[p] = f[3]
+			}
+		}
+		files := 0
+		_, err := snapshot(t, reg, "HEAD").Walk(ctx, "", WalkOptions{Recursive: true, Sizes: true}, func(e Entry) error {
+			if e.Type == TypeFile {
+				files++
+				if got := fmt.Sprint(e.Size); got != want[e.Path] {
+					t.Errorf("%s: size %s, git ls-tree -l says %s", e.Path, got, want[e.Path])
+				}
+			}
+			return nil
+		})
+		if err != nil || files != len(want) {
+			t.Fatalf("%d files listed, git lists %d (%v)", files, len(want), err)
+		}
+	}
+	r := reg.workspaces["ws"].repo
+	mapped := func() int {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return len(r.packsLocked().packs)
+	}
+	walk()
+	if n := mapped(); n != 1 {
+		t.Skipf("%d packs mapped: this platform does not map packs", n)
+	}
+	repo.Commit(t, "new", map[string]gitfixture.File{"new.txt": gitfixture.Text(strings.Repeat("new text\n", 100))})
+	gitfixture.Git(t, repo.Dir, "repack", "-d")
+	walk()
+	if n := mapped(); n != 2 {
+		t.Fatalf("%d packs mapped after a walk of the new commit, want 2", n)
+	}
+	e, err := snapshot(t, reg, "HEAD").Stat(ctx, "new.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if size, ok := r.packedSizeLocked(plumbing.NewHash(e.SHA)); !ok || size != 900 {
+		t.Errorf("new.txt: packed size %d (%v), want 900", size, ok)
 	}
 }

@@ -36,10 +36,6 @@ type repo struct {
 	refs    *refCache                       // nil: every ref is resolved through go-git
 	blobs   *blobCache                      // shared by the registry's repositories; nil: none
 	hist    *historyCache                   // made on first use; see history.go
-	// packSizes reads blob sizes from the mapped packs' entry headers
-	// (packedSizeLocked); made on first use, over packs mapped until
-	// the repo is closed.
-	packSizes *sizeReader
 }
 
 type commitInfo struct {

@@ -66,7 +66,6 @@ func (s *Snapshot) Walk(ctx context.Context, dir string, opts WalkOptions, fn fu
 	if opts.After != "" {
 		w.after = opts.After
 	}
-	defer w.session.close()
 	err = w.walk(ctx, root, len(splitPath(root.Path)))
 	if errors.Is(err, fs.SkipAll) {
 		err = nil
