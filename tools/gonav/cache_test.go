@@ -1,6 +1,7 @@
 package gonav
 
 import (
+	"go/types"
 	"reflect"
 	"slices"
 	"strings"
@@ -311,4 +312,41 @@ func rechecked(p *program) int {
 		}
 	}
 	return n
+}
+
+// TestChecksDropped loads a revision and asks what needs its package
+// level objects, then looks at what the program keeps: every package's
+// types are read back from export data, whose package scope has no
+// file scopes under it, as a check's has; the objects its indexes found
+// are theirs. A check's objects would keep its every scope, and so the
+// check, alive.
+func TestChecksDropped(t *testing.T) {
+	repo := gitfixture.New(t)
+	repo.Commit(t, "nav", txtarFiles(t, "testdata/nav.txtar"))
+	c, sv := serve(t, repo.Dir, testOptions(t))
+	for _, q := range []map[string]any{
+		{"relation": "references", "symbol": "shape.Shape.Area"},
+		{"relation": "callers", "symbol": "shape.Total", "depth": 2},
+		{"relation": "implementations", "symbol": "shape.Shape"},
+	} {
+		navigate(t, c, q)
+	}
+	prog := sv.progs[0].prog
+	if prog.checked == 0 {
+		t.Fatal("nothing was checked")
+	}
+	fromCheck := func(p *types.Package) bool { return p != nil && p.Scope().NumChildren() > 0 }
+	for _, u := range prog.units {
+		if fromCheck(u.types) {
+			t.Errorf("%s: the program keeps the check's types", u.id)
+		}
+		if u.index == nil || u.index.checked {
+			continue
+		}
+		for _, r := range u.index.Objects {
+			if r.obj != nil && fromCheck(r.obj.Pkg()) {
+				t.Errorf("%s: the index keeps the check's object %s", u.id, r.Key)
+			}
+		}
+	}
 }

@@ -240,11 +240,7 @@ func (l *loader) check(n *node) *unit {
 		u.index = l.buildIndex(u, files, info)
 	}
 	u.apiKey = apiKeyOf(l.fset, u, n.deps)
-	if n.local {
-		l.save(u, files)
-	} else {
-		l.keep(n, u, files)
-	}
+	l.keep(n, u, files)
 	u.api = l.cache.api(u.apiKey, u.types)
 	return u
 }
