@@ -97,7 +97,7 @@ func (l *loader) graph(listed []*listedPackage, r roots) (map[string]*node, []*n
 	}
 	for _, n := range nodes {
 		_, hasTestVariant := nodes[n.lp.ImportPath+" ["+n.lp.ImportPath+".test]"]
-		n.full = n.local && !hasTestVariant
+		n.full = n.local && !hasTestVariant && !recompiled(n.lp.ImportPath, nodes)
 	}
 	const (
 		visiting = 1
@@ -127,6 +127,17 @@ func (l *loader) graph(listed []*listedPackage, r roots) (map[string]*node, []*n
 		}
 	}
 	return nodes, order
+}
+
+// recompiled reports whether id is a package recompiled for another
+// package's test ("q [p.test]", q importing p), whose files the package
+// itself, or its own test variant, holds too: it is checked for its
+// importers only, its declarations without function bodies, as a
+// dependency is. In the standard library, such variants are two thirds
+// of the repository packages' identifiers.
+func recompiled(id string, nodes map[string]*node) bool {
+	path, variant, ok := cutVariant(id)
+	return ok && variant != path+".test" && nodes[path] != nil
 }
 
 // prepare reads a package's files (its repository files whole, the
