@@ -1,6 +1,7 @@
 package gonav
 
 import (
+	"go/token"
 	"go/types"
 	"reflect"
 	"slices"
@@ -335,6 +336,23 @@ func TestChecksDropped(t *testing.T) {
 	if prog.checked == 0 {
 		t.Fatal("nothing was checked")
 	}
+	// The file set keeps the files export data was read from, and the
+	// parsed files of the units with an index, which names offsets in
+	// them; not the others' syntax.
+	kept := map[*token.File]bool{}
+	for _, u := range prog.units {
+		if u.index != nil {
+			for _, f := range u.index.Files {
+				kept[f.tf] = true
+			}
+		}
+	}
+	prog.fset.Iterate(func(f *token.File) bool {
+		if !kept[f] && prog.tables.m[f] == nil {
+			t.Errorf("the file set keeps %s, parsed for a unit without an index", f.Name())
+		}
+		return true
+	})
 	fromCheck := func(p *types.Package) bool { return p != nil && p.Scope().NumChildren() > 0 }
 	for _, u := range prog.units {
 		if fromCheck(u.types) {

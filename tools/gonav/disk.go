@@ -140,9 +140,9 @@ func (l *loader) keep(n *node, u *unit, files []*ast.File) {
 	u.types = pkg
 	if n.local {
 		u.hidden = hidden
-		if u.index != nil {
-			l.resolveLater(n, u, u.index)
-		}
+	}
+	if u.index != nil {
+		l.resolveLater(n, u, u.index)
 		return // its index names offsets in the parsed files
 	}
 	// Nothing refers to the parsed files now: their line tables go too.
