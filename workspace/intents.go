@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/repo-mcp/repo-mcp/errclass"
@@ -25,13 +26,24 @@ import (
 // writer's, still at work, until it is older than [IntentStale]: only
 // then may another process drop it. One intent per branch at a time makes
 // it the branch's lock across processes too.
+//
+// An intent's age is measured on the clock of the process judging it, from
+// when that process first saw it, because the stamp in the intent comes
+// from its writer's clock, and replicas sharing a repository may disagree
+// on the time. The stamp alone decides only when it is older than
+// [IntentStale] by more than [intentClockSkew]: that is how a process
+// started after a crash drops the dead writer's intent at once.
 const intentPrefix = "intents/" // under RecordPrefix
 
 // IntentStale is the age after which an intent whose branch has not moved
 // is taken for its writer's death. A writer gives up its move when its
-// intent is older than [intentMoveWindow], well before, so a live writer
-// never moves a branch after its intent was dropped.
+// intent is older than [intentMoveWindow] on its own clock, well before,
+// so a live writer never moves a branch after its intent was dropped.
 const IntentStale = time.Minute
+
+// intentClockSkew bounds how far the clocks of processes sharing a
+// repository may disagree, for intents judged by their stamp alone.
+const intentClockSkew = 10 * time.Minute
 
 // intentMoveWindow bounds the time between writing an intent and moving
 // the branch.
@@ -79,6 +91,7 @@ func (r Records) Intend(in Intent, now time.Time) (sha string, err error) {
 	if sha, err = r.w.WriteBlob(data); err != nil {
 		return "", err
 	}
+	r.w.intents.firstSeen(sha, now)
 	err = r.Update(intentName(in.Branch), sha, "")
 	var conflict *RefConflict
 	if errors.As(err, &conflict) || errors.Is(err, ErrRefLocked) {
@@ -102,6 +115,7 @@ func CheckIntentYoung(written, now time.Time) error {
 // it now (the ref's lock is held).
 func (r Records) ClearIntent(branch, sha string) error {
 	err := r.Delete(intentName(branch), sha)
+	r.w.intents.forget(sha)
 	if _, ok := errors.AsType[*RefConflict](err); ok || errors.Is(err, ErrRefLocked) {
 		return nil
 	}
@@ -131,7 +145,7 @@ func (r Records) SettleIntent(branch string, now time.Time) (*Settled, error) {
 		return nil, err
 	}
 	s := &Settled{Intent: in, Recorded: head == in.Commit}
-	if head == in.From && !intentStale(in, now) {
+	if head == in.From && !r.w.intents.stale(sha, in, now) {
 		return nil, nil // its writer may still move it
 	}
 	if s.Recorded {
@@ -149,9 +163,53 @@ func (r Records) SettleIntent(branch string, now time.Time) (*Settled, error) {
 	return s, nil
 }
 
-func intentStale(in Intent, now time.Time) bool {
+// intentWatch remembers when this process first saw each intent, so that
+// an intent ages on this process's clock (see intentPrefix).
+type intentWatch struct {
+	mu   sync.Mutex
+	seen map[string]time.Time // intent blob SHA → first seen
+}
+
+// intentWatchSweep is the size from which firstSeen drops intents seen
+// long ago: ones cleared by other processes are never forgotten otherwise.
+const intentWatchSweep = 256
+
+// firstSeen returns when this process first saw the intent sha, now if
+// never before.
+func (iw *intentWatch) firstSeen(sha string, now time.Time) time.Time {
+	iw.mu.Lock()
+	defer iw.mu.Unlock()
+	if t, ok := iw.seen[sha]; ok {
+		return t
+	}
+	if iw.seen == nil {
+		iw.seen = make(map[string]time.Time)
+	}
+	if len(iw.seen) >= intentWatchSweep {
+		for s, t := range iw.seen {
+			if now.Sub(t) > 2*IntentStale {
+				delete(iw.seen, s)
+			}
+		}
+	}
+	iw.seen[sha] = now
+	return now
+}
+
+func (iw *intentWatch) forget(sha string) {
+	iw.mu.Lock()
+	delete(iw.seen, sha)
+	iw.mu.Unlock()
+}
+
+// stale reports whether the intent in, stored as blob sha, may be taken
+// for its writer's death at now.
+func (iw *intentWatch) stale(sha string, in Intent, now time.Time) bool {
+	if now.Sub(iw.firstSeen(sha, now)) > IntentStale {
+		return true
+	}
 	written, err := time.Parse(time.RFC3339Nano, in.Time)
-	return err != nil || now.Sub(written) > IntentStale
+	return err != nil || now.Sub(written) > IntentStale+intentClockSkew
 }
 
 // SettleIntents settles every intent of the workspace; see SettleIntent.

@@ -104,3 +104,55 @@ func boolInt(b bool) int {
 	}
 	return 0
 }
+
+// TestIntentAgesOnObserversClock: another replica judges an intent's age
+// from when it first saw it, so a writer whose clock is behind or ahead
+// keeps its intent for IntentStale, and loses it after; only a stamp
+// older than any clock skew is dropped at first sight.
+func TestIntentAgesOnObserversClock(t *testing.T) {
+	now := time.Now()
+	for _, tc := range []struct {
+		name      string
+		stamp     time.Duration // the writer's clock against the observer's
+		firstLook time.Duration // when the observer first settles
+		wantLeft  bool          // the intent is left at the first look
+	}{
+		{name: "writer behind", stamp: -5 * time.Minute, wantLeft: true},
+		{name: "writer ahead", stamp: 5 * time.Minute, wantLeft: true},
+		{name: "writer in step", stamp: 0, wantLeft: true},
+		{name: "stamp older than any skew", stamp: -(IntentStale + intentClockSkew + time.Second)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			repo, commits := basicRepo(t)
+			const branch = "refs/heads/topic"
+			gitfixture.Git(t, repo.Dir, "update-ref", branch, commits[0])
+			writer := snapshot(t, openOne(t, repo.Dir, nil), "HEAD").Workspace().Records()
+			observer := snapshot(t, openOne(t, repo.Dir, nil), "HEAD").Workspace().Records()
+			blob := writeBlob(t, writer.w, `{}`)
+			in := Intent{Branch: branch, From: commits[0], Commit: commits[1], Record: "applied/x/branch-1", RecordBlob: blob}
+			sha, err := writer.Intend(in, now.Add(tc.stamp))
+			if err != nil {
+				t.Fatal(err)
+			}
+			settled, err := observer.SettleIntents(now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if left := len(settled) == 0; left != tc.wantLeft {
+				t.Fatalf("at first sight: settled %+v, want the intent left: %v", settled, tc.wantLeft)
+			}
+			if !tc.wantLeft {
+				return
+			}
+			if s, err := observer.SettleIntents(now.Add(IntentStale - time.Second)); err != nil || len(s) != 0 {
+				t.Errorf("before IntentStale on the observer's clock: settled %+v, %v", s, err)
+			}
+			if s, err := observer.SettleIntents(now.Add(IntentStale + time.Second)); err != nil || len(s) != 1 {
+				t.Errorf("after IntentStale on the observer's clock: settled %+v, %v", s, err)
+			}
+			if got, _ := observer.Read(intentName(branch)); got == sha {
+				t.Errorf("the stale intent is still there")
+			}
+		})
+	}
+}

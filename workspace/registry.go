@@ -82,6 +82,7 @@ type Workspace struct {
 	repo     *repo
 	rootFS   *os.Root // nil unless worktree reads are allowed
 	layout   gitLayout
+	intents  *intentWatch
 }
 
 // ID returns the workspace id.
@@ -150,7 +151,7 @@ func openWorkspace(wc WorkspaceConfig, opts Options, blobs *blobCache) (*Workspa
 		return nil, err
 	}
 	r.blobs = blobs
-	ws := &Workspace{id: wc.ID, root: root, bare: layout.bare, readOnly: wc.ReadOnly, deny: deny, repo: r, layout: layout}
+	ws := &Workspace{id: wc.ID, root: root, bare: layout.bare, readOnly: wc.ReadOnly, deny: deny, repo: r, layout: layout, intents: &intentWatch{}}
 	if ws.fixtures, err = compileFixtures(wc.VerifySecretFixtures); err != nil {
 		r.close()
 		return nil, err
