@@ -16,7 +16,7 @@ if [ "$base" != none ]; then
 	base_tmp=$(mktemp -d)
 	trap 'rm -rf "$base_tmp" ${bench_tmp:+"$bench_tmp"}' EXIT
 	git -C "$dir/.." archive "$base" | tar -x -C "$base_tmp"
-	(cd "$base_tmp" && go build -o "$base_tmp/repo-mcp" ./cmd/repo-mcp)
+	(cd "$base_tmp" && CGO_ENABLED=0 go build -o "$base_tmp/repo-mcp" ./cmd/repo-mcp)
 	export REPO_MCP_BENCH_BASE=$base_tmp/repo-mcp
 fi
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); base: $base"

@@ -22,9 +22,9 @@ import (
 // BenchmarkReadOnlyCall measures one read-only call (read_file of a small
 // README on the filesserver fixture, over stdio) made bare through client/
 // ("client", the baseline) and as a model's tool call through the harness
-// ("harness": the model turn, policy, validation, the fsynced intent and
-// state events, the artifact, the tool result; runs of eight calls, so
-// ns/op also carries a share of creating each run). "append" and "artifact"
+// ("harness": policy, validation, the fsynced intent and state events,
+// the artifact, the tool result, all but the model's turn; runs of eight
+// calls, so ns/op also carries a share of creating each run). "append" and "artifact"
 // measure one fsynced event and one stored artifact alone, to show what
 // the difference is made of. bench/harness.sh compares medians.
 func BenchmarkReadOnlyCall(b *testing.B) {
@@ -54,7 +54,7 @@ func BenchmarkReadOnlyCall(b *testing.B) {
 	b.Run("harness", func(b *testing.B) { benchmarkHarness(b, bin, ws, 0) })
 	// The model takes 2 ms a turn, as a real one takes far longer: what
 	// the harness does meanwhile (syncing the last call's artifact) leaves
-	// its path. Subtract 2000 µs from its p50 to compare.
+	// its path. The model's time is not counted.
 	b.Run("harness-think", func(b *testing.B) { benchmarkHarness(b, bin, ws, 2*time.Millisecond) })
 
 	b.Run("append", func(b *testing.B) {
@@ -93,9 +93,13 @@ func BenchmarkReadOnlyCall(b *testing.B) {
 	})
 }
 
+// callsPerRun is how many calls a run of benchmarkHarness makes: per-call
+// figures without the cost of an ever longer conversation.
+const callsPerRun = 8
+
 // benchmarkHarness times read-only calls made as a model's tool calls
-// through the harness, from one tool result to the next, with a model that
-// takes think per turn.
+// through the harness, from one tool result to the next, less the time
+// the model took in between (think per turn, and what sleeping took more).
 func benchmarkHarness(b *testing.B, bin, ws string, think time.Duration) {
 	ctx := context.Background()
 	cfg, err := config.Parse(fmt.Appendf(nil, `state_dir: %s
@@ -111,26 +115,25 @@ servers:
 		b.Fatal(err)
 	}
 	var (
-		mu   sync.Mutex
-		last time.Time
-		lat  []time.Duration
+		mu      sync.Mutex
+		last    time.Time
+		thought time.Duration // the model's time up to last
+		lat     []time.Duration
 	)
+	m := &repeatModel{calls: callsPerRun, tool: "files_read_file", think: think}
 	observe := func(ev eventlog.Event) {
 		switch ev.Type {
 		case eventlog.RunState, eventlog.ToolResult:
 			mu.Lock()
-			now := time.Now()
+			now, t := time.Now(), m.thought()
 			if ev.Type == eventlog.ToolResult {
-				lat = append(lat, now.Sub(last))
+				lat = append(lat, now.Sub(last)-(t-thought))
 			}
-			last = now
+			last, thought = now, t
 			mu.Unlock()
 		}
 	}
-	// Runs of callsPerRun calls: per-call figures without the cost of
-	// an ever longer conversation.
-	const callsPerRun = 8
-	h, err := New(ctx, Options{Config: cfg, Model: &repeatModel{calls: callsPerRun, tool: "files_read_file", think: think}, Observe: observe})
+	h, err := New(ctx, Options{Config: cfg, Model: m, Observe: observe})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -156,11 +159,27 @@ type repeatModel struct {
 	calls int
 	tool  string
 	think time.Duration // how long each turn takes
+
+	mu    sync.Mutex
+	spent time.Duration // in Next, in all
 }
 
 func (m *repeatModel) Name() string { return "bench:repeat" }
 
+// thought is the time spent in Next so far.
+func (m *repeatModel) thought() time.Duration {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.spent
+}
+
 func (m *repeatModel) Next(_ context.Context, req model.Request) (model.Reply, error) {
+	start := time.Now()
+	defer func() {
+		m.mu.Lock()
+		m.spent += time.Since(start)
+		m.mu.Unlock()
+	}()
 	time.Sleep(m.think)
 	k := 0
 	for _, msg := range req.Messages {

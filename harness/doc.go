@@ -44,12 +44,15 @@
 // retried automatically (Config.RetryReadOnly times) and the log says so.
 //
 // Raw results are stored content-addressed under the run (package
-// artifact); the model receives a bounded summary. A call has one sync on
-// its path, its intent's: its artifact is synced on a goroutine of its own
-// while the run goes on to the model's next turn, and the events that name
-// the artifact reach the log only after that sync, to be made durable (and
-// reported) by the run's next record. Package audit turns the logs into
-// the per-call audit table.
+// artifact); the model receives a bounded summary. A call has one round
+// of syncs on its path, its intent's: its artifact's sync starts when the
+// answer is stored and runs while the run goes on to the model's next
+// turn, and the events that name the artifact are made durable (and
+// reported) by the run's next record, whose sync waits for the artifact's
+// too. A crash of the machine can leave those events on disk without the
+// artifact; nothing after them was reported or sent, and a restart cuts
+// the log before them. Package audit turns the logs into the per-call
+// audit table.
 //
 // # Hostile servers, models and repositories
 //

@@ -57,9 +57,9 @@ func (h *Harness) execute(ctx context.Context, r *run, c *call) error {
 		return h.record(r, eventlog.CallState, c.id, d)
 	}
 	// The end of the call and what the model receives, durable with the
-	// run's next record. They reach the log once the artifact they name is
-	// durable, a sync that runs while the run goes on to the model's next
-	// turn: the next record waits for it.
+	// run's next record, whose sync also waits for the artifact's: that
+	// one starts now and runs while the run goes on to the model's next
+	// turn, and side by side with the log's.
 	result, err := h.resultFor(r, c, d.State, d.Reason)
 	if err != nil {
 		return err
@@ -72,10 +72,7 @@ func (h *Harness) execute(ctx context.Context, r *run, c *call) error {
 // (the model's own is kept: it was part of what was approved). Every
 // call also carries id in _meta (source.WithRequestID).
 func withRequestID(e *tools.Entry, args json.RawMessage, id string) json.RawMessage {
-	var schema struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-	}
-	if json.Unmarshal(e.Schema, &schema) != nil || schema.Properties["request_id"] == nil {
+	if !e.TakesRequestID() {
 		return args
 	}
 	var obj map[string]json.RawMessage

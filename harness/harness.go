@@ -342,6 +342,7 @@ func (h *Harness) closeLogs() {
 	defer h.mu.Unlock()
 	for _, r := range h.runs {
 		r.log.Close()
+		r.store.Release()
 	}
 }
 

@@ -18,6 +18,14 @@ import (
 // source, and the workspace.
 func newLocal(t *testing.T, m model.Model, writeEffect string) (*Harness, string) {
 	t.Helper()
+	cfg, ws := localConfig(t, writeEffect)
+	return startLocal(t, cfg, m), ws
+}
+
+// localConfig configures a temporary state directory and a temporary
+// workspace served by the local source, and returns the workspace.
+func localConfig(t *testing.T, writeEffect string) (*config.Config, string) {
+	t.Helper()
 	ws := t.TempDir()
 	os.WriteFile(filepath.Join(ws, "README.md"), []byte("# Demo\n\nThe demo repository holds one file. It exists for tests. Nothing else is in it. A fourth sentence.\n"), 0o644)
 	os.WriteFile(filepath.Join(ws, ".env"), []byte("TOKEN=secret"), 0o644)
@@ -29,12 +37,17 @@ func newLocal(t *testing.T, m model.Model, writeEffect string) (*Harness, string
 	if err != nil {
 		t.Fatal(err)
 	}
+	return cfg, ws
+}
+
+func startLocal(t *testing.T, cfg *config.Config, m model.Model) *Harness {
+	t.Helper()
 	h, err := New(context.Background(), Options{Config: cfg, Model: m})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.Close() })
-	return h, ws
+	return h
 }
 
 func submitWait(t *testing.T, h *Harness, task string) Status {
@@ -194,6 +207,30 @@ func TestEventsReportedDurable(t *testing.T) {
 	for i := range min(len(observed), len(events)) {
 		if observed[i] != events[i].Type {
 			t.Errorf("event %d observed as %s, logged as %s", i+1, observed[i], events[i].Type)
+		}
+	}
+}
+
+// TestRunAtRestHoldsNoPack: a run keeps its artifact pack open only while
+// it is active, so that a harness with many runs at rest holds no
+// descriptor for each.
+func TestRunAtRestHoldsNoPack(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("needs /proc/self/fd to list the process's descriptors")
+	}
+	h, _ := newLocal(t, model.NewScripted(model.DemoPlan(nil)), "")
+	st := submitWait(t, h, model.DemoTask)
+	if st.State != eventlog.Completed {
+		t.Fatalf("run %s (%s)", st.State, st.Reason)
+	}
+	pack := filepath.Join(h.RunsDir(), st.Run, "artifacts", "pack")
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fd := range fds {
+		if target, _ := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); target == pack {
+			t.Errorf("descriptor %s still holds %s", fd.Name(), pack)
 		}
 	}
 }

@@ -90,6 +90,10 @@ func (h *Harness) launch(ctx context.Context, r *run) {
 			if ferr := h.flush(r); ferr != nil {
 				h.logger.Error("run's events not synced", "run", r.id, "err", ferr)
 			}
+			// At rest: the run holds no descriptor of its pack.
+			if rerr := r.store.Release(); rerr != nil {
+				h.logger.Error("run's artifacts not released", "run", r.id, "err", rerr)
+			}
 			r.kick, r.active = false, false
 			close(r.idle)
 			r.mu.Unlock()

@@ -11,7 +11,8 @@ import (
 	"github.com/repo-mcp/repo-mcp/harness/eventlog"
 )
 
-// readRun loads a run from its log without keeping it open.
+// readRun loads a run from the events of its log that stand (see
+// standing), without keeping the log open.
 func (h *Harness) readRun(id string) (*run, error) {
 	if strings.ContainsAny(id, `/\`) || id == "" || id[0] == '.' {
 		return nil, fmt.Errorf("%w: %q", ErrNoRun, id)
@@ -24,8 +25,12 @@ func (h *Harness) readRun(id string) (*run, error) {
 	if err != nil {
 		return nil, err
 	}
+	n, err := standing(dir, events)
+	if err != nil {
+		return nil, err
+	}
 	r := &run{id: id, dir: dir}
-	for _, ev := range events {
+	for _, ev := range events[:n] {
 		if err := r.apply(ev); err != nil {
 			return nil, err
 		}
@@ -33,9 +38,56 @@ func (h *Harness) readRun(id string) (*run, error) {
 	return r, nil
 }
 
-// recover reopens every unfinished run: a call left executing becomes
-// unknown, the run interrupted. Nothing is sent; read-only unknown calls
-// are marked for an automatic retry, which happens when the run resumes.
+// standing returns how many of a run's events stand. A call's result is
+// written to the log while its artifact is synced (eventlog's StageAfter),
+// so a crash of the machine can leave events naming an artifact that the
+// store lost: such an event, and every event after it, was never reported
+// or acted on, since the log's next sync waits for the artifact's. Only
+// the artifacts named last can be missing (the intent of each call, synced
+// before the call is sent, waited for the artifacts named before it), so
+// the check goes back from the end until it finds one whole, usually the
+// pack's last record (artifact.Holds).
+func standing(dir string, events []eventlog.Event) (int, error) {
+	n := len(events)
+	for i := len(events) - 1; i >= 0; i-- {
+		ref, ok := namedArtifact(events[i])
+		if !ok {
+			continue
+		}
+		whole, err := artifact.Holds(filepath.Join(dir, "artifacts"), ref)
+		if err != nil {
+			return 0, err
+		}
+		if whole {
+			break
+		}
+		n = i
+	}
+	return n, nil
+}
+
+// namedArtifact is the artifact a call_state event names, if it names
+// one. The size is the artifact's for an answer stored whole, and the
+// answer's for the head of one cut short (artifact.Holds then does not
+// find it at the pack's end and looks it up).
+func namedArtifact(ev eventlog.Event) (artifact.Ref, bool) {
+	if ev.Type != eventlog.CallState {
+		return artifact.Ref{}, false
+	}
+	var d struct {
+		Artifact    string `json:"artifact"`
+		ResultBytes int64  `json:"result_bytes"`
+	}
+	if ev.Decode(&d) != nil || d.Artifact == "" {
+		return artifact.Ref{}, false
+	}
+	return artifact.Ref{Digest: d.Artifact, Size: d.ResultBytes}, true
+}
+
+// recover reopens every unfinished run (a run whose log ends in events
+// that do not stand is unfinished without them): a call left executing
+// becomes unknown, the run interrupted. Nothing is sent; read-only unknown calls are marked
+// for an automatic retry, which happens when the run resumes.
 func (h *Harness) recover() error {
 	entries, err := os.ReadDir(h.runsDir)
 	if err != nil {
@@ -62,7 +114,9 @@ func (h *Harness) recover() error {
 
 func (h *Harness) reopen(id string) error {
 	dir := filepath.Join(h.runsDir, id)
-	log, events, err := eventlog.Open(filepath.Join(dir, "events.jsonl"))
+	log, events, err := eventlog.Open(filepath.Join(dir, "events.jsonl"), func(events []eventlog.Event) (int, error) {
+		return standing(dir, events)
+	})
 	if err != nil {
 		return err
 	}

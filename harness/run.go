@@ -110,8 +110,8 @@ func (h *Harness) applyStaged(r *run, evs []eventlog.Event) error {
 }
 
 // stageAfter is stage for events that name what durable makes durable
-// (an artifact): they reach the log once it has returned, and the run's
-// next record waits for that (see [eventlog.Log.StageAfter]).
+// (an artifact): durable runs side by side with the log's next sync, and
+// the run's next record waits for both (see [eventlog.Log.StageAfter]).
 func (h *Harness) stageAfter(r *run, durable func() error, entries ...entry) error {
 	evs, err := r.log.StageAfter(durable, r.events(entries)...)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/invopop/jsonschema"
 )
@@ -21,29 +22,23 @@ import (
 // so the result never differs from the round trip's (TestSchemaMapIsJSON).
 func schemaMap(s *jsonschema.Schema) (any, error) {
 	v := reflect.ValueOf(s).Elem()
-	t := v.Type()
 	out := make(map[string]any)
-	for i := range t.NumField() {
-		f := t.Field(i)
-		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if !f.IsExported() || name == "-" || name == "" {
-			continue
-		}
-		fv := v.Field(i)
-		if opts == "omitempty" && emptyJSON(fv) {
+	for _, f := range schemaFields() {
+		fv := v.Field(f.index)
+		if f.omitEmpty && emptyJSON(fv) {
 			continue
 		}
 		var val any
 		var err error
-		if f.Name == "Properties" {
+		if f.properties {
 			val, err = propertiesMap(s)
 		} else {
 			val, err = jsonValue(fv)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("schema %s: %w", name, err)
+			return nil, fmt.Errorf("schema %s: %w", f.name, err)
 		}
-		out[name] = val
+		out[f.name] = val
 	}
 	if len(out) == 0 && len(s.Extras) == 0 {
 		// A boolean schema (its flag is unexported) or an empty one:
@@ -63,6 +58,32 @@ func schemaMap(s *jsonschema.Schema) (any, error) {
 	}
 	return out, nil
 }
+
+// schemaField is one member of jsonschema.Schema's JSON, as its field's
+// json tag says.
+type schemaField struct {
+	index      int
+	name       string
+	omitEmpty  bool
+	properties bool // the ordered map of properties
+}
+
+// schemaFields reads jsonschema.Schema's fields and tags once: reading
+// them again for every nested schema was half of what registering a tool
+// cost.
+var schemaFields = sync.OnceValue(func() []schemaField {
+	t := reflect.TypeFor[jsonschema.Schema]()
+	var out []schemaField
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "-" || name == "" {
+			continue
+		}
+		out = append(out, schemaField{index: i, name: name, omitEmpty: opts == "omitempty", properties: f.Name == "Properties"})
+	}
+	return out
+})
 
 var (
 	schemaType  = reflect.TypeFor[*jsonschema.Schema]()

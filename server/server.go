@@ -200,10 +200,13 @@ func (s *Server) engine() *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: s.info.Name, Version: s.info.Version, Title: s.info.Title},
 		&mcp.ServerOptions{Instructions: s.info.Instructions, Logger: engineLog(s.log), Capabilities: caps})
 	s.addResources(srv)
-	srv.AddReceivingMiddleware(coded, declaredOnly(caps), s.visibleOnly)
+	listed := make(map[string]*mcp.Tool, len(s.tools))
+	srv.AddReceivingMiddleware(coded, declaredOnly(caps), s.visibleOnly, fullSchemas(listed))
 	for _, name := range slices.Sorted(maps.Keys(s.tools)) {
 		r := s.tools[name]
-		srv.AddTool(r.wireTool(), s.callHandler(r))
+		registered, full := r.wireTools()
+		listed[name] = full
+		srv.AddTool(registered, s.callHandler(r))
 	}
 	s.mcp = srv
 	return srv

@@ -3,7 +3,6 @@ package server
 import (
 	"fmt"
 	"reflect"
-	"regexp"
 	"strings"
 )
 
@@ -28,8 +27,15 @@ import (
 // invopopKeywords are the parts of an invopop tag that stand alone.
 var invopopKeywords = map[string]bool{"-": true, "required": true, "nullable": true}
 
-// keyValuePart is the start of an invopop key=value part.
-var keyValuePart = regexp.MustCompile(`^[A-Za-z_]+=`)
+// keyValuePart reports whether p starts as an invopop key=value part does:
+// letters and underscores, then "=". (A function, not a regexp compiled at
+// package init, which every command of the binary would pay for.)
+func keyValuePart(p string) bool {
+	key, _, ok := strings.Cut(p, "=")
+	return ok && key != "" && !strings.ContainsFunc(key, func(r rune) bool {
+		return r != '_' && (r < 'a' || r > 'z') && (r < 'A' || r > 'Z')
+	})
+}
 
 // tagDescription returns the description of a field's jsonschema tag in
 // go-sdk's form, "" for a tag in invopop's form (or none), and an error for
@@ -38,11 +44,11 @@ func tagDescription(f reflect.StructField) (string, error) {
 	tag := f.Tag.Get("jsonschema")
 	parts := strings.Split(tag, ",")
 	first := strings.TrimSpace(parts[0])
-	if tag == "" || keyValuePart.MatchString(first) || invopopKeywords[first] {
+	if tag == "" || keyValuePart(first) || invopopKeywords[first] {
 		return "", nil
 	}
 	for i, p := range parts[1:] {
-		if p := strings.TrimSpace(p); keyValuePart.MatchString(p) || invopopKeywords[p] {
+		if p := strings.TrimSpace(p); keyValuePart(p) || invopopKeywords[p] {
 			desc, rest := strings.Join(parts[:i+1], `\\,`), strings.Join(parts[i+1:], ",")
 			return "", fmt.Errorf("jsonschema tag %q: a description followed by %q: write the tag in invopop's form, "+
 				`jsonschema:"description=%s,%s" (as Go source: a comma inside the description is written \\,)`, tag, p, desc, rest)

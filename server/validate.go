@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strings"
 	"sync"
@@ -38,13 +38,14 @@ func newValidator(name string, schema map[string]any) func() (*schemacheck.Schem
 // checkPatterns reports a "pattern" of the schema, at any depth, that is
 // not a regular expression (the validator compiles them with Go's regexp):
 // a mistyped tag fails Register, as it did when Register compiled the
-// whole schema, at a fraction of the cost.
+// whole schema, at a fraction of the cost. Parsing is the only step of
+// regexp.Compile that can fail, and a third of its cost.
 func checkPatterns(schema any) error {
 	switch v := schema.(type) {
 	case map[string]any:
 		for _, k := range slices.Sorted(maps.Keys(v)) {
 			if pat, ok := v[k].(string); ok && k == "pattern" {
-				if _, err := regexp.Compile(pat); err != nil {
+				if _, err := syntax.Parse(pat, syntax.Perl); err != nil {
 					return fmt.Errorf("pattern %q: %w", pat, err)
 				}
 			} else if err := checkPatterns(v[k]); err != nil {

@@ -18,9 +18,14 @@ const (
 	// (about 0.65 MB now; 2.3 MB when the JSON Schema validator compiled
 	// every draft's meta-schemas in its init).
 	maxInitBytes = 1 << 20
-	// maxOwnInitBytes bounds each of this module's packages, the
-	// validator's fork in internal/jsonschema included.
-	maxOwnInitBytes = 16 << 10
+	// maxOwnInitBytes bounds each of this module's packages (2 KB at
+	// most now; the symbol index's CRC table and the diff parser's
+	// regexps, 9 KB each, are made at first use).
+	maxOwnInitBytes = 4 << 10
+	// maxForkInitBytes bounds the validator's fork in internal/jsonschema,
+	// whose tables of drafts, formats and messages are upstream's, kept as
+	// they are so that the fork stays a copy (9.5 KB now).
+	maxForkInitBytes = 16 << 10
 )
 
 func TestInitIsLight(t *testing.T) {
@@ -42,9 +47,15 @@ func TestInitIsLight(t *testing.T) {
 		}
 		packages++
 		total += bytes
-		own := strings.HasPrefix(pkg, "github.com/repo-mcp/repo-mcp/")
-		if own && bytes > maxOwnInitBytes {
-			t.Errorf("%s allocates %d bytes at init (%d allocations); at most %d: do the work at first use", pkg, bytes, allocs, maxOwnInitBytes)
+		limit := maxOwnInitBytes
+		switch {
+		case pkg == "github.com/repo-mcp/repo-mcp/internal/jsonschema":
+			limit = maxForkInitBytes
+		case !strings.HasPrefix(pkg, "github.com/repo-mcp/repo-mcp/"):
+			continue
+		}
+		if bytes > limit {
+			t.Errorf("%s allocates %d bytes at init (%d allocations); at most %d: do the work at first use", pkg, bytes, allocs, limit)
 		}
 	}
 	if packages < 100 {

@@ -48,6 +48,14 @@ type Store struct {
 	end    int64           // the end of the pack's last whole record
 	synced int64           // the pack is known durable up to here
 	named  bool            // the pack's directory entry is known durable
+
+	// pack is open from a Write to the next Release, so that the calls
+	// of an active run do not open and close it twice each; syncs is how
+	// many syncs use it outside mu, and idle says Release came while they
+	// did: the last to end closes it.
+	pack  *os.File
+	syncs int
+	idle  bool
 }
 
 // span is where the pack holds an artifact's content.
@@ -77,11 +85,14 @@ func NewStore(dir string) (*Store, error) {
 }
 
 // scan indexes the whole records of a pack into index and returns where
-// the last one ends: a record cut short, or a header that is not one (a
-// crash can leave zeros where an unsynced record was being written), ends
-// the scan.
+// the last one ends: a record cut short, a header that is not one, or
+// content that does not match its digest ends the scan. A crash can leave
+// any of them where an unsynced record was being written (zeros, or the
+// header without its content), and a record indexed would be taken for
+// the artifact when the same bytes are stored again.
 func scan(r *bufio.Reader, index map[string]span) int64 {
 	var end int64
+	h := sha256.New()
 	for {
 		line, err := r.ReadString('\n')
 		if err != nil {
@@ -92,8 +103,12 @@ func scan(r *bufio.Reader, index map[string]span) int64 {
 		if !ok || serr != nil || size < 0 || !validDigest(digest) {
 			return end
 		}
-		if n, _ := r.Discard(int(size) + 1); n < int(size)+1 {
+		h.Reset()
+		if n, _ := io.CopyN(h, r, size); n < size {
 			return end // content cut short
+		}
+		if nl, err := r.ReadByte(); err != nil || nl != '\n' || "sha256:"+hex.EncodeToString(h.Sum(nil)) != digest {
+			return end
 		}
 		index[digest] = span{off: end + int64(len(line)), size: size}
 		end += int64(len(line)) + size + 1
@@ -101,6 +116,51 @@ func scan(r *bufio.Reader, index map[string]span) int64 {
 }
 
 func (s *Store) packPath() string { return filepath.Join(s.dir, packName) }
+
+// Holds reports whether the store in dir holds the artifact ref names,
+// whole (its bytes match its digest). It reads only the end of the pack
+// when the artifact is the last record there, as the one a call stored
+// last is, and opens the whole store otherwise.
+func Holds(dir string, ref Ref) (bool, error) {
+	if last, err := isLastRecord(filepath.Join(dir, packName), ref); err != nil || last {
+		return last, err
+	}
+	s, err := NewStore(dir)
+	if err != nil {
+		return false, err
+	}
+	_, err = s.Get(ref.Digest)
+	return err == nil, nil
+}
+
+// isLastRecord reports whether the pack at path ends with ref's record,
+// whole. A pack that does not exist holds nothing.
+func isLastRecord(path string, ref Ref) (bool, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("artifact: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return false, fmt.Errorf("artifact: %w", err)
+	}
+	header := fmt.Sprintf("%s %d\n", ref.Digest, ref.Size)
+	n := int64(len(header)) + ref.Size + 1
+	if ref.Size < 0 || st.Size() < n {
+		return false, nil
+	}
+	rec := make([]byte, n)
+	if _, err := f.ReadAt(rec, st.Size()-n); err != nil {
+		return false, fmt.Errorf("artifact: %w", err)
+	}
+	content := rec[len(header) : n-1]
+	sum := sha256.Sum256(content)
+	return string(rec[:len(header)]) == header && rec[n-1] == '\n' && "sha256:"+hex.EncodeToString(sum[:]) == ref.Digest, nil
+}
 
 // Put stores data, durably (its bytes and the pack's name are synced before
 // it returns), and returns its reference. Storing the same bytes twice
@@ -119,10 +179,10 @@ func (s *Store) Put(data []byte) (Ref, error) {
 // Write stores data without waiting for it to be durable: the record is
 // written, Get reads it at once, and durable makes it durable (the pack's
 // bytes, and its name when the store created it). A caller that names the
-// artifact in a record of its own calls durable first, or on a goroutine
-// of its own while it prepares that record (eventlog's StageAfter), so
-// that the sync overlaps its work. durable may be called any number of
-// times, from any goroutine.
+// artifact in a record of its own calls durable first, or side by side
+// with the sync of that record (eventlog's StageAfter), and then checks,
+// after a crash, that the record's artifact is whole (Get). durable may
+// be called any number of times, from any goroutine.
 func (s *Store) Write(data []byte) (ref Ref, durable func() error, err error) {
 	sum := sha256.Sum256(data)
 	ref = Ref{Digest: "sha256:" + hex.EncodeToString(sum[:]), Size: int64(len(data))}
@@ -138,22 +198,20 @@ func (s *Store) Write(data []byte) (ref Ref, durable func() error, err error) {
 	return ref, func() error { return s.syncTo(end) }, nil
 }
 
-// appendLocked writes one record at the end of the pack, unsynced. The
-// pack is opened for each write, so that a store holds no descriptor
-// between calls: a run's store lives as long as the harness does.
+// appendLocked writes one record at the end of the pack, unsynced.
 func (s *Store) appendLocked(ref Ref, data []byte) (span, error) {
-	f, err := os.OpenFile(s.packPath(), os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return span{}, err
+	if s.pack == nil {
+		f, err := os.OpenFile(s.packPath(), os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			return span{}, err
+		}
+		s.pack = f
 	}
+	s.idle = false
 	header := fmt.Sprintf("%s %d\n", ref.Digest, ref.Size)
 	rec := make([]byte, 0, len(header)+len(data)+1)
 	rec = append(append(append(rec, header...), data...), '\n')
-	_, err = f.WriteAt(rec, s.end) // over a record cut short, if a crash left one
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if _, err := s.pack.WriteAt(rec, s.end); err != nil { // over a record cut short, if a crash left one
 		return span{}, err
 	}
 	sp := span{off: s.end + int64(len(header)), size: ref.Size}
@@ -162,39 +220,80 @@ func (s *Store) appendLocked(ref Ref, data []byte) (span, error) {
 	return sp, nil
 }
 
+// Release closes the pack's descriptor, which the store keeps open from a
+// write on: a run's store lives as long as the harness does, and holds a
+// descriptor only while its run is active. A sync in flight keeps it until
+// it ends; a later Write opens the pack again.
+func (s *Store) Release() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.syncs > 0 {
+		s.idle = true
+		return nil
+	}
+	return s.closeLocked()
+}
+
+func (s *Store) closeLocked() error {
+	s.idle = false
+	if s.pack == nil {
+		return nil
+	}
+	err := s.pack.Close()
+	s.pack = nil
+	if err != nil {
+		return fmt.Errorf("artifact: %w", err)
+	}
+	return nil
+}
+
 // syncTo makes the pack durable up to end, and its name with it, unless
 // an earlier sync did already. Syncs run outside s.mu, so that writes go
 // on meanwhile; one that fails leaves what it covered to the next.
 func (s *Store) syncTo(end int64) error {
 	s.mu.Lock()
-	done, named := s.synced >= end, s.named
-	s.mu.Unlock()
-	if done {
+	if s.synced >= end {
+		s.mu.Unlock()
 		return nil
 	}
-	f, err := os.OpenFile(s.packPath(), os.O_RDWR, 0)
+	f, named, covered := s.pack, s.named, s.end // covered: everything written before the sync starts
+	if f != nil {
+		s.syncs++
+	}
+	s.mu.Unlock()
+	err := s.sync(f, named)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f != nil {
+		if s.syncs--; s.syncs == 0 && s.idle {
+			s.closeLocked()
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("artifact: %w", err)
 	}
-	s.mu.Lock()
-	covered := s.end // everything written before the sync starts
-	s.mu.Unlock()
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	s.synced, s.named = max(s.synced, covered), true
+	return nil
+}
+
+// sync syncs the pack through f, or a descriptor of its own when f is nil
+// (the store released it), and the pack's directory unless named.
+func (s *Store) sync(f *os.File, named bool) error {
+	var err error
+	if f != nil {
+		err = f.Sync()
+	} else if f, err = os.OpenFile(s.packPath(), os.O_RDWR, 0); err == nil {
+		err = f.Sync()
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
 	}
 	if err == nil && !named {
 		// The event log may name the artifact as soon as this returns:
 		// the pack's directory entry must be as durable as its bytes.
 		err = syncDir(s.dir)
 	}
-	if err != nil {
-		return fmt.Errorf("artifact: %w", err)
-	}
-	s.mu.Lock()
-	s.synced, s.named = max(s.synced, covered), true
-	s.mu.Unlock()
-	return nil
+	return err
 }
 
 func syncDir(dir string) error {

@@ -2,6 +2,8 @@ package artifact
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,9 +38,16 @@ func TestPutGet(t *testing.T) {
 
 // TestReopen: what one store put, a store opened later on the same
 // directory reads, whatever a crash left after the last whole record; the
-// next Put writes over that rest.
+// next Put writes over that rest. A header whose content is lost (zeros
+// of the right size) is not taken for the artifact when its bytes are
+// stored again.
 func TestReopen(t *testing.T) {
+	secondText := "second\nwith a newline"
+	sum := sha256.Sum256([]byte(secondText))
+	lostHeader := fmt.Sprintf("sha256:%x %d\n", sum, len(secondText))
 	tails := []struct{ name, tail string }{
+		{"content lost", lostHeader + strings.Repeat("\x00", len(secondText)) + "\n"},
+		{"content lost, no newline", lostHeader + strings.Repeat("\x00", len(secondText)+1)},
 		{"clean", ""},
 		{"header cut short", "sha256:ab"},
 		{"content cut short", "sha256:" + strings.Repeat("a", 64) + " 100\nonly a little"},
@@ -54,12 +63,12 @@ func TestReopen(t *testing.T) {
 			appendFile(t, filepath.Join(dir, packName), tt.tail)
 
 			s = mustStore(t, dir)
-			second := mustPut(t, s, []byte("second\nwith a newline"))
+			second := mustPut(t, s, []byte(secondText))
 			if pack, err := os.ReadFile(filepath.Join(dir, packName)); err != nil || bytes.IndexByte(pack, 0) >= 0 {
 				t.Errorf("the pack holds a hole or what was cut short: %q, %v", pack, err)
 			}
 			s = mustStore(t, dir)
-			for ref, want := range map[Ref]string{first: "first", empty: "", second: "second\nwith a newline"} {
+			for ref, want := range map[Ref]string{first: "first", empty: "", second: secondText} {
 				if got, err := s.Get(ref.Digest); err != nil || string(got) != want {
 					t.Errorf("Get(%s) = %q, %v; want %q", ref.Digest, got, err, want)
 				}
@@ -193,5 +202,77 @@ func TestWriteThenDurable(t *testing.T) {
 	}
 	if err := durable(); err != nil || s.synced != s.end || !s.named {
 		t.Errorf("durable of bytes found on reopening: %v; synced to %d of %d, named %v", err, s.synced, s.end, s.named)
+	}
+}
+
+// TestHolds: Holds finds an artifact whole at the pack's end by reading
+// only that, anywhere else by opening the store, and refuses one whose
+// bytes were lost.
+func TestHolds(t *testing.T) {
+	tests := []struct {
+		name string
+		put  []string // stored in this order
+		ask  string
+		size int64 // -1: the artifact's own
+		lose bool  // zero the asked artifact's bytes
+		want bool
+	}{
+		{"last", []string{"a", "b"}, "b", -1, false, true},
+		{"earlier", []string{"a", "b"}, "a", -1, false, true},
+		{"size of a whole answer cut short", []string{"head"}, "head", 1000, false, true},
+		{"last, lost", []string{"a", "b"}, "b", -1, true, false},
+		{"earlier, lost", []string{"a", "b"}, "a", -1, true, false},
+		{"never stored", []string{"a"}, "z", -1, false, false},
+		{"no pack", nil, "z", -1, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s := mustStore(t, dir)
+			for _, p := range tt.put {
+				mustPut(t, s, []byte(p+" stored"))
+			}
+			sum := sha256.Sum256([]byte(tt.ask + " stored"))
+			ref := Ref{Digest: fmt.Sprintf("sha256:%x", sum), Size: int64(len(tt.ask + " stored"))}
+			if tt.lose {
+				pack := filepath.Join(dir, packName)
+				data, _ := os.ReadFile(pack)
+				i := bytes.Index(data, []byte(tt.ask+" stored"))
+				clear(data[i : i+int(ref.Size)])
+				os.WriteFile(pack, data, 0o600)
+			}
+			if tt.size >= 0 {
+				ref.Size = tt.size
+			}
+			if got, err := Holds(dir, ref); err != nil || got != tt.want {
+				t.Errorf("Holds = %v, %v; want %v", got, err, tt.want)
+			}
+		})
+	}
+}
+
+// TestRelease: a store keeps its pack open from a Write to Release, and a
+// sync or a Write after Release still works (a Write opens it again).
+func TestRelease(t *testing.T) {
+	s := mustStore(t, t.TempDir())
+	_, durable, err := s.Write([]byte("first"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.pack == nil {
+		t.Fatal("no descriptor kept after a Write")
+	}
+	if err := s.Release(); err != nil || s.pack != nil {
+		t.Fatalf("Release: %v; descriptor kept: %v", err, s.pack != nil)
+	}
+	if err := durable(); err != nil || s.pack != nil {
+		t.Fatalf("durable after Release: %v; descriptor kept: %v", err, s.pack != nil)
+	}
+	ref := mustPut(t, s, []byte("second"))
+	if got, err := s.Get(ref.Digest); err != nil || string(got) != "second" {
+		t.Fatalf("Get after writing again = %q, %v", got, err)
+	}
+	if err := s.Release(); err != nil || s.pack != nil {
+		t.Fatalf("second Release: %v; descriptor kept: %v", err, s.pack != nil)
 	}
 }

@@ -43,10 +43,11 @@ func (e Event) Decode(v any) error {
 // while another's fsync was running waits for that one to end and then
 // syncs, in one fsync, every line written meanwhile. Staged events are
 // written at once but made durable by the next Append or Sync. Either way
-// no call returns before its events are on disk.
+// no call returns before its events are on disk, and before what the
+// events staged by StageAfter name is.
 type Log struct {
 	mu     sync.Mutex
-	done   *sync.Cond // signalled when an fsync ends
+	done   *sync.Cond // signalled when an fsync or a condition ends
 	f      *os.File
 	path   string
 	seq    int64
@@ -54,27 +55,28 @@ type Log struct {
 	closed bool
 	sync   func() error // the fsync of f; tests count it
 
-	written  int64 // the number of writes made, staged ones included
-	synced   int64 // the writes an fsync has made durable
-	durable  int64 // the seq of the last event they hold
-	syncing  bool  // an fsync is running, without mu
-	syncErr  error // the last fsync's error, for the writes it covered
-	failedAt int64 // the write count the failed fsync covered
+	written   int64 // the number of writes made, staged ones included
+	synced    int64 // the writes an fsync has made durable
+	syncedSeq int64 // the seq of the last event they hold
+	durable   int64 // the seq of the last event durable with what it names
+	syncing   bool  // an fsync is running, without mu
+	syncErr   error // the last fsync's error, for the writes it covered
+	failedAt  int64 // the write count the failed fsync covered
 
-	// queue holds writes that may not reach the file yet (StageAfter),
-	// and every write after them, in order; a sync waits until it is
-	// empty. broken is set when a write's condition failed: what it held
-	// is dropped and the log refuses every later write.
-	queue  []*heldWrite
+	// conds are the conditions of StageAfter not known to have returned,
+	// in the order of their writes; a sync waits for those of the writes
+	// it covers. broken is set when one failed: the log refuses every
+	// later write and sync.
+	conds  []*condition
 	broken error
 }
 
-// heldWrite is a write waiting in the queue: ready is closed when its
-// condition has returned, with err set.
-type heldWrite struct {
-	buf   []byte
-	ready chan struct{}
-	err   error
+// condition is what a write of StageAfter waits for.
+type condition struct {
+	write  int64 // the write it guards, counted from 1
+	before int64 // the seq of the last event before that write
+	ended  bool
+	failed bool // what the write names may be lost: nothing from it on is durable
 }
 
 func newLog(f *os.File, path string) *Log {
@@ -100,11 +102,30 @@ func Create(path string) (*Log, error) {
 }
 
 // Open reads an existing log and reopens it for appending. A torn last line
-// (no newline, or not JSON) is cut off before anything is appended.
-func Open(path string) (*Log, []Event, error) {
-	events, good, err := read(path)
+// (no newline, or not JSON) is cut off before anything is appended. keep,
+// when not nil, is given the complete events and returns how many of them
+// stand: the events after those are cut off too (an error from keep
+// leaves the file as it is). A reader uses it for
+// events that StageAfter wrote while what they name was being made
+// durable, which a crash of the machine can leave naming something it
+// lost (nothing after them was reported or acted on).
+func Open(path string, keep func([]Event) (int, error)) (*Log, []Event, error) {
+	events, ends, err := read(path)
 	if err != nil {
 		return nil, nil, err
+	}
+	n := len(events)
+	if keep != nil {
+		k, err := keep(events)
+		if err != nil {
+			return nil, nil, err
+		}
+		n = min(max(k, 0), n)
+	}
+	events = events[:n]
+	good := int64(0)
+	if n > 0 {
+		good = ends[n-1]
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
@@ -121,8 +142,9 @@ func Open(path string) (*Log, []Event, error) {
 			return nil, nil, fmt.Errorf("eventlog: %w", err)
 		}
 	}
-	if n := len(events); n > 0 {
+	if n > 0 {
 		l.seq = events[n-1].Seq
+		l.syncedSeq, l.durable = l.seq, l.seq
 	}
 	return l, events, nil
 }
@@ -134,35 +156,38 @@ func Read(path string) ([]Event, error) {
 	return events, err
 }
 
-func read(path string) ([]Event, int64, error) {
+// read returns the complete events of the log at path and where each ends.
+func read(path string) ([]Event, []int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, 0, fmt.Errorf("eventlog: %w", err)
+		return nil, nil, fmt.Errorf("eventlog: %w", err)
 	}
 	defer f.Close()
 	var (
 		events []Event
+		ends   []int64
 		good   int64
 		r      = bufio.NewReaderSize(f, 64<<10)
 	)
 	for {
 		line, err := r.ReadBytes('\n')
 		if errors.Is(err, io.EOF) {
-			return events, good, nil // a line without newline is torn
+			return events, ends, nil // a line without newline is torn
 		}
 		if err != nil {
-			return nil, 0, fmt.Errorf("eventlog: %w", err)
+			return nil, nil, fmt.Errorf("eventlog: %w", err)
 		}
 		var ev Event
 		if jerr := json.Unmarshal(bytes.TrimSpace(line), &ev); jerr != nil {
 			// Only the last line can be torn; anything else is corruption.
 			if _, perr := r.Peek(1); perr == nil {
-				return nil, 0, fmt.Errorf("eventlog: %s: line after seq %d is not an event: %w", path, lastSeq(events), jerr)
+				return nil, nil, fmt.Errorf("eventlog: %s: line after seq %d is not an event: %w", path, lastSeq(events), jerr)
 			}
-			return events, good, nil
+			return events, ends, nil
 		}
-		events = append(events, ev)
 		good += int64(len(line))
+		events = append(events, ev)
+		ends = append(ends, good)
 	}
 }
 
@@ -211,59 +236,37 @@ func (l *Log) Stage(evs ...Event) ([]Event, error) {
 	return l.writeLocked(evs)
 }
 
-// StageAfter stages events that must not reach the file before durable
-// returns: durable starts at once on a goroutine of its own (it makes
-// durable what the events name, such as an artifact in another file), and
-// the events are written when it returns nil. Events appended or staged
-// meanwhile are written after them, and a Sync or Append waits for them
-// all, so the caller goes on while durable runs and still reports nothing
-// before it is on disk. If durable fails, the events are never written and
-// every later write and sync of the log fails with its error: the log
-// would otherwise name something that may be lost.
+// StageAfter stages events that name something durable makes durable
+// (such as an artifact in another file). durable starts at once on a
+// goroutine of its own, and the events are written at once too; the next
+// Append or Sync returns only when its fsync and durable have both ended,
+// so the two syncs run side by side and the caller still reports nothing
+// before both are on disk. A crash of the machine meanwhile can leave the
+// events in the file without what they name: a reader tells that from
+// what they name and cuts the log there (Open's keep). If durable fails,
+// every later write and sync of the log fails with its error: the log may
+// name something that is lost.
 func (l *Log) StageAfter(durable func() error, evs ...Event) ([]Event, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	out, buf, err := l.encodeLocked(evs)
+	before := l.seq
+	out, err := l.writeLocked(evs)
 	if err != nil {
 		return nil, err
 	}
-	w := &heldWrite{buf: buf, ready: make(chan struct{})}
-	l.queue = append(l.queue, w)
-	l.advanceLocked(len(evs))
+	c := &condition{write: l.written, before: before}
+	l.conds = append(l.conds, c)
 	go func() {
 		err := durable()
 		l.mu.Lock()
 		defer l.mu.Unlock()
-		w.err = err
-		close(w.ready)
-		l.drainLocked()
+		c.ended, c.failed = true, err != nil
+		if err != nil && l.broken == nil {
+			l.broken = fmt.Errorf("eventlog: what staged events name is not durable: %w", err)
+		}
+		l.settleLocked()
 	}()
 	return out, nil
-}
-
-// drainLocked writes the queue's writes whose conditions have returned,
-// in order, up to the first still running.
-func (l *Log) drainLocked() {
-	for len(l.queue) > 0 && l.broken == nil {
-		w := l.queue[0]
-		select {
-		case <-w.ready:
-		default:
-			return
-		}
-		err := w.err
-		if err == nil {
-			_, err = l.f.Write(w.buf)
-		}
-		if err != nil {
-			l.broken = fmt.Errorf("eventlog: a staged write was dropped: %w", err)
-		}
-		l.queue = l.queue[1:]
-	}
-	if l.broken != nil {
-		l.queue = nil
-	}
-	l.done.Broadcast()
 }
 
 // Sync makes every event appended or staged so far durable.
@@ -276,41 +279,38 @@ func (l *Log) Sync() error {
 	return l.syncLocked(l.written)
 }
 
-// Durable returns the seq of the last event known to be on disk: every
-// event up to it has been fsynced.
+// Durable returns the seq of the last event known to be on disk with what
+// it names: every event up to it has been fsynced, and the conditions of
+// those staged by StageAfter have returned.
 func (l *Log) Durable() int64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.durable
 }
 
-// writeLocked numbers, stamps and writes evs as one write: to the file,
-// or behind the queue's writes while there are any.
+// writeLocked numbers, stamps and writes evs as one write.
 func (l *Log) writeLocked(evs []Event) ([]Event, error) {
+	if l.closed {
+		return nil, ErrClosed
+	}
+	if l.broken != nil {
+		return nil, l.broken
+	}
 	out, buf, err := l.encodeLocked(evs)
 	if err != nil {
 		return nil, err
 	}
-	if len(l.queue) > 0 {
-		w := &heldWrite{buf: buf, ready: make(chan struct{})}
-		close(w.ready)
-		l.queue = append(l.queue, w)
-	} else if _, err := l.f.Write(buf); err != nil {
+	if _, err := l.f.Write(buf); err != nil {
 		return nil, fmt.Errorf("eventlog: %w", err)
 	}
-	l.advanceLocked(len(evs))
+	l.seq += int64(len(evs))
+	l.written++
 	return out, nil
 }
 
-// encodeLocked numbers and stamps evs, following the last event written
-// or queued, and renders them as lines.
+// encodeLocked numbers and stamps evs, following the last event written,
+// and renders them as lines.
 func (l *Log) encodeLocked(evs []Event) ([]Event, []byte, error) {
-	if l.closed {
-		return nil, nil, ErrClosed
-	}
-	if l.broken != nil {
-		return nil, nil, l.broken
-	}
 	var buf []byte
 	out := make([]Event, len(evs))
 	for i, ev := range evs {
@@ -330,23 +330,25 @@ func (l *Log) encodeLocked(evs []Event) ([]Event, []byte, error) {
 	return out, buf, nil
 }
 
-// advanceLocked counts a write of n events.
-func (l *Log) advanceLocked(n int) {
-	l.seq += int64(n)
-	l.written++
-}
-
-// syncLocked returns once the first n writes are durable. One caller at a
-// time runs the fsync, with mu released so that others can write; those
-// that wrote meanwhile wait for it to end, and the first of them to wake
-// syncs for all of them.
+// syncLocked returns once the first n writes are durable, with what they
+// name. One caller at a time runs the fsync, with mu released so that
+// others can write, and conditions end on their own goroutines; those
+// that wrote meanwhile wait for the fsync to end, and the first of them
+// to wake syncs for all of them.
 func (l *Log) syncLocked(n int64) error {
-	for l.synced < n {
+	for {
 		if l.broken != nil {
 			return l.broken
 		}
-		if l.syncing || len(l.queue) > 0 {
-			l.done.Wait() // an fsync covers only what is in the file
+		if l.synced >= n {
+			if len(l.conds) == 0 || l.conds[0].write > n {
+				return nil
+			}
+			l.done.Wait() // a condition of a write it covers is running
+			continue
+		}
+		if l.syncing {
+			l.done.Wait() // an fsync covers only what was written before it
 			continue
 		}
 		if l.syncErr != nil && l.failedAt >= n {
@@ -365,10 +367,34 @@ func (l *Log) syncLocked(n int64) error {
 			l.done.Broadcast()
 			return l.syncErr
 		}
-		l.synced, l.durable = target, seq
-		l.done.Broadcast()
+		l.synced, l.syncedSeq = target, seq
+		l.settleLocked()
 	}
-	return nil
+}
+
+// settleLocked drops the conditions that returned nil from the head of
+// conds, moves durable on to what the fsyncs and the conditions left
+// allow, and wakes the waiters.
+func (l *Log) settleLocked() {
+	for len(l.conds) > 0 && l.conds[0].ended && !l.conds[0].failed {
+		l.conds = l.conds[1:]
+	}
+	if len(l.conds) > 0 && l.conds[0].write <= l.synced {
+		l.durable = l.conds[0].before
+	} else {
+		l.durable = l.syncedSeq
+	}
+	l.done.Broadcast()
+}
+
+// running reports whether a condition has not returned yet.
+func (l *Log) running() bool {
+	for _, c := range l.conds {
+		if !c.ended {
+			return true
+		}
+	}
+	return false
 }
 
 // Path is the file the log is written to.
@@ -381,8 +407,8 @@ func (l *Log) Close() error {
 	if l.closed {
 		return nil
 	}
-	for l.syncing || len(l.queue) > 0 {
-		l.done.Wait() // the file stays open until the fsync and the writes in flight end
+	for l.syncing || l.running() {
+		l.done.Wait() // the file stays open until the fsync and the conditions in flight end
 	}
 	l.closed = true
 	return l.f.Close()

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/url"
+
+	"github.com/repo-mcp/repo-mcp/internal/jsonscan"
 )
 
 // A call's request_id joins the harness's audit record of it to the
@@ -29,15 +31,21 @@ func RequestID(ctx context.Context) string {
 }
 
 // ServerRequestID returns the request_id a result names in its _meta, or "".
+// Only _meta is decoded: the rest of the result, which can be large, is
+// only scanned past.
 func ServerRequestID(raw json.RawMessage) string {
-	var r struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
+	var meta []byte
+	for key, value := range jsonscan.Members(raw) {
+		if key == "_meta" {
+			meta = value // the last one, as a decoder would take it
+		}
 	}
-	if json.Unmarshal(raw, &r) != nil {
+	var r map[string]json.RawMessage
+	if meta == nil || json.Unmarshal(meta, &r) != nil {
 		return ""
 	}
 	var id string
-	json.Unmarshal(r.Meta[MetaRequestID], &id)
+	json.Unmarshal(r[MetaRequestID], &id)
 	return id
 }
 

@@ -39,6 +39,14 @@ func CheckBounds(descs []source.Descriptor) error {
 	return nil
 }
 
+// hasProperty reports whether an object schema declares a property.
+func hasProperty(schema json.RawMessage, name string) bool {
+	var s struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	return json.Unmarshal(schema, &s) == nil && s.Properties[name] != nil
+}
+
 // maxSchemaDepth bounds the nesting of a rebuilt schema.
 const maxSchemaDepth = 32
 

@@ -31,11 +31,16 @@ type Entry struct {
 	// Pending is set while a new or changed definition waits for a person.
 	Pending *Pending
 
-	schema *schemacheck.Schema
+	schema         *schemacheck.Schema
+	takesRequestID bool
 }
 
 // Internal is the entry's "<source>.<tool>" name.
 func (e *Entry) Internal() string { return Internal(e.Source, e.Tool) }
+
+// TakesRequestID reports whether the rebuilt schema has a request_id
+// property, which the harness fills in when the model leaves it out.
+func (e *Entry) TakesRequestID() bool { return e.takesRequestID }
 
 // Validate checks arguments against the rebuilt schema.
 func (e *Entry) Validate(args json.RawMessage) []Violation {
@@ -141,7 +146,7 @@ func (t *Table) entry(src string, d source.Descriptor, policy *config.Tool) (*En
 	e.Alias = alias(aliasBase(src, d.Name), e.Internal(), func(a string) bool { _, taken := t.byAlias[a]; return taken })
 	schema, err := RebuildSchema(d.InputSchema, t.opts.DescriptionBytes)
 	if err == nil {
-		e.Schema = schema
+		e.Schema, e.takesRequestID = schema, hasProperty(schema, "request_id")
 		e.schema, err = schemacheck.Compile(e.Alias, schema)
 	}
 	if err != nil {

@@ -127,6 +127,30 @@ func TestTableEffectsAndValidation(t *testing.T) {
 	}
 }
 
+// TestTakesRequestID: an entry says whether its schema has request_id,
+// which the harness fills in, and only a property of that name counts.
+func TestTakesRequestID(t *testing.T) {
+	tests := []struct {
+		schema string
+		want   bool
+	}{
+		{`{"type":"object","properties":{"path":{"type":"string"},"request_id":{"type":"string"}}}`, true},
+		{`{"type":"object","properties":{"path":{"type":"string"}}}`, false},
+		{`{"type":"object","properties":{"path":{"type":"string","description":"request_id"}}}`, false},
+		{`{"type":"object"}`, false},
+	}
+	for _, tt := range tests {
+		tab := NewTable(Options{})
+		d := source.Descriptor{Name: "read_file", InputSchema: json.RawMessage(tt.schema)}
+		if err := tab.Add("mcp.fs", []source.Descriptor{d}, map[string]*config.Tool{"read_file": {Effect: config.ReadOnly}}, nil, ""); err != nil {
+			t.Fatal(err)
+		}
+		if got := tab.Offered()[0].TakesRequestID(); got != tt.want {
+			t.Errorf("%s: TakesRequestID = %v; want %v", tt.schema, got, tt.want)
+		}
+	}
+}
+
 func TestPins(t *testing.T) {
 	pins, err := OpenPins(t.TempDir())
 	if err != nil {

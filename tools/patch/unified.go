@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/repo-mcp/repo-mcp/server"
 	"github.com/repo-mcp/repo-mcp/workspace"
@@ -218,9 +219,14 @@ func (p *diffParser) stripPrefixes(fe *fileEdit) {
 	fe.loose = true
 }
 
-var gitVersion = regexp.MustCompile(`^\d+\.\d+(\.\d+)*`)
-
-var hunkHeader = regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@`)
+// The diff parser's regexps are compiled at first use, not at package
+// init, which every command of the binary would pay for.
+var (
+	gitVersion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d+\.\d+(\.\d+)*`) })
+	hunkHeader = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@`)
+	})
+)
 
 // hunk reads one hunk: its header, then every line up to the next hunk,
 // the next file or the end.
@@ -230,7 +236,7 @@ func (p *diffParser) hunk(n int) (*hunk, error) {
 		return nil, p.errorf("combined diffs (@@@) are refused; give a diff against one base")
 	}
 	h := &hunk{n: n, header: head, statedOld: -1, statedNew: -1, unified: true}
-	if m := hunkHeader.FindStringSubmatch(head); m != nil {
+	if m := hunkHeader().FindStringSubmatch(head); m != nil {
 		h.start, _ = strconv.Atoi(m[1])
 		h.written, h.numbered = h.start, true
 		h.statedOld, h.statedNew = count(m[2]), count(m[4])
@@ -275,7 +281,7 @@ func (p *diffParser) endsHunk(i int) bool {
 		return true
 	case strings.HasPrefix(l, "--- ") && i+1 < len(p.lines) && strings.HasPrefix(p.lines[i+1], "+++ "):
 		return true
-	case l == "-- " && i+1 < len(p.lines) && gitVersion.MatchString(p.lines[i+1]):
+	case l == "-- " && i+1 < len(p.lines) && gitVersion().MatchString(p.lines[i+1]):
 		return true // the signature of a git format-patch mail
 	}
 	return l != "" && !strings.ContainsAny(l[:1], " -+\\")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"sync"
 	"unsafe"
 )
 
@@ -40,7 +41,9 @@ const (
 	numCounts  = 9
 )
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli is made at first use, not at package init, which every
+// command of the binary would pay for.
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 var order = binary.NativeEndian
 
@@ -70,7 +73,7 @@ func encodeIndex(x *Index) []byte {
 	copy(buf, diskMagic)
 	order.PutUint32(buf[4:], diskVersion)
 	order.PutUint32(buf[8:], byteOrder)
-	order.PutUint32(buf[12:], crc32.Checksum(payload, castagnoli))
+	order.PutUint32(buf[12:], crc32.Checksum(payload, castagnoli()))
 	order.PutUint64(buf[16:], uint64(len(payload)))
 	return buf
 }
@@ -89,7 +92,7 @@ func decodeIndex(data []byte, rev string, opts Options) (*Index, error) {
 		return nil, errors.New("goindex: cache data is not aligned")
 	}
 	payload := data[headerSize:]
-	if crc32.Checksum(payload, castagnoli) != order.Uint32(data[12:]) {
+	if crc32.Checksum(payload, castagnoli()) != order.Uint32(data[12:]) {
 		return nil, fmt.Errorf("checksum: %w", errCorrupt)
 	}
 	d := decoder{b: payload}
