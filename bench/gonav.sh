@@ -6,7 +6,7 @@
 # files) and, with -std, the standard library (GOROOT/src committed
 # alone, with such a commit too).
 #
-# Usage: bench/gonav.sh [-n PAIRS] [-std]
+# Usage: bench/gonav.sh [-n PAIRS] [-std | -stdonly] [-nocompare] [-base DIR]
 #
 #   first answer   a new process's first references answer (export, go list
 #                  in the sandbox, type-checking, the query) against
@@ -24,6 +24,11 @@
 #   -std           the standard library too, then its 30 queries asked of
 #                  go_navigate and of gopls (TestAgainstGoplsStdlib):
 #                  tens of minutes, and gigabytes of memory
+#   -stdonly       the standard library, not go-git
+#   -nocompare     leaves the standard library's 30 queries out
+#   -base DIR      first answers of the checkout DIR (another revision of
+#                  repo-mcp) too, in each pair (ours, base, gopls), and
+#                  ours / base
 #
 # The load average is printed before and after each corpus: the figures
 # are only as quiet as the machine was.
@@ -31,11 +36,17 @@ set -euo pipefail
 
 pairs=3
 std=0
+gogit=1
+compare=1
+base=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-n) pairs=$2; shift 2 ;;
 	-std) std=1; shift ;;
-	*) echo "usage: $0 [-n PAIRS] [-std]" >&2; exit 2 ;;
+	-stdonly) std=1; gogit=0; shift ;;
+	-nocompare) compare=0; shift ;;
+	-base) base=$(cd "$2" && pwd); shift 2 ;;
+	*) echo "usage: $0 [-n PAIRS] [-std | -stdonly] [-nocompare] [-base DIR]" >&2; exit 2 ;;
 	esac
 done
 
@@ -46,6 +57,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/gonav-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 bin=$work/gonav.test
 (cd "$repo" && go test -c -o "$bin" ./tools/gonav)
+[ -z "$base" ] || (cd "$base" && go test -c -o "$work/base.test" ./tools/gonav)
 
 # change20 STEP: commits a change of 20 Go files (every STEP-th non-test
 # file gets a function) on top of the repository in the current directory.
@@ -74,10 +86,11 @@ stats() {
 	sort -g | awk '{a[NR]=$1} END {m = (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2; printf "%.2f [%.2f-%.2f]", m, a[1], a[NR]}'
 }
 
-# ours [CACHE]: go_navigate's first references answer in a new process,
-# with CACHE as its cache directory (a new empty one when not given).
+# ours [CACHE [BIN]]: go_navigate's first references answer in a new
+# process, with CACHE as its cache directory (a new empty one when
+# empty), of the test binary BIN (ours when not given).
 ours() {
-	timed env GONAV_BENCH_CACHE="${1:-}" "$bin" -test.run '^$' -test.bench '^BenchmarkFirstReferences$' -test.benchtime 1x
+	timed env GONAV_BENCH_CACHE="${1:-}" "${2:-$bin}" -test.run '^$' -test.bench '^BenchmarkFirstReferences$' -test.benchtime 1x
 }
 
 # theirs CACHE: gopls's first references answer in a new process, in
@@ -89,19 +102,22 @@ theirs() {
 # firstAnswers LABEL FILLED: pairs of first answers, both sides' caches
 # empty, or filled by an earlier process of each (FILLED=1).
 firstAnswers() {
-	local label=$1 filled=$2 i ow ok gw gk
-	: >"$work/ours" >"$work/gopls" >"$work/ratio"
+	local label=$1 filled=$2 i ow ok gw gk bw bk
+	: >"$work/ours" >"$work/gopls" >"$work/ratio" >"$work/base" >"$work/baseratio"
 	if [ "$filled" = 1 ]; then
-		rm -rf "$work/ourcache" "$work/goplscache"
+		rm -rf "$work/ourcache" "$work/goplscache" "$work/basecache"
 		ours "$work/ourcache" >/dev/null
+		[ -z "$base" ] || ours "$work/basecache" "$work/base.test" >/dev/null
 		theirs "$work/goplscache" >/dev/null
 	fi
 	for i in $(seq "$pairs"); do
 		if [ "$filled" = 1 ]; then
 			ours "$work/ourcache" >"$work/o"
+			[ -z "$base" ] || ours "$work/basecache" "$work/base.test" >"$work/b"
 		else
 			rm -rf "$work/goplscache"
 			ours >"$work/o"
+			[ -z "$base" ] || ours "" "$work/base.test" >"$work/b"
 		fi
 		theirs "$work/goplscache" >"$work/g"
 		read -r ow ok <"$work/o"
@@ -109,12 +125,20 @@ firstAnswers() {
 		echo "$ow $ok" >>"$work/ours"
 		echo "$gw $gk" >>"$work/gopls"
 		awk -v ow="$ow" -v gw="$gw" -v ok="$ok" -v gk="$gk" 'BEGIN {print ow/gw, ok/gk}' >>"$work/ratio"
+		if [ -n "$base" ]; then
+			read -r bw bk <"$work/b"
+			echo "$bw $bk" >>"$work/base"
+			awk -v ow="$ow" -v bw="$bw" -v ok="$ok" -v bk="$bk" 'BEGIN {print ow/bw, ok/bk}' >>"$work/baseratio"
+			echo "  $corpus_name $label pair $i: base ${bw}s ${bk}KiB" >&2
+		fi
 		echo "  $corpus_name $label pair $i: go_navigate ${ow}s ${ok}KiB, gopls ${gw}s ${gk}KiB" >&2
 	done
 	echo "  first references answer, $label ($pairs pairs; seconds, peak MiB):"
 	printf '    %-12s %s s   %s MiB\n' "go_navigate" "$(cut -d' ' -f1 "$work/ours" | stats)" "$(awk '{print $2/1024}' "$work/ours" | stats)"
+	[ -z "$base" ] || printf '    %-12s %s s   %s MiB\n' "base" "$(cut -d' ' -f1 "$work/base" | stats)" "$(awk '{print $2/1024}' "$work/base" | stats)"
 	printf '    %-12s %s s   %s MiB\n' "gopls CLI" "$(cut -d' ' -f1 "$work/gopls" | stats)" "$(awk '{print $2/1024}' "$work/gopls" | stats)"
 	printf '    %-12s %s x time   %s x memory (targets: 0.5, 0.5)\n' "ratio" "$(cut -d' ' -f1 "$work/ratio" | stats)" "$(cut -d' ' -f2 "$work/ratio" | stats)"
+	[ -z "$base" ] || printf '    %-12s %s x time   %s x memory\n' "ours / base" "$(cut -d' ' -f1 "$work/baseratio" | stats)" "$(cut -d' ' -f2 "$work/baseratio" | stats)"
 }
 
 # metrics BENCH NAMES: runs one op of a benchmark and prints the named
@@ -148,7 +172,7 @@ export GONAV_BENCH_CORPUS=$work/go-git
 tree=$work/go-git-tree
 position=plumbing/hash.go:23:6
 gopls_env=(GOFLAGS=-mod=readonly GOPROXY=off)
-corpus
+[ "$gogit" = 0 ] || corpus
 
 [ "$std" = 1 ] || exit 0
 
@@ -177,6 +201,7 @@ position=strings/builder.go:$(grep -n '^type Builder struct' "$tree/strings/buil
 gopls_env=(GOROOT="$work/goroot-tree" GOFLAGS= GOPROXY=off)
 corpus
 
+[ "$compare" = 1 ] || exit 0
 echo "standard library against gopls (go_navigate and gopls with GOROOT set to the committed tree):"
 unset GONAV_BENCH_CORPUS GONAV_BENCH_STD
 REPO_MCP_PEERS=${REPO_MCP_PEERS:-$HOME/.cache/repo-mcp-peers} REPO_MCP_GONAV_STDLIB=1 \

@@ -1,6 +1,8 @@
 package gonav
 
 import (
+	"go/token"
+	"go/types"
 	"io/fs"
 	"path/filepath"
 	"reflect"
@@ -344,4 +346,58 @@ func linkedFiles(t *testing.T, dir string) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// TestChecksDropped loads a revision and asks what needs its package
+// level objects, then looks at what the program keeps: every package's
+// types are read back from export data, whose package scope has no
+// file scopes under it, as a check's has; the objects its indexes found
+// are theirs. A check's objects would keep its every scope, and so the
+// check, alive.
+func TestChecksDropped(t *testing.T) {
+	repo := gitfixture.New(t)
+	repo.Commit(t, "nav", txtarFiles(t, "testdata/nav.txtar"))
+	c, sv := serve(t, repo.Dir, testOptions(t))
+	for _, q := range []map[string]any{
+		{"relation": "references", "symbol": "shape.Shape.Area"},
+		{"relation": "callers", "symbol": "shape.Total", "depth": 2},
+		{"relation": "implementations", "symbol": "shape.Shape"},
+	} {
+		navigate(t, c, q)
+	}
+	prog := sv.progs[0].prog
+	if prog.checked == 0 {
+		t.Fatal("nothing was checked")
+	}
+	// The file set keeps the files export data was read from, and the
+	// parsed files of the units with an index, which names offsets in
+	// them; not the others' syntax.
+	kept := map[*token.File]bool{}
+	for _, u := range prog.units {
+		if u.index != nil {
+			for _, f := range u.index.Files {
+				kept[f.tf] = true
+			}
+		}
+	}
+	prog.fset.Iterate(func(f *token.File) bool {
+		if !kept[f] && prog.tables.m[f] == nil {
+			t.Errorf("the file set keeps %s, parsed for a unit without an index", f.Name())
+		}
+		return true
+	})
+	fromCheck := func(p *types.Package) bool { return p != nil && p.Scope().NumChildren() > 0 }
+	for _, u := range prog.units {
+		if fromCheck(u.types) {
+			t.Errorf("%s: the program keeps the check's types", u.id)
+		}
+		if u.index == nil || u.index.checked {
+			continue
+		}
+		for _, r := range u.index.Objects {
+			if r.obj != nil && fromCheck(r.obj.Pkg()) {
+				t.Errorf("%s: the index keeps the check's object %s", u.id, r.Key)
+			}
+		}
+	}
 }

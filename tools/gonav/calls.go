@@ -13,14 +13,20 @@ const callGraphNote = "static call graph by class hierarchy analysis (CHA) over 
 	"(kind dynamic_call); calls through function values, reflection and calls inside dependencies are not followed; " +
 	"calls in function literals count as calls of the function declaring them"
 
-// callSite is one call in a repository function's body.
+// callSite is one call in a repository function's body. Its caller and
+// callee are found when an answer names them, not when the graph is
+// built: finding a method of a type declared in a function checks its
+// package again (see unitIndex.object).
 type callSite struct {
 	unit    *unit
 	pos     token.Pos
-	caller  types.Object // the declared function around the call; nil at package level
-	callee  types.Object // a function, or an interface method
-	dynamic bool         // callee is an interface method
+	caller  int32 // the unit's object: the declared function around the call; noRef at package level
+	callee  int32 // the unit's object: a function, or an interface method
+	dynamic bool  // callee is an interface method
 }
+
+func (s callSite) callerObj() types.Object { return s.unit.index.object(s.caller) }
+func (s callSite) calleeObj() types.Object { return s.unit.index.object(s.callee) }
 
 // callIndex holds every call of the repository's packages, by callee and
 // by caller.
@@ -56,10 +62,10 @@ func (p *program) callGraph() *callIndex {
 }
 
 func (p *program) addCall(ix *callIndex, u *unit, c indexCall) {
-	site := callSite{unit: u, pos: u.index.pos(c.File, c.Off), callee: u.index.object(c.Callee), caller: u.index.object(c.Caller), dynamic: c.Dynamic}
+	site := callSite{unit: u, pos: u.index.pos(c.File, c.Off), callee: c.Callee, caller: c.Caller, dynamic: c.Dynamic}
 	callee := u.index.key(c.Callee)
 	ix.byCallee[callee] = append(ix.byCallee[callee], site)
-	if site.caller != nil {
+	if c.Caller != noRef {
 		caller := u.index.key(c.Caller)
 		ix.byCaller[caller] = append(ix.byCaller[caller], site)
 	}
@@ -78,11 +84,11 @@ func (p *program) callers(t *target, depth int) []Location {
 				for _, s := range ix.byCallee[key] {
 					loc := p.location(s.pos, callKind(s), s.unit.path)
 					loc.Depth, loc.Via = d, qualified(fn)
-					if s.caller != nil {
-						loc.Name, loc.Enclosing = qualified(s.caller), qualified(s.caller)
-						if !done[p.key(s.caller)] {
-							done[p.key(s.caller)] = true
-							next = append(next, s.caller)
+					if caller := s.callerObj(); caller != nil {
+						loc.Name, loc.Enclosing = qualified(caller), qualified(caller)
+						if !done[p.key(caller)] {
+							done[p.key(caller)] = true
+							next = append(next, caller)
 						}
 					}
 					out = append(out, loc)
@@ -126,9 +132,13 @@ func (p *program) callees(t *target, depth int) []Location {
 		for _, fn := range level {
 			listed := map[string]bool{}
 			for _, s := range ix.byCaller[p.key(fn)] {
-				targets := []types.Object{s.callee}
+				callee := s.calleeObj()
+				if callee == nil {
+					continue
+				}
+				targets := []types.Object{callee}
 				if s.dynamic {
-					targets = concrete(p.implementers(&target{obj: s.callee, unit: s.unit}))
+					targets = concrete(p.implementers(&target{obj: callee, unit: s.unit}))
 				}
 				for _, c := range targets {
 					k := p.key(c)

@@ -126,40 +126,37 @@ func (l *loader) read(n *node) *unit {
 	return u
 }
 
-// save stores a checked repository package: its export data, API key
-// and index, so that a new process or a replica sharing the directory
-// reads it instead of checking it. Unlike a dependency, it keeps the
-// check's types: its index points at their objects.
-func (l *loader) save(u *unit, files []*ast.File) {
-	if l.store.dir == "" {
-		return
-	}
-	e, err := encode(l.fset, u, files)
-	if err != nil {
-		l.log.Warn("go_navigate: a package's type information cannot be kept", "package", u.id, "error", err)
-		return
-	}
-	e.APIKey, e.Index = u.apiKey, u.index.stored()
-	l.store.saveLater(u.id, u.key, e)
-}
-
-// keep stores a checked package outside the repository, and replaces
-// its types by those read back (see typeStore). On a failure the
-// check's types stay.
+// keep stores a checked package, and replaces its types by those read
+// back from the entry (see typeStore), as a process reading the entry
+// does. A repository package's index then finds its objects in them
+// (see resolveLater), so nothing refers to the check's objects, scopes
+// and syntax, which were most of a loaded program's memory: a load holds
+// the checks of the packages being checked only, however many it
+// checked. On a failure the check's types and objects stay.
 func (l *loader) keep(n *node, u *unit, files []*ast.File) {
 	e, err := encode(l.fset, u, files)
 	if err != nil {
 		l.log.Warn("go_navigate: a package's type information cannot be kept", "package", u.id, "error", err)
 		return
 	}
+	if n.local {
+		e.APIKey, e.Index = u.apiKey, u.index.stored()
+	}
 	l.store.saveLater(u.id, u.key, e)
 	imports, direct := importsOf(n)
-	pkg, _, err := decode(l.fset, e, u.path, imports, direct, l.tables)
+	pkg, hidden, err := decode(l.fset, e, u.path, imports, direct, l.tables)
 	if err != nil {
 		l.log.Warn("go_navigate: a package's type information cannot be read back", "package", u.id, "error", err)
 		return
 	}
 	u.types = pkg
+	if n.local {
+		u.hidden = hidden
+	}
+	if u.index != nil {
+		l.resolveLater(n, u, u.index)
+		return // its index names offsets in the parsed files
+	}
 	// Nothing refers to the parsed files now: their line tables go too.
 	for _, f := range files {
 		l.fset.RemoveFile(l.fset.File(f.FileStart))

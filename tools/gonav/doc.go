@@ -21,7 +21,9 @@
 // variants included, are parsed and type-checked in
 // this process with go/types (type-checking is not executing):
 // dependencies for their declarations only, the repository's packages
-// with function bodies and full type information.
+// with function bodies and full type information. A repository package
+// recompiled for another package's test (q [p.test]) is checked as a
+// dependency is: the package, or its own test variant, has its files.
 //
 // # Relations
 //
@@ -47,13 +49,16 @@
 // check ends (index.go): its identifiers with the objects they declare
 // or use and their enclosing functions, its package clauses, imports,
 // calls and the types declared in its functions. Queries read the index;
-// the syntax and types.Info are dropped.
+// the syntax, types.Info and the check's own objects are dropped.
 //
 // Every package is kept on disk under the cache directory by key, as
 // export data (disk.go, positions.go), the repository's with their
 // indexes, written in the background. A new process or another replica
-// sharing the directory reads them instead of checking them again, and
-// finds the objects an index names in the packages read
+// sharing the directory reads them instead of checking them again. The
+// process that checked a package reads it back from the same entry: a
+// load keeps export data's types, far smaller than a check's scopes,
+// and a process answers the same whether it checked a package or read
+// it. An index finds the objects it names in the packages read
 // (indexstore.go); only an object declared in a function (a local
 // variable, a type of a function body) has its package checked again,
 // once, when a query first needs it. An entry is checked as it is read

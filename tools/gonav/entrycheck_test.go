@@ -91,8 +91,9 @@ func loadStoreFixture(t testing.TB, root, dir string) *storeLoad {
 	}
 	r := roots{export: root}
 	nodes, order := s.l.graph(listed, r)
+	sums := map[string][32]byte{}
 	for _, n := range order {
-		s.l.prepare(n, r)
+		s.l.prepare(n, r, sums)
 	}
 	checked, err := s.l.checkAll(context.Background(), order)
 	if err != nil {

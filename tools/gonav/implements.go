@@ -110,25 +110,24 @@ func typeOf(obj types.Object) (*types.TypeName, string) {
 // implements reports whether the type typ, declared in unit tu,
 // implements the interface iface, declared in unit iu. The two may come
 // from different test variants of one package, whose types differ: each
-// is looked up as the other's unit sees it first. Or from two checks of
-// one package: a type declared in a function of a package read from
-// disk comes from checking it again (unitIndex.object), and its methods
-// name that check's package-level types, not those read; the
-// package-level side is then looked up in the other's package.
+// is looked up as the other's unit sees it first. A type declared in a
+// function comes from a check of its package run again for it (see
+// unitIndex.object), whose declarations are not the unit's: a type of
+// that package at package level is looked up as that check declares it.
 func implements(tu *unit, typ *types.TypeName, iface *types.TypeName, iu *unit) bool {
 	T := typ.Type()
 	I := iface.Type()
-	if alt := samePackageElsewhere(iface, typ); alt != nil {
-		I = alt.Type()
-	} else if alt := samePackageElsewhere(typ, iface); alt != nil {
-		T = alt.Type()
-	} else if pkg, ok := tu.imports()[pathOf(iface)]; ok && pkg != iface.Pkg() && packageLevel(iface) {
-		if o, ok := pkg.Scope().Lookup(iface.Name()).(*types.TypeName); ok {
-			I = o.Type()
-		}
-	} else if pkg, ok := iu.imports()[pathOf(typ)]; ok && pkg != typ.Pkg() && packageLevel(typ) {
-		if o, ok := pkg.Scope().Lookup(typ.Name()).(*types.TypeName); ok {
-			T = o.Type()
+	local := pathOf(typ) == pathOf(iface) && typ.Pkg() != iface.Pkg()
+	switch {
+	case local && !packageLevel(typ) && packageLevel(iface):
+		I = typeIn(typ.Pkg(), iface, I)
+	case local && !packageLevel(iface) && packageLevel(typ):
+		T = typeIn(iface.Pkg(), typ, T)
+	default:
+		if pkg, ok := tu.imports()[pathOf(iface)]; ok && pkg != iface.Pkg() && packageLevel(iface) {
+			I = typeIn(pkg, iface, I)
+		} else if pkg, ok := iu.imports()[pathOf(typ)]; ok && pkg != typ.Pkg() && packageLevel(typ) {
+			T = typeIn(pkg, typ, T)
 		}
 	}
 	in, ok := I.Underlying().(*types.Interface)
@@ -141,15 +140,13 @@ func implements(tu *unit, typ *types.TypeName, iface *types.TypeName, iu *unit) 
 	return types.Implements(T, in) || types.Implements(types.NewPointer(T), in)
 }
 
-// samePackageElsewhere returns the package-level type named as tn in
-// the package of other, when other is declared in a function of another
-// check of tn's package; nil otherwise.
-func samePackageElsewhere(tn, other *types.TypeName) *types.TypeName {
-	if !packageLevel(tn) || packageLevel(other) || other.Pkg() == nil || other.Pkg() == tn.Pkg() || other.Pkg().Path() != tn.Pkg().Path() {
-		return nil
+// typeIn returns the type pkg declares under tn's name, or t when it
+// declares none.
+func typeIn(pkg *types.Package, tn *types.TypeName, t types.Type) types.Type {
+	if o, ok := pkg.Scope().Lookup(tn.Name()).(*types.TypeName); ok {
+		return o.Type()
 	}
-	alt, _ := other.Pkg().Scope().Lookup(tn.Name()).(*types.TypeName)
-	return alt
+	return t
 }
 
 // packageLevel reports whether a type is declared at package level, where

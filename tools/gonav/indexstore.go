@@ -44,13 +44,23 @@ func (l *loader) attach(n *node, u *unit, ix *unitIndex) *unitIndex {
 		f.tf.SetLines(lines) // the entry's check found them increasing, within the file
 		f.Lines = nil
 	}
+	l.resolveLater(n, u, ix)
+	return ix
+}
+
+// resolveLater has a unit's index find its objects in the packages the
+// unit sees when they are first asked for or, failing that, by checking
+// the node again; the objects a check left in it are dropped.
+func (l *loader) resolveLater(n *node, u *unit, ix *unitIndex) {
+	for i := range ix.Objects {
+		ix.Objects[i].obj = nil
+	}
 	ix.find = func(r *indexObject) types.Object { return l.findObject(u, r) }
 	ix.recheck = func() *unitIndex {
-		l.log.Debug("go_navigate: checking a package read from disk again for objects declared in its functions", "package", u.id)
+		l.log.Debug("go_navigate: checking a package again for objects declared in its functions", "package", u.id)
 		c, files, info := l.typeCheck(n)
 		return l.buildIndex(c, files, info)
 	}
-	return ix
 }
 
 // findObject finds an object of a unit's index in the packages the unit

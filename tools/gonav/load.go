@@ -48,7 +48,6 @@ type node struct {
 	dir      string   // display
 	names    []string // display names of its files
 	hosts    []string // and their host paths
-	contents [][]byte // local files, read once for the key and the parse
 	problems []string
 	files    []byte // hash of the files and the check's settings
 	key      string // files and the dependencies' API keys (keyOf)
@@ -59,8 +58,9 @@ type node struct {
 // load builds the program of one export from go list's packages.
 func (l *loader) load(ctx context.Context, listed []*listedPackage, r roots) (*program, error) {
 	nodes, order := l.graph(listed, r)
+	sums := map[string][sha256.Size]byte{}
 	for _, n := range order {
-		l.prepare(n, r)
+		l.prepare(n, r, sums)
 	}
 	checked, err := l.checkAll(ctx, order)
 	if err != nil {
@@ -97,7 +97,7 @@ func (l *loader) graph(listed []*listedPackage, r roots) (map[string]*node, []*n
 	}
 	for _, n := range nodes {
 		_, hasTestVariant := nodes[n.lp.ImportPath+" ["+n.lp.ImportPath+".test]"]
-		n.full = n.local && !hasTestVariant
+		n.full = n.local && !hasTestVariant && !recompiled(n.lp.ImportPath, nodes)
 	}
 	const (
 		visiting = 1
@@ -129,10 +129,25 @@ func (l *loader) graph(listed []*listedPackage, r roots) (map[string]*node, []*n
 	return nodes, order
 }
 
+// recompiled reports whether id is a package recompiled for another
+// package's test ("q [p.test]", q importing p), whose files the package
+// itself, or its own test variant, holds too: it is checked for its
+// importers only, its declarations without function bodies, as a
+// dependency is. In the standard library, such variants are two thirds
+// of the repository packages' identifiers.
+func recompiled(id string, nodes map[string]*node) bool {
+	path, variant, ok := cutVariant(id)
+	return ok && variant != path+".test" && nodes[path] != nil
+}
+
 // prepare reads a package's files (its repository files whole, the
 // others' sizes) and hashes them with what else the package's check
-// depends on but its dependencies' APIs (see keyOf).
-func (l *loader) prepare(n *node, r roots) {
+// depends on but its dependencies' APIs (see keyOf). A repository file's
+// hash is taken once per load, in sums by host path: test variants
+// share files. Its contents are not kept: a load would hold the whole
+// repository's source until the checks, which read the files again
+// from the page cache, are done.
+func (l *loader) prepare(n *node, r roots, sums map[string][sha256.Size]byte) {
 	h := sha256.New()
 	fmt.Fprintf(h, "unit\x00%s\x00%s\x00%s\x00%t\x00%t\x00", n.lp.ImportPath, n.lp.Name, n.dir, n.local, n.full)
 	if e := n.lp.listError(); e != "" {
@@ -157,13 +172,17 @@ func (l *loader) prepare(n *node, r roots) {
 			n.problems = append(n.problems, fmt.Sprintf("%s is %d bytes, over the %d-byte limit; left out", name, fi.Size(), l.maxFileBytes))
 			continue
 		}
-		var data []byte
 		if n.local {
-			if data, err = os.ReadFile(host); err != nil {
-				n.problems = append(n.problems, fmt.Sprintf("%s cannot be read; left out", name))
-				continue
+			sum, ok := sums[host]
+			if !ok {
+				data, err := os.ReadFile(host)
+				if err != nil {
+					n.problems = append(n.problems, fmt.Sprintf("%s cannot be read; left out", name))
+					continue
+				}
+				sum = sha256.Sum256(data)
+				sums[host] = sum
 			}
-			sum := sha256.Sum256(data)
 			fmt.Fprintf(h, "%s\x00%x\x00", name, sum)
 		} else {
 			// GOROOT and the module cache do not change under a path
@@ -172,7 +191,6 @@ func (l *loader) prepare(n *node, r roots) {
 		}
 		n.names = append(n.names, name)
 		n.hosts = append(n.hosts, host)
-		n.contents = append(n.contents, data)
 	}
 	for _, p := range n.problems {
 		fmt.Fprintf(h, "problem\x00%s\x00", p)
@@ -202,7 +220,6 @@ func (l *loader) checkAll(ctx context.Context, order []*node) (int, error) {
 					}
 					l.cache.put(n.unit)
 				}
-				n.contents = nil
 				close(n.done)
 				if l.progress != nil {
 					l.progress(int(done.Add(1)), len(order))
@@ -240,11 +257,7 @@ func (l *loader) check(n *node) *unit {
 		u.index = l.buildIndex(u, files, info)
 	}
 	u.apiKey = apiKeyOf(l.fset, u, n.deps)
-	if n.local {
-		l.save(u, files)
-	} else {
-		l.keep(n, u, files)
-	}
+	l.keep(n, u, files)
 	u.api = l.cache.api(u.apiKey, u.types)
 	return u
 }
@@ -259,16 +272,10 @@ func (l *loader) typeCheck(n *node) (*unit, []*ast.File, *types.Info) {
 	u := newUnit(n)
 	var files []*ast.File
 	for i, name := range n.names {
-		var src []byte
-		if i < len(n.contents) {
-			src = n.contents[i]
-		}
-		if src == nil { // a dependency's, or a package checked again
-			var err error
-			if src, err = os.ReadFile(n.hosts[i]); err != nil {
-				u.problems = append(u.problems, fmt.Sprintf("%s cannot be read; left out", name))
-				continue
-			}
+		src, err := os.ReadFile(n.hosts[i])
+		if err != nil {
+			u.problems = append(u.problems, fmt.Sprintf("%s cannot be read; left out", name))
+			continue
 		}
 		f, err := parser.ParseFile(l.fset, name, src, parser.SkipObjectResolution)
 		if err != nil {

@@ -12,8 +12,9 @@ import (
 // Export data keeps an object's file and line but not its column: a
 // package read back has every declaration at column 1. So the store
 // writes export data with positions recoded: in the file set it gives
-// the writer, each identifier of a file starts a line of its own, and
-// the entry keeps the real line and column of each such line. Reading
+// the writer, each identifier of a file outside function bodies starts
+// a line of its own, and the entry keeps the real line and column of
+// each such line. Reading
 // an entry registers the files the reader made with those tables, and
 // the program's positions go through them.
 
@@ -36,8 +37,13 @@ func recode(fset *token.FileSet, files []*ast.File) (*token.FileSet, map[string]
 		tf := fset.File(f.FileStart)
 		offsets := []int{0}
 		ast.Inspect(f, func(n ast.Node) bool {
-			if id, ok := n.(*ast.Ident); ok {
-				offsets = append(offsets, tf.Offset(id.Pos()))
+			switch n := n.(type) {
+			case *ast.Ident:
+				offsets = append(offsets, tf.Offset(n.Pos()))
+			case *ast.BlockStmt:
+				// A function's body declares nothing export data
+				// holds: its lines would only fill the tables.
+				return false
 			}
 			return true
 		})

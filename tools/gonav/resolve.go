@@ -132,7 +132,7 @@ func (p *program) packagesNamed(ref string) []*unit {
 		if !ok {
 			order = append(order, u.path)
 		}
-		if !ok || (u.test() && !prev.test()) {
+		if !ok || variantRank(u) > variantRank(prev) {
 			best[u.path] = u
 		}
 	}
@@ -141,6 +141,21 @@ func (p *program) packagesNamed(ref string) []*unit {
 		out = append(out, best[path])
 	}
 	return out
+}
+
+// variantRank orders the units of one import path as packagesNamed
+// prefers them: the package's own test variant (p [p.test]), the package,
+// then a variant recompiled for another package's test (p [q.test]),
+// which declares what the package does, and is not indexed.
+func variantRank(u *unit) int {
+	_, variant, ok := cutVariant(u.id)
+	switch {
+	case !ok:
+		return 1
+	case variant == u.path+".test":
+		return 2
+	}
+	return 0
 }
 
 // lookup finds Name or Type.Member in a package.
