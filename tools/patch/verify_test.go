@@ -383,7 +383,11 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 `, f.dir[:len(f.dir)/2], outsideFile, victim.Process.Pid, sock, marker, f.dir[len(f.dir)/2:])
-	g := generate(t, f, edit("write", "attack_test.go", "content", attacks))
+	// As in TestVerifyHostileTests, the module's own name, which its test
+	// binary bears, tells this check's processes from another run's.
+	module := fmt.Sprintf("attack%x", rand.Uint64())
+	g := generate(t, f, edit("write", "attack_test.go", "content", attacks),
+		edit("replace", "go.mod", "old_text", "example.com/fx", "new_text", "example.com/"+module))
 	v := ok[verified](t, f, "verify_patch", map[string]any{"patch_id": g.PatchID, "checks": []any{map[string]any{"name": "go_test"}}})
 	out := v.Checks[0].Output
 	t.Logf("output:\n%s", out)
@@ -407,7 +411,7 @@ func TestMain(m *testing.M) {
 		t.Error("a check killed a process outside its sandbox")
 	}
 	time.Sleep(3 * time.Second) // a survivor would plant by now
-	if live := liveProcesses(t, "fx.test"); len(live) > 0 {
+	if live := liveProcesses(t, module+".test"); len(live) > 0 {
 		t.Errorf("processes of the check survive it: %v", live)
 	}
 	filepath.WalkDir(buildCache, func(p string, d os.DirEntry, err error) error {
