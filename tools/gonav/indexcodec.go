@@ -30,7 +30,10 @@ func (ix *unitIndex) GobEncode() ([]byte, error) {
 	w.int32s(ix.ByName)
 	w.int32s(ix.NameStart)
 	w.count(len(ix.Objects))
-	for _, o := range ix.Objects {
+	for i := range ix.Objects {
+		// By pointer: a copy would read obj, which the checking process
+		// clears (resolveLater) while the entry is written.
+		o := &ix.Objects[i]
 		w.str(o.Key)
 		w.str(o.Pkg)
 		w.str(o.Top)
