@@ -244,7 +244,11 @@ func (o HistoryOut) Text() string {
 		return o.blameText()
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d commits from %s", len(o.Commits), o.Revision)
+	noun := "commits"
+	if len(o.Commits) == 1 {
+		noun = "commit"
+	}
+	fmt.Fprintf(&b, "%d %s from %s", len(o.Commits), noun, o.Revision)
 	if o.Path != "" {
 		fmt.Fprintf(&b, " touching %s", o.Path)
 	}
