@@ -244,11 +244,7 @@ func (o HistoryOut) Text() string {
 		return o.blameText()
 	}
 	var b strings.Builder
-	noun := "commits"
-	if len(o.Commits) == 1 {
-		noun = "commit"
-	}
-	fmt.Fprintf(&b, "%d %s from %s", len(o.Commits), noun, o.Revision)
+	fmt.Fprintf(&b, "%s from %s", toolkit.Count(len(o.Commits), "commit", "commits"), o.Revision)
 	if o.Path != "" {
 		fmt.Fprintf(&b, " touching %s", o.Path)
 	}

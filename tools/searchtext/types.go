@@ -106,14 +106,6 @@ type IndexFacts struct {
 	Building bool `json:"building,omitempty"`
 }
 
-// counted says "1 file" or "2 files".
-func counted(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
 // Text renders the page as grep does: path:line:column:text.
 func (o SearchTextOut) Text() string {
 	var b strings.Builder
@@ -121,7 +113,7 @@ func (o SearchTextOut) Text() string {
 	if !o.Complete {
 		at = "at least"
 	}
-	fmt.Fprintf(&b, "%s %s in %s at %s", at, counted(o.TotalMatches, "matching line"), counted(o.TotalFiles, "file"), o.Revision)
+	fmt.Fprintf(&b, "%s %s in %s at %s", at, toolkit.Count(o.TotalMatches, "matching line", "matching lines"), toolkit.Count(o.TotalFiles, "file", "files"), o.Revision)
 	if o.Skipped.Binary+o.Skipped.TooLarge > 0 {
 		fmt.Fprintf(&b, " (skipped %d binary, %d over %d bytes)", o.Skipped.Binary, o.Skipped.TooLarge, o.Skipped.MaxFileBytes)
 	}
