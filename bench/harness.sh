@@ -2,10 +2,10 @@
 # bench/harness.sh [COUNT]: one read-only tool call (read_file of a small
 # file on the filesserver fixture, over stdio) bare through client/
 # ("client", the baseline) and as a model's tool call through the harness
-# ("harness": policy, validation, fsynced events, artifact, result; and
-# "harness-think", with a model that takes 2 ms a turn, during which the
-# last call's artifact is synced; the model's time is not counted), plus
-# one fsynced event ("append") and one stored artifact ("artifact") alone.
+# ("harness": policy, validation, synced events, artifact, result; and
+# "harness-think", with a model that takes 2 ms a turn, which is not
+# counted), plus one synced event ("append") and one artifact with the
+# event naming it, synced together ("artifact"), alone.
 # Runs the benchmark COUNT times (default 6) and prints the median calls/s
 # and p50 latency of each variant and its ratio to the baseline, then each
 # harness variant's overhead per call (its p50 less the bare call's) and

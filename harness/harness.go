@@ -342,7 +342,6 @@ func (h *Harness) closeLogs() {
 	defer h.mu.Unlock()
 	for _, r := range h.runs {
 		r.log.Close()
-		r.store.Release()
 	}
 }
 
