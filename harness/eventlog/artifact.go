@@ -3,6 +3,8 @@ package eventlog
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
 )
 
 // artifactLine is how a log holds an artifact: a call's raw answer, which
@@ -50,13 +52,40 @@ func (l *Log) Artifact(digest string) ([]byte, bool, error) {
 	if !ok {
 		return nil, false, nil
 	}
+	data, err := readArtifact(l.f, s, digest)
+	return data, true, err
+}
+
+// ReadArtifact returns the bytes of an artifact the log at path holds,
+// and false when it holds none by that digest. The caller checks them
+// against the digest.
+func ReadArtifact(path, digest string) ([]byte, bool, error) {
+	c, err := read(path)
+	if err != nil {
+		return nil, false, err
+	}
+	s, ok := c.artifacts[digest]
+	if !ok {
+		return nil, false, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, true, fmt.Errorf("eventlog: %w", err)
+	}
+	defer f.Close()
+	data, err := readArtifact(f, s, digest)
+	return data, true, err
+}
+
+// readArtifact decodes the artifact line at s of a log.
+func readArtifact(r io.ReaderAt, s span, digest string) ([]byte, error) {
 	line := make([]byte, s.len)
-	if _, err := l.f.ReadAt(line, s.off); err != nil {
-		return nil, true, fmt.Errorf("eventlog: artifact %s: %w", digest, err)
+	if _, err := r.ReadAt(line, s.off); err != nil {
+		return nil, fmt.Errorf("eventlog: artifact %s: %w", digest, err)
 	}
 	var a artifactLine
 	if err := json.Unmarshal(line, &a); err != nil {
-		return nil, true, fmt.Errorf("eventlog: artifact %s: %w", digest, err)
+		return nil, fmt.Errorf("eventlog: artifact %s: %w", digest, err)
 	}
-	return a.Data, true, nil
+	return a.Data, nil
 }

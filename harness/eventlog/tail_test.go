@@ -90,6 +90,9 @@ func TestArtifacts(t *testing.T) {
 	if bytes.IndexByte(data, 0x1b) >= 0 {
 		t.Error("the artifact's escape is in the log raw")
 	}
+	if got, held, err := ReadArtifact(path, "sha256:aa"); err != nil || !held || !bytes.Equal(got, answer) {
+		t.Fatalf("ReadArtifact = %q, %v, %v", got, held, err)
+	}
 	events, held, err := ReadHeld(path)
 	if err != nil || len(events) != 1 || events[0].Seq != 1 || !held("sha256:aa") || held("sha256:bb") {
 		t.Fatalf("ReadHeld: %d events, held %v, %v", len(events), held("sha256:aa"), err)
