@@ -105,6 +105,20 @@ func TestArtifacts(t *testing.T) {
 	if got, held, err := l.Artifact("sha256:aa"); err != nil || !held || !bytes.Equal(got, answer) {
 		t.Fatalf("Artifact after reopening = %q, %v, %v", got, held, err)
 	}
+	// An artifact longer than the reserve and than a reader's buffer.
+	large := bytes.Repeat([]byte("0123456789abcdef"), 3*reserve/16)
+	if err := l.StageArtifact("sha256:cc", large); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Append(Event{Run: "r", Type: CallState, Data: Marshal(CallData{State: Succeeded, Artifact: "sha256:cc"})}); err != nil {
+		t.Fatal(err)
+	}
+	if got, held, err := ReadArtifact(path, "sha256:cc"); err != nil || !held || !bytes.Equal(got, large) {
+		t.Fatalf("ReadArtifact of %d bytes: %d bytes, %v, %v", len(large), len(got), held, err)
+	}
+	if events, err := Read(path); err != nil || len(events) != 2 || events[1].Seq != 2 {
+		t.Fatalf("after a large artifact: %d events, %v", len(events), err)
+	}
 }
 
 // TestLostLines: what a crash can leave of lines written but not synced.
