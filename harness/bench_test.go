@@ -32,26 +32,12 @@ func BenchmarkReadOnlyCall(b *testing.B) {
 	bin := buildBench(b, "github.com/repo-mcp/repo-mcp/internal/filesserver")
 	ws := b.TempDir()
 	os.WriteFile(filepath.Join(ws, "README.md"), []byte("# Bench\n\nA small file. It is read again and again.\n"), 0o644)
-	ctx := context.Background()
 
-	b.Run("client", func(b *testing.B) {
-		c, err := client.Start(ctx, client.Command{Path: bin, Args: []string{"-root", ws}}, client.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer c.Close()
-		args := map[string]string{"path": "README.md"}
-		var lat []time.Duration
-		for i := 0; i < b.N; i++ {
-			start := time.Now()
-			if _, err := c.Call(ctx, "read_file", args); err != nil {
-				b.Fatal(err)
-			}
-			lat = append(lat, time.Since(start))
-		}
-		benchlat.Report(b, lat)
-	})
-
+	b.Run("client", func(b *testing.B) { benchmarkClient(b, bin, ws, 0) })
+	// A bare call after a pause as long as harness-think's model takes:
+	// the baseline of harness-think, since a server idle for a while
+	// answers later than one called back to back.
+	b.Run("client-think", func(b *testing.B) { benchmarkClient(b, bin, ws, 2*time.Millisecond) })
 	b.Run("harness", func(b *testing.B) { benchmarkHarness(b, bin, ws, 0) })
 	// The model takes 2 ms a turn, as a real one takes far longer, so the
 	// harness's work is spread as it is in real use; the model's time is
@@ -97,6 +83,28 @@ func BenchmarkReadOnlyCall(b *testing.B) {
 		}
 		benchlat.Report(b, lat)
 	})
+}
+
+// benchmarkClient times read-only calls made bare through client/, each
+// after a pause (not counted).
+func benchmarkClient(b *testing.B, bin, ws string, pause time.Duration) {
+	ctx := context.Background()
+	c, err := client.Start(ctx, client.Command{Path: bin, Args: []string{"-root", ws}}, client.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	args := map[string]string{"path": "README.md"}
+	var lat []time.Duration
+	for i := 0; i < b.N; i++ {
+		time.Sleep(pause)
+		start := time.Now()
+		if _, err := c.Call(ctx, "read_file", args); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	benchlat.Report(b, lat)
 }
 
 // callsPerRun is how many calls a run of benchmarkHarness makes: per-call
