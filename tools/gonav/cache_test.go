@@ -127,6 +127,7 @@ func TestEarlyCutoff(t *testing.T) {
 	}{
 		{"body only", body, "\t\tsum += s.Area() * 1\n", true},
 		{"a line added in a body: the declarations below move", body, body + "\t\tsum += 0\n", false},
+		{"a parameter's column moves", "(a, b T) T {", "(a,  b T) T {", false},
 		{"exported function added", "// Max returns", "func Min() int { return 0 }\n\n// Max returns", false},
 		{"unexported function at the end", "\treturn b\n}\n", "\treturn b\n}\n\nfunc half(x float64) float64 { return x / 2 }\n", true},
 	}

@@ -251,7 +251,6 @@ func (l *loader) check(n *node) *unit {
 	if n.full {
 		u.index = l.buildIndex(u, files, info)
 	}
-	u.apiKey = apiKeyOf(l.fset, u, n.deps)
 	l.keep(n, u, files)
 	u.api = l.cache.api(u.apiKey, u.types)
 	return u
