@@ -14,7 +14,9 @@ import (
 // and callers names a function by the index, so only callees, which
 // names that method, checks the package again; in the process that
 // checked it and in one reading it from disk. A generic unexported
-// caller, which export data cannot declare, is named without it.
+// caller, which export data cannot declare, is named without it; the
+// callers of a method, which count the interfaces its type implements,
+// do not find a local interface whose method names T's lack.
 func TestCallGraphFindsLazily(t *testing.T) {
 	repo := gitfixture.New(t)
 	repo.Commit(t, "calls", map[string]gitfixture.File{
@@ -31,6 +33,16 @@ func Use(v any) int {
 }
 
 func apply[T any](v T) int { return Helper() }
+
+type T struct{}
+
+func (T) Run() int { return apply(0) }
+
+func Local() int {
+	type sizer interface{ Size() int }
+	var s sizer
+	return s.Size() + T{}.Run()
+}
 `),
 	})
 	opts := testOptions(t)
@@ -44,6 +56,13 @@ func apply[T any](v T) int { return Helper() }
 			prog := sv.progs[0].prog
 			if n := rechecked(prog); n != 0 {
 				t.Errorf("callers checked %d packages again", n)
+			}
+			out = navigate(t, c, map[string]any{"relation": Callers, "symbol": "p.T.Run"})
+			if len(out.Results) != 1 || out.Results[0].Enclosing != "example.com/calls/p.Local" {
+				t.Errorf("callers of p.T.Run: %+v", out.Results)
+			}
+			if n := rechecked(prog); n != 0 {
+				t.Errorf("callers of a method checked %d packages again", n)
 			}
 			out = navigate(t, c, map[string]any{"relation": Callees, "symbol": "p.Use"})
 			var names []string

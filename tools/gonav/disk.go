@@ -21,7 +21,7 @@ import (
 
 // typesDirName is the directory, under the cache directory, of the
 // packages' type information; its version changes with the format.
-const typesDirName = "types-v3"
+const typesDirName = "types-v4"
 
 // typeStore keeps on disk the type information of packages by key: a
 // new process or a replica reads them instead of parsing and checking

@@ -25,7 +25,7 @@ import (
 type Options struct {
 	// CacheDir keeps exports under CacheDir/exports, and the packages'
 	// type information (the repository's with their indexes) under
-	// CacheDir/types-v3; empty means a temporary directory for exports,
+	// CacheDir/types-v4; empty means a temporary directory for exports,
 	// removed at Close, and type information kept in memory only.
 	CacheDir string
 	// Logger receives load progress and warnings. Default: discard.
