@@ -207,7 +207,8 @@ func (sv *Service) load(ctx context.Context, req *server.Request, snap *workspac
 	exported := time.Now()
 	report(0, 0, "listing packages (go list, in the sandbox)")
 	r := lay.roots(dir, sv.checker)
-	listed, err := sv.lists.list(ctx, sv.checker, dir, lay, snap.HostPaths())
+	sums := newFileSums(lay.treeDir(dir), files)
+	listed, err := sv.lists.list(ctx, sv.checker, dir, lay, snap.HostPaths(), sums.blobs)
 	listFailed := ""
 	var le *ListError
 	if errors.As(err, &le) {
@@ -234,7 +235,7 @@ func (sv *Service) load(ctx context.Context, req *server.Request, snap *workspac
 			sv.log.Debug("go_navigate: loading", "request_id", req.ID, "done", done, "total", total)
 		}
 	}
-	prog, err := ld.load(ctx, listed, r, newFileSums(lay.treeDir(dir), files))
+	prog, err := ld.load(ctx, listed, r, sums)
 	if err != nil {
 		return nil, err
 	}
