@@ -171,10 +171,21 @@ func listedHeader(src []byte) []byte {
 	}
 	n := int(end) - int(f.FileStart)
 	out := bytes.Clone(src[:n])
-	for line := range bytes.Lines(src[n:]) {
-		if bytes.HasPrefix(line, []byte("//go:")) {
-			out = append(out, line...)
+	// Searched for, not line by line: a generated file has a million
+	// lines and no directive.
+	directive := []byte("//go:")
+	for rest, start := src[n:], true; ; start = false {
+		i := bytes.Index(rest, directive)
+		if i < 0 {
+			return out
 		}
+		if (i == 0 && start) || (i > 0 && rest[i-1] == '\n') {
+			line, _, _ := bytes.Cut(rest[i:], []byte("\n"))
+			out = append(out, line...)
+			if len(line) < len(rest[i:]) {
+				out = append(out, '\n')
+			}
+		}
+		rest = rest[i+len(directive):]
 	}
-	return out
 }
