@@ -131,6 +131,7 @@ func TestEarlyCutoff(t *testing.T) {
 		{"a parameter's column moves", "(a, b T) T {", "(a,  b T) T {", false},
 		{"exported function added", "// Max returns", "func Min() int { return 0 }\n\n// Max returns", false},
 		{"unexported function at the end", "\treturn b\n}\n", "\treturn b\n}\n\nfunc half(x float64) float64 { return x / 2 }\n", true},
+		{"unexported type at the end", "\treturn b\n}\n", "\treturn b\n}\n\ntype unit struct{ w float64 }\n\nfunc (u unit) Area() float64 { return u.w }\n", true},
 	}
 	// One service answers every case, each a revision on top of the
 	// first: a case's importers are checked again or not by their keys,

@@ -88,9 +88,9 @@ func apiKeyOfEntry(fset *token.FileSet, u *unit, pkg *types.Package, e *storedUn
 }
 
 // declaredPositions calls visit with each object of pkg whose position
-// export data holds: its package-level objects, and the methods, fields,
-// parameters, results and type parameters of the types they reach, in a
-// fixed order. Objects of other packages are left out: their own API
+// export data holds: its exported package-level objects, and the
+// methods, fields, parameters, results and type parameters of the types
+// they reach, in a fixed order. Objects of other packages are left out: their own API
 // keys cover them.
 func declaredPositions(pkg *types.Package, visit func(types.Object)) {
 	seen := map[types.Type]bool{}
@@ -175,10 +175,14 @@ func declaredPositions(pkg *types.Package, visit func(types.Object)) {
 			typ(t.Elem())
 		}
 	}
+	// The package read back declares its unexported types too (see
+	// decode), which importers do not see unless an exported one reaches
+	// them.
 	scope := pkg.Scope()
 	for _, name := range scope.Names() {
-		o := scope.Lookup(name)
-		obj(o)
-		typ(o.Type())
+		if o := scope.Lookup(name); o.Exported() {
+			obj(o)
+			typ(o.Type())
+		}
 	}
 }
