@@ -3,7 +3,6 @@ package workspace
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -140,8 +139,7 @@ func (w *Workspace) updateRef(name, newSHA, oldSHA string) error {
 	committed := false
 	defer func() {
 		if !committed {
-			lock.Close()
-			os.Remove(lock.Name())
+			releaseLock(lock)
 		}
 	}()
 	r := w.repo
@@ -159,6 +157,9 @@ func (w *Workspace) updateRef(name, newSHA, oldSHA string) error {
 	}
 	if err := lock.Sync(); err != nil {
 		return w.internalError("writing a ref", err)
+	}
+	if !lockHeld(lock) {
+		return ErrRefLocked
 	}
 	if err := lock.Close(); err != nil {
 		return w.internalError("writing a ref", err)
@@ -180,19 +181,6 @@ func (w *Workspace) refsDir() string {
 		return w.layout.commonDir
 	}
 	return w.layout.gitDir
-}
-
-// lockFile takes git's lock on file: file.lock, created exclusively. A
-// lock someone else holds is ErrRefLocked.
-func (w *Workspace) lockFile(file string) (*os.File, error) {
-	lock, err := os.OpenFile(file+".lock", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if errors.Is(err, fs.ErrExist) {
-		return nil, ErrRefLocked
-	}
-	if err != nil {
-		return nil, w.internalError("locking a ref", err)
-	}
-	return lock, nil
 }
 
 // AuthorizeRef checks a full ref name against the refs the caller's

@@ -83,6 +83,7 @@ type Workspace struct {
 	rootFS   *os.Root // nil unless worktree reads are allowed
 	layout   gitLayout
 	intents  *intentWatch
+	locks    *lockWatch // ref lock files in the way (reflock.go)
 }
 
 // ID returns the workspace id.
@@ -151,7 +152,7 @@ func openWorkspace(wc WorkspaceConfig, opts Options, blobs *blobCache) (*Workspa
 		return nil, err
 	}
 	r.blobs = blobs
-	ws := &Workspace{id: wc.ID, root: root, bare: layout.bare, readOnly: wc.ReadOnly, deny: deny, repo: r, layout: layout, intents: &intentWatch{}}
+	ws := &Workspace{id: wc.ID, root: root, bare: layout.bare, readOnly: wc.ReadOnly, deny: deny, repo: r, layout: layout, intents: &intentWatch{}, locks: newLockWatch()}
 	if ws.fixtures, err = compileFixtures(wc.VerifySecretFixtures); err != nil {
 		r.close()
 		return nil, err

@@ -168,10 +168,7 @@ func (w *Workspace) holdLock(file string) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	return func() {
-		lock.Close()
-		os.Remove(lock.Name())
-	}, nil
+	return func() { releaseLock(lock) }, nil
 }
 
 // unpackLocked rewrites packed-refs without name when name is packed
