@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-
 	"github.com/repo-mcp/repo-mcp/server"
 	"github.com/repo-mcp/repo-mcp/server/tracing"
 	"github.com/repo-mcp/repo-mcp/tools/patch/verify"
