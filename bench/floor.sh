@@ -8,6 +8,7 @@
 #   deps      the same, importing every package outside this module that
 #             this module's packages import and repo-mcp links
 #   repo-mcp  this tree's, running `version`
+#   base      with BASE (a revision; default none), its build's `version`
 # then runs each, and git --version, under `perf stat -r 10` in ROUNDS
 # interleaved rounds (default 5) and prints the medians of CPU (task-clock),
 # wall time and page faults, and each one's ratio to git's. Then the same
@@ -95,13 +96,18 @@ cmd() {
 	case $1 in
 	git) echo "git --version" ;;
 	repo-mcp) echo "$tmp/repo-mcp version" ;;
+	base) echo "$REPO_MCP_BENCH_BASE version" ;;
 	cold) echo "$tmp/repo-mcp serve --workspace fx=$tmp/fx --audit-log /dev/null <$tmp/cold.jsonl" ;;
 	cold-base) echo "$REPO_MCP_BENCH_BASE serve --workspace fx=$tmp/fx --audit-log /dev/null <$tmp/cold.jsonl" ;;
 	*) echo "$tmp/$1.bin" ;;
 	esac
 }
 
-measure git hello floor deps repo-mcp
+if [ "$base" != none ]; then
+	measure git hello floor deps repo-mcp base
+else
+	measure git hello floor deps repo-mcp
+fi
 
 # The cold start: the tests' fixture, as loose objects, and a client's
 # first messages; the server answers both requests before it sees the end
