@@ -20,7 +20,10 @@
 #                  types; gopls: its file cache)
 #   warm queries   the 30 queries of the corpus's gopls comparison on a
 #                  loaded revision: median, 99th percentile and slowest
-#   second load    HEAD after HEAD~1: its load time as a share of the first
+#   second load    HEAD after HEAD~1: its load time, wall and CPU, as a share
+#                  of the first, PAIRS times (with -base alternately with the
+#                  base's); PROFILE=FILE writes a CPU profile of one more
+#                  second load to FILE
 #   -std           the standard library too, then its 30 queries asked of
 #                  go_navigate and of gopls (TestAgainstGoplsStdlib):
 #                  tens of minutes, and gigabytes of memory
@@ -141,11 +144,12 @@ firstAnswers() {
 	[ -z "$base" ] || printf '    %-12s %s x time   %s x memory\n' "ours / base" "$(cut -d' ' -f1 "$work/baseratio" | stats)" "$(cut -d' ' -f2 "$work/baseratio" | stats)"
 }
 
-# metrics BENCH NAMES: runs one op of a benchmark and prints the named
-# metrics it reports, "name value" a line.
+# metrics BENCH NAMES [BIN]: runs one op of a benchmark of the test
+# binary BIN (ours when not given) and prints the named metrics it
+# reports, "name value" a line, in the order of NAMES.
 metrics() {
-	"$bin" -test.run '^$' -test.bench "^$1\$" -test.benchtime 1x 2>&1 |
-		awk -v names="$2" '/ns\/op/ {for (i = 1; i < NF; i++) if (index(" " names " ", " " $(i+1) " ")) print $(i+1), $i}'
+	"${3:-$bin}" -test.run '^$' -test.bench "^$1\$" -test.benchtime 1x 2>&1 |
+		awk -v names="$2" '/ns\/op/ {for (i = 1; i < NF; i++) v[$(i+1)] = $i; n = split(names, want, " "); for (j = 1; j <= n; j++) if (want[j] in v) print want[j], v[want[j]]}'
 }
 
 # corpus: measures the corpus the variables above name.
@@ -155,11 +159,34 @@ corpus() {
 	firstAnswers "caches filled by an earlier process" 1
 	echo "  warm queries (the 30 of the gopls comparison, one loaded revision):"
 	metrics BenchmarkWarmQueries "p50-ms p99-ms max-ms" | awk '{printf "    %-8s %s ms\n", $1, $2}'
+	[ -z "$base" ] || metrics BenchmarkWarmQueries "p50-ms p99-ms max-ms" "$work/base.test" | awk '{printf "    base %-8s %s ms\n", $1, $2}'
 	echo "    (target: p50 under 50 ms)"
-	echo "  second revision (20 changed files) after the first:"
-	metrics BenchmarkSecondRevision "first-ms second-ms second-% second-checked packages" | awk '{printf "    %-15s %s\n", $1, $2}'
-	echo "    (target: second-% under 10)"
+	secondRevision
 	echo "$corpus_name: load $(cut -d' ' -f1-3 /proc/loadavg) at the end"
+}
+
+# secondRevision: pairs of second loads (ours, and base with -base,
+# alternately), each in a new process; medians [min-max] of the second
+# load's wall time and CPU time as shares of the first's. With PROFILE
+# set, the last of ours writes a CPU profile of its second load there.
+secondRevision() {
+	local i name
+	: >"$work/second-ours" >"$work/second-base"
+	for i in $(seq "$pairs"); do
+		metrics BenchmarkSecondRevision "second-% second-cpu-% second-ms second-checked packages" >"$work/m"
+		awk '{printf "%s ", $2} END {print ""}' "$work/m" >>"$work/second-ours"
+		[ -z "$base" ] || metrics BenchmarkSecondRevision "second-% second-cpu-% second-ms second-checked packages" "$work/base.test" |
+			awk '{printf "%s ", $2} END {print ""}' >>"$work/second-base"
+	done
+	[ -z "${PROFILE:-}" ] || GONAV_BENCH_PROFILE=$PROFILE metrics BenchmarkSecondRevision "second-%" >/dev/null
+	echo "  second revision (20 changed files) after the first, $pairs runs (metrics in the order: second-% second-cpu-% second-ms second-checked packages):"
+	for name in ours base; do
+		[ -s "$work/second-$name" ] || continue
+		printf '    %-5s wall %s %%   cpu %s %%   second load %s ms   checked %s of %s\n' "$name" \
+			"$(cut -d' ' -f1 "$work/second-$name" | stats)" "$(cut -d' ' -f2 "$work/second-$name" | stats)" \
+			"$(cut -d' ' -f3 "$work/second-$name" | stats)" "$(cut -d' ' -f4 "$work/second-$name" | head -1)" "$(cut -d' ' -f5 "$work/second-$name" | head -1)"
+	done
+	echo "    (target: wall under 10 %)"
 }
 
 echo "machine: $(nproc) cores; $(go version | cut -d' ' -f3); $("$gopls" version | head -1)"

@@ -2,6 +2,7 @@ package gonav
 
 import (
 	"os"
+	"runtime/pprof"
 	"slices"
 	"syscall"
 	"testing"
@@ -101,8 +102,10 @@ func BenchmarkSecondRevision(b *testing.B) {
 		cpu0 := cpuTime(b)
 		first := navigate(b, c, map[string]any{"relation": Definition, "symbol": bc.symbol, "revision": "HEAD~1"})
 		cpu1 := cpuTime(b)
+		stop := profileSecond(b)
 		second := navigate(b, c, map[string]any{"relation": Definition, "symbol": bc.symbol, "revision": "HEAD"})
 		cpu2 := cpuTime(b)
+		stop()
 		// CPU time varies less with the machine's load than wall time.
 		b.ReportMetric(float64((cpu2 - cpu1).Milliseconds()), "second-cpu-ms")
 		b.ReportMetric(float64(cpu2-cpu1)/float64(cpu1-cpu0)*100, "second-cpu-%")
@@ -111,6 +114,29 @@ func BenchmarkSecondRevision(b *testing.B) {
 		b.ReportMetric(float64(second.Precision.Load.DurationMS)/float64(first.Precision.Load.DurationMS)*100, "second-%")
 		b.ReportMetric(float64(second.Precision.Load.Checked), "second-checked")
 		b.ReportMetric(float64(second.Precision.Load.Packages), "packages")
+	}
+}
+
+// profileSecond starts a CPU profile of the second load into the file
+// GONAV_BENCH_PROFILE names, if it does, and returns what stops it: the
+// first load would otherwise be nine tenths of the profile.
+func profileSecond(b *testing.B) (stop func()) {
+	path := os.Getenv("GONAV_BENCH_PROFILE")
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 

@@ -72,22 +72,26 @@ func (p *program) addCall(ix *callIndex, u *unit, c indexCall) {
 }
 
 // callers answers the calls of the target, and of its callers to depth.
+// A caller is named and followed by its key and name in the index: only
+// a method's object is found, for the interfaces its type implements
+// (calleeKeys), since finding a function a package read from disk does
+// not export (a generic one) checks the package again.
 func (p *program) callers(t *target, depth int) []Location {
 	ix := p.callGraph()
 	var out []Location
-	level := []types.Object{t.obj}
-	done := map[string]bool{p.key(t.obj): true}
+	level := []callerFunc{{key: p.key(t.obj), name: qualified(t.obj), method: true, obj: func() types.Object { return t.obj }}}
+	done := map[string]bool{level[0].key: true}
 	for d := 1; d <= depth && len(level) > 0; d++ {
-		var next []types.Object
+		var next []callerFunc
 		for _, fn := range level {
-			for _, key := range p.calleeKeys(fn) {
+			for _, key := range fn.calleeKeys(p) {
 				for _, s := range ix.byCallee[key] {
 					loc := p.location(s.pos, callKind(s), s.unit.path)
-					loc.Depth, loc.Via = d, qualified(fn)
-					if caller := s.callerObj(); caller != nil {
-						loc.Name, loc.Enclosing = qualified(caller), qualified(caller)
-						if !done[p.key(caller)] {
-							done[p.key(caller)] = true
+					loc.Depth, loc.Via = d, fn.name
+					if caller, ok := s.callerFunc(); ok {
+						loc.Name, loc.Enclosing = caller.name, caller.name
+						if !done[caller.key] {
+							done[caller.key] = true
 							next = append(next, caller)
 						}
 					}
@@ -98,6 +102,49 @@ func (p *program) callers(t *target, depth int) []Location {
 		level = next
 	}
 	return out
+}
+
+// callerFunc is a function callers follows: its key and qualified name,
+// and how to find its object.
+type callerFunc struct {
+	key, name string
+	method    bool
+	obj       func() types.Object
+}
+
+// callerFunc returns the declared function around a call, false at
+// package level or when it cannot be named.
+func (s callSite) callerFunc() (callerFunc, bool) {
+	if s.caller == noRef {
+		return callerFunc{}, false
+	}
+	r := &s.unit.index.Objects[s.caller]
+	f := callerFunc{key: r.Key, method: r.Kind == methodObject, obj: s.callerObj}
+	switch {
+	case r.Top != "" && r.Member != "":
+		f.name = r.Pkg + "." + r.Top + "." + r.Member
+	case r.Top != "" && !f.method:
+		f.name = r.Pkg + "." + r.Top
+	default:
+		obj := s.callerObj()
+		if obj == nil {
+			return callerFunc{}, false
+		}
+		f.name = qualified(obj)
+	}
+	return f, true
+}
+
+// calleeKeys are the callees whose calls may call f (see
+// program.calleeKeys): a function's own key, without finding it.
+func (f callerFunc) calleeKeys(p *program) []string {
+	if !f.method {
+		return []string{f.key}
+	}
+	if obj := f.obj(); obj != nil {
+		return p.calleeKeys(obj)
+	}
+	return []string{f.key}
 }
 
 // calleeKeys are the callees whose calls may call fn: fn itself and,

@@ -46,7 +46,7 @@ func goComments() map[string]string {
 		"github.com/repo-mcp/repo-mcp/tools/gonav.Location.Text":             "The line, without its newline (at most 512 bytes of it).",
 		"github.com/repo-mcp/repo-mcp/tools/gonav.Location.Via":              "via is, for a callee, the call site in the caller (file:line:column); for a caller, the function it calls; for a related_reference, the method used.",
 		"github.com/repo-mcp/repo-mcp/tools/gonav.Options":                   "Options configure the service.",
-		"github.com/repo-mcp/repo-mcp/tools/gonav.Options.CacheDir":          "CacheDir keeps exports under CacheDir/exports, and the packages' type information (the repository's with their indexes) under CacheDir/types-v3; empty means a temporary directory for exports, removed at Close, and type information kept in memory only.",
+		"github.com/repo-mcp/repo-mcp/tools/gonav.Options.CacheDir":          "CacheDir keeps exports under CacheDir/exports, and the packages' type information (the repository's with their indexes) under CacheDir/types-v4; empty means a temporary directory for exports, removed at Close, and type information kept in memory only.",
 		"github.com/repo-mcp/repo-mcp/tools/gonav.Options.CallTimeout":       "CallTimeout bounds a call, the first load of a revision included. Default 10 minutes: loading a large repository on a busy machine takes minutes, and progress keeps the client waiting. A call that gives up leaves the load running for the next.",
 		"github.com/repo-mcp/repo-mcp/tools/gonav.Options.Exports":           "How many exports stay on disk. Default 8.",
 		"github.com/repo-mcp/repo-mcp/tools/gonav.Options.Logger":            "Logger receives load progress and warnings. Default: discard.",

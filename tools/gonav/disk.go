@@ -21,7 +21,7 @@ import (
 
 // typesDirName is the directory, under the cache directory, of the
 // packages' type information; its version changes with the format.
-const typesDirName = "types-v3"
+const typesDirName = "types-v4"
 
 // typeStore keeps on disk the type information of packages by key: a
 // new process or a replica reads them instead of parsing and checking
@@ -132,19 +132,26 @@ func (l *loader) read(n *node) *unit {
 // (see resolveLater), so nothing refers to the check's objects, scopes
 // and syntax, which were most of a loaded program's memory: a load holds
 // the checks of the packages being checked only, however many it
-// checked. On a failure the check's types and objects stay.
+// checked. On a failure the check's types and objects stay. It sets the
+// unit's API key (see cutoff.go).
 func (l *loader) keep(n *node, u *unit, files []*ast.File) {
 	e, err := encode(l.fset, u, files)
 	if err != nil {
 		l.log.Warn("go_navigate: a package's type information cannot be kept", "package", u.id, "error", err)
+		u.apiKey = apiKeyOf(l.fset, u, n.deps)
 		return
+	}
+	imports, direct := importsOf(n)
+	pkg, hidden, err := decode(l.fset, e, u.path, imports, direct, l.tables)
+	if err != nil {
+		u.apiKey = apiKeyOf(l.fset, u, n.deps)
+	} else {
+		u.apiKey = apiKeyOfEntry(l.fset, u, pkg, e, n.deps)
 	}
 	if n.local {
 		e.APIKey, e.Index = u.apiKey, u.index.stored()
 	}
 	l.store.saveLater(u.id, u.key, e)
-	imports, direct := importsOf(n)
-	pkg, hidden, err := decode(l.fset, e, u.path, imports, direct, l.tables)
 	if err != nil {
 		l.log.Warn("go_navigate: a package's type information cannot be read back", "package", u.id, "error", err)
 		return

@@ -34,9 +34,11 @@
 //
 // # Caching
 //
-// A type-checked package is keyed by its files' contents and its
-// dependencies' API keys (a hash of their export data, and of their own
-// dependencies' API keys), and shared by the programs of every revision
+// A type-checked package is keyed by its files' contents (their git blob
+// ids, which an export names as it writes them, filesums.go) and its
+// dependencies' API keys (a hash of their export data and the real
+// positions it declares, and of their own dependencies' API keys), and
+// shared by the programs of every revision
 // that has the same key: a second revision checks again only the
 // packages that changed, and their importers only when a change reached
 // the API (early cutoff, cutoff.go). A revision whose Go files keep their
@@ -61,7 +63,10 @@
 // it. An index finds the objects it names in the packages read
 // (indexstore.go); only an object declared in a function (a local
 // variable, a type of a function body) has its package checked again,
-// once, when a query first needs it. An entry is checked as it is read
+// once, when a query first needs it. Queries avoid needing one: callers
+// names and follows functions by the index, and implementations looks
+// at a local type only when the method names the index keeps of it may
+// relate it to the target (localsets.go). An entry is checked as it is read
 // (entrycheck.go): one that is damaged, or another package's, is a miss,
 // warned of, and its package is checked and written again.
 //

@@ -128,6 +128,9 @@ func (ix *unitIndex) check() error {
 			return damaged("local type %d is object %d", i, o)
 		}
 	}
+	if len(ix.LocalSets) != len(ix.LocalTypes) {
+		return damaged("%d method sets of %d local types", len(ix.LocalSets), len(ix.LocalTypes))
+	}
 	return nil
 }
 

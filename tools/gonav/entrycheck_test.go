@@ -91,7 +91,7 @@ func loadStoreFixture(t testing.TB, root, dir string) *storeLoad {
 	}
 	r := roots{export: root}
 	nodes, order := s.l.graph(listed, r)
-	sums := map[string][32]byte{}
+	sums := newFileSums(root, nil)
 	for _, n := range order {
 		s.l.prepare(n, r, sums)
 	}

@@ -25,8 +25,9 @@ type exportFiles struct {
 }
 
 // options returns the export options of a new export of workspace ws,
-// and a function to call with its tree's directory once it is in place.
-func (le *lastExport) options(ws string, base workspace.ExportOptions) (workspace.ExportOptions, func(dir string)) {
+// and a function to call with its tree's directory once it is in place,
+// which returns the export's files by path.
+func (le *lastExport) options(ws string, base workspace.ExportOptions) (workspace.ExportOptions, func(dir string) map[string]workspace.ExportedFile) {
 	le.mu.Lock()
 	last := le.byWS[ws]
 	le.mu.Unlock()
@@ -38,12 +39,13 @@ func (le *lastExport) options(ws string, base workspace.ExportOptions) (workspac
 		return filepath.Join(last.dir, filepath.FromSlash(f.Path))
 	}
 	base.Exported = func(f workspace.ExportedFile) { made[f.Path] = f }
-	return base, func(dir string) {
+	return base, func(dir string) map[string]workspace.ExportedFile {
 		le.mu.Lock()
 		defer le.mu.Unlock()
 		if le.byWS == nil {
 			le.byWS = map[string]exportFiles{}
 		}
 		le.byWS[ws] = exportFiles{dir: dir, files: made}
+		return made
 	}
 }

@@ -39,8 +39,7 @@ func (p *program) implementers(t *target) []types.Object {
 // those are few, and the method index leaves them out.
 func (p *program) implementersAmong(t *target, cands []int32) []types.Object {
 	tn, method := typeOf(t.obj)
-	iface, isIface := tn.Type().Underlying().(*types.Interface)
-	if isIface && iface.NumMethods() == 0 {
+	if iface, isIface := tn.Type().Underlying().(*types.Interface); isIface && iface.NumMethods() == 0 {
 		return nil
 	}
 	seen := map[string]bool{p.key(tn): true}
@@ -51,25 +50,15 @@ func (p *program) implementersAmong(t *target, cands []int32) []types.Object {
 	for _, i := range cands {
 		candidates = append(candidates, named[i])
 	}
-	candidates = append(candidates, p.localTypes(pathOf(tn))...)
+	if n, ok := tn.Type().(*types.Named); ok {
+		candidates = append(candidates, p.localTypes(pathOf(tn), localSetOf(n))...)
+	}
 	for _, nt := range candidates {
 		// Dependencies count only where the target's package sees them,
 		// as gopls counts them: an interface of a package it does not
 		// import is no contract it was written for.
 		u, cand := nt.unit, nt.obj
-		if (!u.local && seenFrom[u.path] == nil) || seen[nt.key] || (nt.inFunc && u.path != pathOf(tn)) {
-			continue
-		}
-		var ok bool
-		switch candIface := nt.iface; {
-		case isIface && candIface != nil:
-			ok = candIface.NumMethods() >= iface.NumMethods() && implements(u, cand, tn, t.unit)
-		case isIface:
-			ok = implements(u, cand, tn, t.unit)
-		case candIface != nil:
-			ok = candIface.NumMethods() > 0 && implements(t.unit, tn, cand, u)
-		}
-		if !ok {
+		if (!u.local && seenFrom[u.path] == nil) || seen[nt.key] || (nt.inFunc && u.path != pathOf(tn)) || !relates(tn, t.unit, nt) {
 			continue
 		}
 		seen[nt.key] = true
@@ -84,6 +73,23 @@ func (p *program) implementersAmong(t *target, cands []int32) []types.Object {
 		out = append(out, obj)
 	}
 	return out
+}
+
+// relates reports whether the named type tn of unit tu and a candidate
+// are implementations of each other, as implementations counts them:
+// the candidate implements tn, an interface, or tn implements the
+// candidate, an interface with methods.
+func relates(tn *types.TypeName, tu *unit, nt namedType) bool {
+	iface, isIface := tn.Type().Underlying().(*types.Interface)
+	switch candIface := nt.iface; {
+	case isIface && candIface != nil:
+		return candIface.NumMethods() >= iface.NumMethods() && implements(nt.unit, nt.obj, tn, tu)
+	case isIface:
+		return implements(nt.unit, nt.obj, tn, tu)
+	case candIface != nil:
+		return candIface.NumMethods() > 0 && implements(tu, tn, nt.obj, nt.unit)
+	}
+	return false
 }
 
 // typeOf returns the named type a target is or whose method it is, and

@@ -31,8 +31,12 @@ type unitIndex struct {
 	Funcs   []indexFunc
 	Imports []indexImport
 	Calls   []indexCall
-	// LocalTypes are the named types declared in function bodies.
+	// LocalTypes are the named types declared in function bodies, and
+	// LocalSets their method sets: implementations decides by them which
+	// are worth finding (a unit read from disk is checked again for
+	// them).
 	LocalTypes []int32
+	LocalSets  []localSet
 
 	// A unit read from disk finds its objects when they are first asked
 	// for (see object).
@@ -139,6 +143,11 @@ func buildIndex(fset *token.FileSet, u *unit, files []*ast.File, info *types.Inf
 	// Appending left up to half of each table unused.
 	b.ix.Idents, b.ix.Objects = slices.Clone(b.ix.Idents), slices.Clone(b.ix.Objects)
 	b.ix.groupNames()
+	type local struct {
+		obj int32
+		set localSet
+	}
+	var locals []local
 	for id, obj := range info.Defs {
 		// What implementations may answer with: named types, not type
 		// parameters, aliases or generic types.
@@ -147,10 +156,14 @@ func buildIndex(fset *token.FileSet, u *unit, files []*ast.File, info *types.Inf
 			continue
 		}
 		if n, ok := tn.Type().(*types.Named); ok && n.TypeParams().Len() == 0 {
-			b.ix.LocalTypes = append(b.ix.LocalTypes, b.object(tn))
+			locals = append(locals, local{b.object(tn), localSetOf(n)})
 		}
 	}
-	slices.SortFunc(b.ix.LocalTypes, func(a, c int32) int { return int(b.ix.Objects[a].obj.Pos() - b.ix.Objects[c].obj.Pos()) })
+	slices.SortFunc(locals, func(a, c local) int { return int(b.ix.Objects[a.obj].obj.Pos() - b.ix.Objects[c.obj].obj.Pos()) })
+	for _, l := range locals {
+		b.ix.LocalTypes = append(b.ix.LocalTypes, l.obj)
+		b.ix.LocalSets = append(b.ix.LocalSets, l.set)
+	}
 	return b.ix
 }
 

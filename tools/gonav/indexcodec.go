@@ -59,6 +59,14 @@ func (ix *unitIndex) GobEncode() ([]byte, error) {
 		w.ints(c.File, c.Off, c.Lparen, c.Callee, c.Caller, bit(c.Dynamic))
 	}
 	w.int32s(ix.LocalTypes)
+	w.count(len(ix.LocalSets))
+	for _, set := range ix.LocalSets {
+		w.ints(bit(set.Iface))
+		w.count(len(set.Names))
+		for _, name := range set.Names {
+			w.str(name)
+		}
+	}
 	return w.buf, nil
 }
 
@@ -106,6 +114,15 @@ func (ix *unitIndex) GobDecode(data []byte) error {
 		c.File, c.Off, c.Lparen, c.Callee, c.Caller, c.Dynamic = r.int(), r.int(), r.int(), r.int(), r.int(), r.int() != 0
 	}
 	ix.LocalTypes = r.int32s()
+	ix.LocalSets = make([]localSet, r.count())
+	for i := range ix.LocalSets {
+		set := &ix.LocalSets[i]
+		set.Iface = r.int() != 0
+		set.Names = make([]string, r.count())
+		for j := range set.Names {
+			set.Names[j] = r.str()
+		}
+	}
 	if r.err == nil && len(r.buf) > 0 {
 		r.err = fmt.Errorf("%d bytes after the index", len(r.buf))
 	}

@@ -18,7 +18,7 @@ func (ix *unitIndex) stored() *unitIndex {
 	if ix == nil {
 		return nil
 	}
-	out := &unitIndex{Names: ix.Names, ByName: ix.ByName, NameStart: ix.NameStart, Objects: ix.Objects, Idents: ix.Idents, Funcs: ix.Funcs, Imports: ix.Imports, Calls: ix.Calls, LocalTypes: ix.LocalTypes}
+	out := &unitIndex{Names: ix.Names, ByName: ix.ByName, NameStart: ix.NameStart, Objects: ix.Objects, Idents: ix.Idents, Funcs: ix.Funcs, Imports: ix.Imports, Calls: ix.Calls, LocalTypes: ix.LocalTypes, LocalSets: ix.LocalSets}
 	for _, f := range ix.Files {
 		lines := f.tf.Lines()
 		f.Size, f.Lines = int32(f.tf.Size()), make([]int32, len(lines))

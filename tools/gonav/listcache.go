@@ -26,6 +26,10 @@ type listCache struct {
 	entries []listEntry // most recent last
 	max     int
 	runs    int // of go list, for tests
+	// headers are the hashes of the Go files' headers (listedHeader)
+	// of the last key, by blob id: the next export's files of the same
+	// blob are not read and parsed again.
+	headers map[string][sha256.Size]byte
 }
 
 type listEntry struct {
@@ -35,11 +39,18 @@ type listEntry struct {
 }
 
 // list returns the listing of the export in dir, laid out as lay, running
-// go list unless a listing with the same key is kept.
-func (c *listCache) list(ctx context.Context, l lister, dir string, lay layout, absent []string) ([]*listedPackage, error) {
+// go list unless a listing with the same key is kept. blobs are the
+// blob ids of the export's files by host path, those known.
+func (c *listCache) list(ctx context.Context, l lister, dir string, lay layout, absent []string, blobs map[string]string) ([]*listedPackage, error) {
 	pattern, opts := lay.listing()
 	opts = append(opts, verify.WithAbsent(absent...))
-	key, err := listKey(dir, lay, absent)
+	c.mu.Lock()
+	known := c.headers
+	c.mu.Unlock()
+	key, headers, err := listKey(dir, lay, absent, blobs, known)
+	c.mu.Lock()
+	c.headers = headers
+	c.mu.Unlock()
 	if err != nil {
 		return listPackages(ctx, l, dir, pattern, opts...)
 	}
@@ -94,10 +105,13 @@ func moved(listed []*listedPackage, from, to string) []*listedPackage {
 // listKey hashes what go list reads of an export: every path, the module
 // files whole, and of each Go file what decides its package and imports
 // (see listedHeader); the layout, which decides how go list is asked; and
-// the paths the sandbox hides.
-func listKey(dir string, lay layout, absent []string) (string, error) {
+// the paths the sandbox hides. A Go file whose blob id (in blobs, by host
+// path) is in known has that header hash; it returns the header hashes
+// of the export's files by blob id.
+func listKey(dir string, lay layout, absent []string, blobs map[string]string, known map[string][sha256.Size]byte) (string, map[string][sha256.Size]byte, error) {
+	headers := map[string][sha256.Size]byte{}
 	h := sha256.New()
-	fmt.Fprintf(h, "list-v2\x00%d\x00%q\x00", lay, absent)
+	fmt.Fprintf(h, "list-v3\x00%d\x00%q\x00", lay, absent)
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -115,21 +129,31 @@ func listKey(dir string, lay layout, absent []string) (string, error) {
 		if !whole && !strings.HasSuffix(name, ".go") {
 			return nil
 		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
+		blob, named := blobs[path]
+		if whole {
+			blob += " whole" // a header's hash is not the whole file's
 		}
-		if !whole {
-			data = listedHeader(data)
+		sum, ok := known[blob]
+		if !named || !ok {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			if !whole {
+				data = listedHeader(data)
+			}
+			sum = sha256.Sum256(data)
 		}
-		fmt.Fprintf(h, "%d\x00", len(data))
-		h.Write(data)
+		if named {
+			headers[blob] = sum
+		}
+		fmt.Fprintf(h, "%x\x00", sum)
 		return nil
 	})
 	if err != nil {
-		return "", fmt.Errorf("hashing the export for go list: %w", err)
+		return "", nil, fmt.Errorf("hashing the export for go list: %w", err)
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return hex.EncodeToString(h.Sum(nil)), headers, nil
 }
 
 // listedHeader returns what go list reads of a Go file: everything up to
@@ -147,10 +171,21 @@ func listedHeader(src []byte) []byte {
 	}
 	n := int(end) - int(f.FileStart)
 	out := bytes.Clone(src[:n])
-	for line := range bytes.Lines(src[n:]) {
-		if bytes.HasPrefix(line, []byte("//go:")) {
-			out = append(out, line...)
+	// Searched for, not line by line: a generated file has a million
+	// lines and no directive.
+	directive := []byte("//go:")
+	for rest, start := src[n:], true; ; start = false {
+		i := bytes.Index(rest, directive)
+		if i < 0 {
+			return out
 		}
+		if (i == 0 && start) || (i > 0 && rest[i-1] == '\n') {
+			line, _, _ := bytes.Cut(rest[i:], []byte("\n"))
+			out = append(out, line...)
+			if len(line) < len(rest[i:]) {
+				out = append(out, '\n')
+			}
+		}
+		rest = rest[i+len(directive):]
 	}
-	return out
 }

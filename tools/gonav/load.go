@@ -56,9 +56,8 @@ type node struct {
 }
 
 // load builds the program of one export from go list's packages.
-func (l *loader) load(ctx context.Context, listed []*listedPackage, r roots) (*program, error) {
+func (l *loader) load(ctx context.Context, listed []*listedPackage, r roots, sums *fileSums) (*program, error) {
 	nodes, order := l.graph(listed, r)
-	sums := map[string][sha256.Size]byte{}
 	for _, n := range order {
 		l.prepare(n, r, sums)
 	}
@@ -66,6 +65,7 @@ func (l *loader) load(ctx context.Context, listed []*listedPackage, r roots) (*p
 	if err != nil {
 		return nil, err
 	}
+	l.log.Debug("go_navigate: hashed the repository's files the export did not name", "hashed", sums.hashed)
 	p := &program{fset: l.fset, tables: l.tables, roots: r, byID: map[string]*unit{}, checked: checked}
 	for _, lp := range listed {
 		n := nodes[lp.ImportPath]
@@ -143,11 +143,11 @@ func recompiled(id string, nodes map[string]*node) bool {
 // prepare reads a package's files (its repository files whole, the
 // others' sizes) and hashes them with what else the package's check
 // depends on but its dependencies' APIs (see keyOf). A repository file's
-// hash is taken once per load, in sums by host path: test variants
-// share files. Its contents are not kept: a load would hold the whole
-// repository's source until the checks, which read the files again
-// from the page cache, are done.
-func (l *loader) prepare(n *node, r roots, sums map[string][sha256.Size]byte) {
+// id is its blob's (see fileSums), which the export names or which is
+// computed once per load. Its contents are not kept: a load would hold
+// the whole repository's source until the checks, which read the files
+// again from the page cache, are done.
+func (l *loader) prepare(n *node, r roots, sums *fileSums) {
 	h := sha256.New()
 	fmt.Fprintf(h, "unit\x00%s\x00%s\x00%s\x00%t\x00%t\x00", n.lp.ImportPath, n.lp.Name, n.dir, n.local, n.full)
 	if e := n.lp.listError(); e != "" {
@@ -173,17 +173,12 @@ func (l *loader) prepare(n *node, r roots, sums map[string][sha256.Size]byte) {
 			continue
 		}
 		if n.local {
-			sum, ok := sums[host]
-			if !ok {
-				data, err := os.ReadFile(host)
-				if err != nil {
-					n.problems = append(n.problems, fmt.Sprintf("%s cannot be read; left out", name))
-					continue
-				}
-				sum = sha256.Sum256(data)
-				sums[host] = sum
+			sum, err := sums.sum(host)
+			if err != nil {
+				n.problems = append(n.problems, fmt.Sprintf("%s cannot be read; left out", name))
+				continue
 			}
-			fmt.Fprintf(h, "%s\x00%x\x00", name, sum)
+			fmt.Fprintf(h, "%s\x00%s\x00", name, sum)
 		} else {
 			// GOROOT and the module cache do not change under a path
 			// without its size or time changing.
@@ -256,7 +251,6 @@ func (l *loader) check(n *node) *unit {
 	if n.full {
 		u.index = l.buildIndex(u, files, info)
 	}
-	u.apiKey = apiKeyOf(l.fset, u, n.deps)
 	l.keep(n, u, files)
 	u.api = l.cache.api(u.apiKey, u.types)
 	return u

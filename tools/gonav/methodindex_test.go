@@ -25,10 +25,12 @@ func TestMethodIndexMissesNothing(t *testing.T) {
 		all[i] = int32(i)
 	}
 	// Types declared in functions are targets too: their candidates come
-	// from the index, like any concrete type's.
+	// from the index, like any concrete type's. An interface target with
+	// no methods rules none of them out by name.
 	candidates := named
+	everyLocal := localSet{Iface: true}
 	for _, u := range p.local {
-		candidates = append(candidates[:len(candidates):len(candidates)], p.localTypes(u.path)...)
+		candidates = append(candidates[:len(candidates):len(candidates)], p.localTypes(u.path, everyLocal)...)
 	}
 	var targets, answered int
 	for _, nt := range candidates {
@@ -44,6 +46,16 @@ func TestMethodIndexMissesNothing(t *testing.T) {
 		}
 		if len(want) > 0 {
 			answered++
+		}
+		// The names of the types declared in functions rule out none
+		// that relates to the target.
+		if n, ok := nt.obj.Type().(*types.Named); ok {
+			for _, local := range p.localTypes(pathOf(nt.obj), everyLocal) {
+				set := localSetOf(local.obj.Type().(*types.Named))
+				if relates(nt.obj, nt.unit, local) && !mayRelate(localSetOf(n), set) {
+					t.Errorf("%s and %s (declared in a function) relate, but their method names %v and %v rule it out", qualified(nt.obj), qualified(local.obj), localSetOf(n).Names, set.Names)
+				}
+			}
 		}
 	}
 	t.Logf("%d targets, %d with implementations", targets, answered)

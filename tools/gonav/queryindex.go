@@ -100,15 +100,19 @@ func (p *program) collectNamed(ctx context.Context) ([]namedType, error) {
 }
 
 // localTypes lists the named types declared in the function bodies of
-// the repository packages of an import path, in the order of their
+// the repository packages of an import path whose method names may
+// relate them to a target's (see mayRelate), in the order of their
 // positions.
-func (p *program) localTypes(path string) []namedType {
+func (p *program) localTypes(path string, target localSet) []namedType {
 	var out []namedType
 	for _, u := range p.local {
 		if u.index == nil || u.path != path {
 			continue
 		}
-		for _, i := range u.index.LocalTypes {
+		for j, i := range u.index.LocalTypes {
+			if !mayRelate(target, u.index.LocalSets[j]) {
+				continue
+			}
 			if nt, ok := p.namedTypeOf(u, u.index.object(i)); ok {
 				nt.inFunc = true
 				out = append(out, nt)

@@ -25,7 +25,7 @@ import (
 type Options struct {
 	// CacheDir keeps exports under CacheDir/exports, and the packages'
 	// type information (the repository's with their indexes) under
-	// CacheDir/types-v3; empty means a temporary directory for exports,
+	// CacheDir/types-v4; empty means a temporary directory for exports,
 	// removed at Close, and type information kept in memory only.
 	CacheDir string
 	// Logger receives load progress and warnings. Default: discard.
@@ -200,14 +200,15 @@ func (sv *Service) load(ctx context.Context, req *server.Request, snap *workspac
 	}
 	report(0, 0, "exporting the revision")
 	lay := layoutOf(ctx, snap)
-	dir, err := sv.export(ctx, snap, key, lay)
+	dir, files, err := sv.export(ctx, snap, key, lay)
 	if err != nil {
 		return nil, err
 	}
 	exported := time.Now()
 	report(0, 0, "listing packages (go list, in the sandbox)")
 	r := lay.roots(dir, sv.checker)
-	listed, err := sv.lists.list(ctx, sv.checker, dir, lay, snap.HostPaths())
+	sums := newFileSums(lay.treeDir(dir), files)
+	listed, err := sv.lists.list(ctx, sv.checker, dir, lay, snap.HostPaths(), sums.blobs)
 	listFailed := ""
 	var le *ListError
 	if errors.As(err, &le) {
@@ -234,7 +235,7 @@ func (sv *Service) load(ctx context.Context, req *server.Request, snap *workspac
 			sv.log.Debug("go_navigate: loading", "request_id", req.ID, "done", done, "total", total)
 		}
 	}
-	prog, err := ld.load(ctx, listed, r)
+	prog, err := ld.load(ctx, listed, r, sums)
 	if err != nil {
 		return nil, err
 	}
@@ -261,39 +262,40 @@ func (sv *Service) load(ctx context.Context, req *server.Request, snap *workspac
 var exportOptions = workspace.ExportOptions{SecretFixtures: false}
 
 // export returns the directory holding the snapshot's export, writing it
-// unless an earlier call did; the tree is in lay.treeDir of it.
-func (sv *Service) export(ctx context.Context, snap *workspace.Snapshot, key string, lay layout) (string, error) {
+// unless an earlier call did; the tree is in lay.treeDir of it. When
+// this call wrote it, files are the files it holds.
+func (sv *Service) export(ctx context.Context, snap *workspace.Snapshot, key string, lay layout) (string, map[string]workspace.ExportedFile, error) {
 	if err := sv.exportsDir(); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	final := filepath.Join(sv.dir, key)
 	if _, err := os.Stat(final); err == nil {
 		now := time.Now()
 		os.Chtimes(final, now, now) // the most recently used survive pruning
-		return final, nil
+		return final, nil, nil
 	}
 	tmp, err := os.MkdirTemp(sv.dir, "tmp-")
 	if err != nil {
-		return "", server.Errorf(server.Internal, "making the export directory failed").Wrap(err)
+		return "", nil, server.Errorf(server.Internal, "making the export directory failed").Wrap(err)
 	}
 	if err := os.MkdirAll(lay.treeDir(tmp), 0o755); err != nil {
 		verify.RemoveAll(tmp)
-		return "", server.Errorf(server.Internal, "making the export directory failed").Wrap(err)
+		return "", nil, server.Errorf(server.Internal, "making the export directory failed").Wrap(err)
 	}
 	opts, made := sv.lastExport.options(snap.Workspace().ID(), exportOptions)
 	if _, err := snap.Export(ctx, lay.treeDir(tmp), opts); err != nil {
 		verify.RemoveAll(tmp)
-		return "", err
+		return "", nil, err
 	}
 	if err := os.Rename(tmp, final); err != nil {
 		verify.RemoveAll(tmp) // another process made it first
 		if _, serr := os.Stat(final); serr != nil {
-			return "", server.Errorf(server.Internal, "keeping the export failed").Wrap(err)
+			return "", nil, server.Errorf(server.Internal, "keeping the export failed").Wrap(err)
 		}
 	}
-	made(lay.treeDir(final))
+	files := made(lay.treeDir(final))
 	sv.pruneExports()
-	return final, nil
+	return final, files, nil
 }
 
 func (sv *Service) exportsDir() error {
