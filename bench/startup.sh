@@ -4,7 +4,8 @@
 # "none" leaves it out) and git, in the same rounds, on the Go standard
 # library's source committed (set REPO_MCP_BENCH_REPO to reuse one):
 #   repo-mcp version                          vs git --version   (target: within 2x)
-#   cold start to the first read_file answered vs git cat-file blob (target: under 50 ms)
+#   cold start to the first read_file answered vs git cat-file blob, on the
+#     tests' small fixture repository (target: under 50 ms) and on the Go tree
 #   a new process's first full listing, with sizes
 #                                              vs git ls-tree -r -l (target: within 1.5x)
 set -euo pipefail
@@ -15,6 +16,7 @@ base=${2:-main}
 . "$dir/basebuild.sh"
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); base: $base"
 BENCHFLAGS="-benchtime=40x" "$dir/ratio.sh" ./cmd/repo-mcp/ BenchmarkVersion "$count" git
+BENCHFLAGS="-benchtime=20x" "$dir/ratio.sh" ./cmd/repo-mcp/ BenchmarkColdStartFixture "$count" git
 BENCHFLAGS="-benchtime=20x" "$dir/ratio.sh" ./cmd/repo-mcp/ BenchmarkColdStart "$count" git
 BENCHFLAGS="-benchtime=10x" "$dir/ratio.sh" ./cmd/repo-mcp/ BenchmarkListFilesFirst "$count" git
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -169,6 +169,27 @@ func TestSchemaCompiledAtFirstCall(t *testing.T) {
 	}
 }
 
+// badMultiple's schema has a multipleOf the meta-schema refuses (it must
+// be positive), which validates all the same.
+type badMultiple struct {
+	N int `json:"n" jsonschema:"multipleOf=-2"`
+}
+
+// TestCheckSchemasChecksTheMetaSchema: a call compiles its tool's schema
+// without checking it against the draft's meta-schema (the server's own
+// schemas), so CheckSchemas, which the schemas command and the tests
+// run, is what refuses one the meta-schema refuses.
+func TestCheckSchemasChecksTheMetaSchema(t *testing.T) {
+	s := server.New(server.Info{Name: "x"}, server.Options{})
+	server.MustRegister(s, server.Tool{Name: "neg", Description: "d", Effect: server.ReadOnly}, noop[badMultiple, empty])
+	if err := s.CheckSchemas(); err == nil || !strings.Contains(err.Error(), "neg") {
+		t.Errorf("CheckSchemas: %v; want the meta-schema's refusal of tool neg", err)
+	}
+	if res := servertest.Start(t, s).Call("neg", map[string]any{"n": 4}); res.IsError {
+		t.Errorf("a call of neg failed: %+v", res)
+	}
+}
+
 type deepBadPattern struct {
 	Items []struct {
 		Q string `json:"q" jsonschema:"pattern=[z-a]"`

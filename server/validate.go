@@ -20,19 +20,27 @@ import (
 type Violation = schemacheck.Violation
 
 // newValidator returns a function that compiles a tool's input schema the
-// first time it is called and then returns what that compile gave.
+// first time it is called and then returns what that compile gave. The
+// schema is the server's own, made from a Go type: it is compiled without
+// checking it against the draft's meta-schema, which [Server.CheckSchemas]
+// does, and the tests with it.
 func newValidator(name string, schema map[string]any) func() (*schemacheck.Schema, error) {
 	return sync.OnceValues(func() (*schemacheck.Schema, error) {
-		data, err := json.Marshal(schema)
-		if err != nil {
-			return nil, fmt.Errorf("tool %s: input schema: %w", name, err)
-		}
-		v, err := schemacheck.Compile(name, data)
-		if err != nil {
-			return nil, fmt.Errorf("tool %s: input schema: %w", name, err)
-		}
-		return v, nil
+		return compileInput(name, schema, schemacheck.CompileTrusted)
 	})
+}
+
+// compileInput compiles a tool's input schema with compile.
+func compileInput(name string, schema map[string]any, compile func(string, []byte) (*schemacheck.Schema, error)) (*schemacheck.Schema, error) {
+	data, err := json.Marshal(schema)
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: input schema: %w", name, err)
+	}
+	v, err := compile(name, data)
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: input schema: %w", name, err)
+	}
+	return v, nil
 }
 
 // checkPatterns reports a "pattern" of the schema, at any depth, that is
@@ -62,14 +70,15 @@ func checkPatterns(schema any) error {
 	return nil
 }
 
-// CheckSchemas compiles the input schema of every registered tool, which
-// calls otherwise do at each tool's first call, and returns the errors.
+// CheckSchemas compiles the input schema of every registered tool, as
+// calls otherwise do at each tool's first call, and checks it against its
+// draft's meta-schema, which calls do not; it returns the errors.
 func (s *Server) CheckSchemas() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var errs []error
 	for _, name := range slices.Sorted(maps.Keys(s.tools)) {
-		if _, err := s.tools[name].validator(); err != nil {
+		if _, err := compileInput(name, s.tools[name].input, schemacheck.Compile); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -96,7 +96,7 @@ func TestToolDefinitions(t *testing.T) {
 
 // fixtureRepo is a small repository for the peers to read; it returns its
 // root and HEAD.
-func fixtureRepo(t *testing.T) (string, string) {
+func fixtureRepo(t testing.TB) (string, string) {
 	repo := gitfixture.New(t)
 	head := repo.Commit(t, "first", map[string]gitfixture.File{
 		"README.md":   gitfixture.Text("# Fixture\nread by peers\n"),

@@ -170,7 +170,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		defer stop()
 	}
 	if c.otlpEndpoint != "" {
-		tp, err := newTracerProvider(ctx, c.otlpEndpoint)
+		tp, err := newTracerProvider(c.otlpEndpoint, logger)
 		if err != nil {
 			return err
 		}

@@ -1,8 +1,13 @@
-// Package otlphttp sends OpenTelemetry spans to a collector over OTLP/HTTP
-// in binary protobuf. It is the transport of the SDK's OTLP trace exporter
-// (go.opentelemetry.io/otel/exporters/otlp/otlptrace), written here
-// because the upstream HTTP client links the gRPC stack through its
-// configuration package: it doubled the static binary for one POST.
+// Package otlphttp sends spans to an OpenTelemetry collector over
+// OTLP/HTTP in binary protobuf: the one POST of a batch that server/tracing
+// makes, and the encoding of the OTLP messages it needs.
+//
+//	c, err := otlphttp.New("http://collector:4318/v1/traces", otlphttp.Resource{...})
+//	err = c.Upload(ctx, spans)
+//
+// It replaces the OpenTelemetry SDK's exporter and the protobuf runtime,
+// whose package initialization every repo-mcp process paid, tracing or not
+// (see encode.go).
 package otlphttp
 
 import (
@@ -13,29 +18,101 @@ import (
 	"net/http"
 	"net/url"
 	"time"
-
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/proto"
 )
 
 // Timeout bounds one export, as the upstream exporter's default does.
 const Timeout = 10 * time.Second
 
-// Client posts batches of spans to one OTLP/HTTP traces endpoint. It
-// implements [otlptrace.Client]; a failed batch is an error for the SDK's
-// error handler, not retried: spans are a diagnostic, and the batcher
-// keeps collecting.
+// Span is a finished span, as OTLP carries it.
+type Span struct {
+	TraceID      [16]byte
+	SpanID       [8]byte
+	ParentSpanID [8]byte // zero for a trace's root
+	RemoteParent bool    // the parent is another process's span
+	TraceState   string  // the W3C tracestate the parent came with
+	Name         string
+	Kind         SpanKind
+	Start, End   time.Time
+	Attributes   []KeyValue
+	Status       StatusCode
+	// StatusMessage says what the error was, with StatusCodeError.
+	StatusMessage string
+}
+
+// SpanKind is OTLP's Span.SpanKind.
+type SpanKind int
+
+const (
+	KindInternal SpanKind = 1
+	KindServer   SpanKind = 2
+)
+
+// StatusCode is OTLP's Status.StatusCode.
+type StatusCode int
+
+const (
+	StatusUnset     StatusCode = 0
+	StatusCodeError StatusCode = 2
+)
+
+// KeyValue is an attribute of a span or a resource.
+type KeyValue struct {
+	Key   string
+	Value Value
+}
+
+// Value is an attribute's value: a string, an integer or a boolean, the
+// kinds repo-mcp's spans use.
+type Value struct {
+	kind valueKind
+	s    string
+	n    int64
+}
+
+type valueKind uint8
+
+const (
+	kindString valueKind = iota + 1
+	kindInt
+	kindBool
+)
+
+// String returns a string attribute.
+func String(key, v string) KeyValue { return KeyValue{key, Value{kind: kindString, s: v}} }
+
+// Int returns an integer attribute.
+func Int(key string, v int64) KeyValue { return KeyValue{key, Value{kind: kindInt, n: v}} }
+
+// Bool returns a boolean attribute.
+func Bool(key string, v bool) KeyValue {
+	var n int64
+	if v {
+		n = 1
+	}
+	return KeyValue{key, Value{kind: kindBool, n: n}}
+}
+
+// Resource is what every span of a batch shares: the process's attributes
+// (service.name...) and the instrumentation scope that made the spans.
+type Resource struct {
+	Attributes   []KeyValue
+	Scope        string
+	ScopeVersion string
+}
+
+// Client posts batches of spans to one OTLP/HTTP traces endpoint. A
+// failed batch is an error for the caller to log, not retried: spans are
+// a diagnostic, and the batcher keeps collecting.
 type Client struct {
 	url  string
+	res  Resource
 	http *http.Client
 }
 
-var _ otlptrace.Client = (*Client)(nil)
-
 // New returns a client for the endpoint rawURL, the full URL the
-// collector serves traces at (such as http://collector:4318/v1/traces).
-func New(rawURL string) (*Client, error) {
+// collector serves traces at (such as http://collector:4318/v1/traces),
+// that sends spans as res's.
+func New(rawURL string, res Resource) (*Client, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("OTLP endpoint: %w", err)
@@ -43,17 +120,11 @@ func New(rawURL string) (*Client, error) {
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("OTLP endpoint %q: want an http or https URL with a host", rawURL)
 	}
-	return &Client{url: u.String(), http: &http.Client{Timeout: Timeout}}, nil
+	return &Client{url: u.String(), res: res, http: &http.Client{Timeout: Timeout}}, nil
 }
 
-// Start does nothing: each batch opens its connection as it needs one.
-func (c *Client) Start(context.Context) error { return nil }
-
-// Stop closes the idle connections.
-func (c *Client) Stop(context.Context) error {
-	c.http.CloseIdleConnections()
-	return nil
-}
+// Close closes the idle connections.
+func (c *Client) Close() { c.http.CloseIdleConnections() }
 
 // StatusError is a collector's refusal of a batch.
 type StatusError struct {
@@ -65,13 +136,9 @@ func (e *StatusError) Error() string {
 	return fmt.Sprintf("OTLP export: the collector answered %d %s: %s", e.Code, http.StatusText(e.Code), e.Body)
 }
 
-// UploadTraces posts spans as one ExportTraceServiceRequest.
-func (c *Client) UploadTraces(ctx context.Context, spans []*tracepb.ResourceSpans) error {
-	body, err := encode(spans)
-	if err != nil {
-		return err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+// Upload posts spans as one ExportTraceServiceRequest.
+func (c *Client) Upload(ctx context.Context, spans []Span) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(encode(c.res, spans)))
 	if err != nil {
 		return fmt.Errorf("OTLP export: %w", err)
 	}
@@ -87,16 +154,4 @@ func (c *Client) UploadTraces(ctx context.Context, spans []*tracepb.ResourceSpan
 		return &StatusError{Code: resp.StatusCode, Body: string(head)}
 	}
 	return nil
-}
-
-// encode returns the ExportTraceServiceRequest of spans in binary
-// protobuf. TracesData has the request's one field (resource_spans = 1) so
-// that protocols may embed it, as the OTLP proto says; encoding it spares
-// the collector package, which links gRPC.
-func encode(spans []*tracepb.ResourceSpans) ([]byte, error) {
-	data, err := proto.Marshal(&tracepb.TracesData{ResourceSpans: spans})
-	if err != nil {
-		return nil, fmt.Errorf("OTLP export: encoding spans: %w", err)
-	}
-	return data, nil
 }

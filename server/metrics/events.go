@@ -50,20 +50,20 @@ func (h *eventHandler) WithGroup(name string) slog.Handler {
 func (m *Metrics) count(r slog.Record) {
 	switch r.Message {
 	case symbolBuilt:
-		m.builds.WithLabelValues("symbol").Inc()
+		m.builds.add(1, "symbol")
 	case symbolLoaded:
-		m.cacheHits.WithLabelValues("symbol").Inc()
+		m.cacheHits.add(1, "symbol")
 	case textBuilt:
-		m.builds.WithLabelValues("text").Inc()
+		m.builds.add(1, "text")
 		r.Attrs(func(a slog.Attr) bool {
 			switch a.Key {
 			case "duration":
 				if d, ok := a.Value.Any().(time.Duration); ok {
-					m.buildTime.WithLabelValues("text").Observe(d.Seconds())
+					m.buildTime.observe(d.Seconds(), "text")
 				}
 			case "bytes":
 				if n := a.Value.Int64(); a.Value.Kind() == slog.KindInt64 && n > 0 {
-					m.buildBytes.WithLabelValues("text").Add(float64(n))
+					m.buildBytes.add(float64(n), "text")
 				}
 			}
 			return true
@@ -82,7 +82,7 @@ func (m *Metrics) count(r slog.Record) {
 			return true
 		})
 		if outcome != "" {
-			m.applies.WithLabelValues(target, outcome).Inc()
+			m.applies.add(1, target, outcome)
 		}
 	}
 }

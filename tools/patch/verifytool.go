@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"go.opentelemetry.io/otel/attribute"
-
 	"github.com/repo-mcp/repo-mcp/server"
 	"github.com/repo-mcp/repo-mcp/server/tracing"
 	"github.com/repo-mcp/repo-mcp/tools/patch/verify"
@@ -235,7 +233,7 @@ func (t *tools) verify(ctx context.Context, req *server.Request, in VerifyPatchI
 		return VerifyPatchOut{}, server.Errorf(server.Internal, "reading the exported fixtures failed").Wrap(err)
 	}
 	opts := []verify.RunOption{verify.WithSecrets(secrets...), verify.WithAbsent(snap.HostPaths()...), verify.WithProgress(progress)}
-	rctx, span := tracing.Start(ctx, "verify checks", attribute.Int("repo_mcp.checks", len(specs)))
+	rctx, span := tracing.Start(ctx, "verify checks", tracing.Int("repo_mcp.checks", len(specs)))
 	rep := t.checker.Run(rctx, dir, specs, opts...)
 	span.End()
 	stop()
