@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -33,9 +34,17 @@ type packReader struct {
 	// emptied when full, like the repo's other caches.
 	cache      map[packPos]packObject
 	cacheBytes int
+	// cacheLimit, when set, bounds the cache instead of maxPackCacheBytes.
+	cacheLimit int
 	// src and zr inflate entries, reset for each.
 	src bytes.Reader
 	zr  io.ReadCloser
+	// live is held for reading by each view out (packblob.go), which reads
+	// the mappings without r.mu; close takes it to unmap them. idle holds
+	// views between reads, under idleMu.
+	live   sync.RWMutex
+	idleMu sync.Mutex
+	idle   []*packReader
 }
 
 type packPos struct {
@@ -202,10 +211,14 @@ func (pr *packReader) objectAt(i int, off, max int64, depth int) (plumbing.Objec
 // remember caches a resolved object, unless it would take more than an
 // eighth of the budget.
 func (pr *packReader) remember(pos packPos, typ plumbing.ObjectType, data []byte) {
-	if len(data) > maxPackCacheBytes/8 {
+	limit := maxPackCacheBytes
+	if pr.cacheLimit > 0 {
+		limit = pr.cacheLimit
+	}
+	if len(data) > limit/8 {
 		return
 	}
-	if pr.cacheBytes+len(data) > maxPackCacheBytes {
+	if pr.cacheBytes+len(data) > limit {
 		clear(pr.cache)
 		pr.cacheBytes = 0
 	}
@@ -341,8 +354,10 @@ func applyDelta(base, delta []byte, max int64) ([]byte, error) {
 	return out, nil
 }
 
-// close unmaps and closes the packs.
+// close unmaps and closes the packs, once no view reads them.
 func (pr *packReader) close() error {
+	pr.live.Lock()
+	defer pr.live.Unlock()
 	var errs []error
 	for _, p := range pr.packs {
 		errs = append(errs, p.unmap())

@@ -296,6 +296,13 @@ func (r *repo) readBlob(h plumbing.Hash, offset, limit int64, shared bool) ([]by
 	if data, ok := r.blobs.get(k); ok {
 		return window(data, offset, limit, shared), int64(len(data)), nil
 	}
+	if data, found, err := r.readPackedBlob(h); found {
+		if err != nil {
+			return nil, 0, err
+		}
+		r.blobs.put(k, data)
+		return window(data, offset, limit, shared), int64(len(data)), nil
+	}
 	r.mu.Lock()
 	obj, err := r.storage.EncodedObject(plumbing.BlobObject, h)
 	if err == nil && !readableUnlocked(obj) {
