@@ -3,6 +3,7 @@ package workspace
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"maps"
@@ -297,5 +298,40 @@ func TestReadPackedBlobConcurrent(t *testing.T) {
 	}
 	if err := reg.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestDeletedPacksUnmapped repacks a repository while it is open: the next
+// walk maps the new pack and unmaps the one git deleted, and reads go on
+// from the new one.
+func TestDeletedPacksUnmapped(t *testing.T) {
+	repo := deepDeltaRepo(t)
+	reg := openOne(t, repo.Dir, nil)
+	mapped := func() []string {
+		s := snapshot(t, reg, "HEAD")
+		if _, err := s.List(context.Background(), "", ListOptions{Recursive: true, Sizes: true}); err != nil {
+			t.Fatal(err)
+		}
+		r := s.Workspace().repo
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		var names []string
+		for _, p := range r.packsLocked().packs {
+			names = append(names, p.name.String())
+		}
+		return names
+	}
+	before := mapped()
+	repo.Commit(t, "after the first listing", map[string]gitfixture.File{"new.txt": gitfixture.Text("new\n")})
+	gitfixture.Git(t, repo.Dir, "repack", "-adq")
+	after := mapped()
+	if len(before) != 1 || len(after) != 1 || before[0] == after[0] {
+		t.Fatalf("packs mapped before the repack %v, after %v: want one each, not the same", before, after)
+	}
+	r := snapshot(t, reg, "HEAD").Workspace().repo
+	for h, data := range gitBlobs(t, repo.Dir) {
+		if got, _, err := r.readBlob(h, 0, 1<<30, false); err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("blob %s after the repack: %d bytes, error %v", h, len(got), err)
+		}
 	}
 }
