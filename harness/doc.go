@@ -43,16 +43,16 @@
 // not_happened, retry), and that decision is an event. Read-only calls are
 // retried automatically (Config.RetryReadOnly times) and the log says so.
 //
-// Raw results are stored content-addressed under the run (package
-// artifact); the model receives a bounded summary. A call has one round
-// of syncs on its path, its intent's: its artifact's sync starts when the
-// answer is stored and runs while the run goes on to the model's next
-// turn, and the events that name the artifact are made durable (and
-// reported) by the run's next record, whose sync waits for the artifact's
-// too. A crash of the machine can leave those events on disk without the
-// artifact; nothing after them was reported or sent, and a restart cuts
-// the log before them. Package audit turns the logs into the per-call
-// audit table.
+// Raw results (artifacts, named by their digest: package artifact) are
+// written to the run's log, on a line of their own before the events
+// that name them; the model receives a bounded summary. A call has one
+// sync on its path, its intent's, which also makes the previous call's
+// artifact and result durable (they are staged, and reported once it
+// returns). A crash of the machine loses a suffix of the log at most, so
+// an artifact and the events naming it stand or go together; nothing
+// after them was reported or sent. Runs recorded before logs held
+// artifacts kept them in a pack under the run, which is still read.
+// Package audit turns the logs into the per-call audit table.
 //
 // # Hostile servers, models and repositories
 //

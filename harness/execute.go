@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/repo-mcp/repo-mcp/client"
@@ -49,22 +50,19 @@ func (h *Harness) execute(ctx context.Context, r *run, c *call) error {
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	d, durable := h.settle(r, c, res, err, ctx.Err() != nil)
+	d := h.settle(r, c, res, err, ctx.Err() != nil)
 	d.DurationMS = float64(dur.Microseconds()) / 1000
 	if d.State != eventlog.Succeeded && d.State != eventlog.Failed {
-		// Such a state names no artifact left unsynced: settle stores
-		// the head of a cut answer with Put.
 		return h.record(r, eventlog.CallState, c.id, d)
 	}
 	// The end of the call and what the model receives, durable with the
-	// run's next record, whose sync also waits for the artifact's: that
-	// one starts now and runs while the run goes on to the model's next
-	// turn, and side by side with the log's.
+	// run's next record (the next intent, or the run's end), whose sync
+	// covers the artifact written before them in the same file.
 	result, err := h.resultFor(r, c, d.State, d.Reason)
 	if err != nil {
 		return err
 	}
-	return h.stageAfter(r, durable, entry{eventlog.CallState, c.id, d}, entry{eventlog.ToolResult, c.id, result})
+	return h.stage(r, entry{eventlog.CallState, c.id, d}, entry{eventlog.ToolResult, c.id, result})
 }
 
 // withRequestID returns a call's arguments with request_id set to id when
@@ -88,30 +86,27 @@ func withRequestID(e *tools.Entry, args json.RawMessage, id string) json.RawMess
 }
 
 // settle turns a call's answer (or its absence) into its next state, and
-// returns with it what makes the artifact it names durable (a no-op when
-// it names none). Nothing that names the artifact may be durable before
-// that returns nil.
-func (h *Harness) settle(r *run, c *call, res *source.Result, err error, cancelled bool) (eventlog.CallData, func() error) {
+// writes the artifact that state names to the run's log, before it.
+func (h *Harness) settle(r *run, c *call, res *source.Result, err error, cancelled bool) eventlog.CallData {
 	if err == nil {
-		ref, durable, perr := r.store.Write(res.Raw)
+		ref, perr := keep(r, res.Raw)
 		if perr != nil {
-			return eventlog.CallData{State: eventlog.Unknown, Outcome: client.Answered.String(), Reason: "the answer could not be stored: " + perr.Error()}, noArtifact
+			return eventlog.CallData{State: eventlog.Unknown, Outcome: client.Answered.String(), Reason: "the answer could not be stored: " + perr.Error()}
 		}
 		c.result = h.summarize(res, ref)
 		state := eventlog.Succeeded
 		if res.IsError {
 			state = eventlog.Failed
 		}
-		return eventlog.CallData{State: state, Outcome: client.Answered.String(), ResultBytes: ref.Size, Artifact: ref.Digest, ServerRequestID: source.ServerRequestID(res.Raw)}, durable
+		return eventlog.CallData{State: state, Outcome: client.Answered.String(), ResultBytes: ref.Size, Artifact: ref.Digest, ServerRequestID: source.ServerRequestID(res.Raw)}
 	}
 	var ce *source.CallError
 	if !errors.As(err, &ce) {
 		ce = &source.CallError{Outcome: client.NotSent, Message: err.Error()}
 	}
 	d := eventlog.CallData{Outcome: ce.Outcome.String(), Reason: ce.Message}
-	durable := noArtifact
 	if len(ce.Head) > 0 {
-		if ref, perr := r.store.Put(ce.Head); perr == nil {
+		if ref, perr := keep(r, ce.Head); perr == nil {
 			d.Artifact, d.ResultBytes = ref.Digest, ce.Size
 			d.Reason += fmt.Sprintf(" (answer of %d bytes; its first %d bytes are artifact %s)", ce.Size, len(ce.Head), ref.Digest)
 		}
@@ -131,11 +126,38 @@ func (h *Harness) settle(r *run, c *call, res *source.Result, err error, cancell
 	if d.State == eventlog.Failed {
 		c.result = d.Reason
 	}
-	return d, durable
+	return d
 }
 
-// noArtifact is settle's durable for a state that names no new artifact.
-func noArtifact() error { return nil }
+// keep writes data to the run's log as an artifact, durable with the
+// log's next sync, and returns its reference.
+func keep(r *run, data []byte) (artifact.Ref, error) {
+	ref := artifact.Of(data)
+	if err := r.log.StageArtifact(ref.Digest, data); err != nil {
+		return artifact.Ref{}, err
+	}
+	return ref, nil
+}
+
+// artifact returns the bytes of an artifact of the run: from its log, or
+// from the store of a run recorded before logs held them.
+func (r *run) artifact(digest string) ([]byte, error) {
+	data, held, err := r.log.Artifact(digest)
+	if err != nil {
+		return nil, err
+	}
+	if !held {
+		store, err := artifact.OpenStore(filepath.Join(r.dir, "artifacts"))
+		if err != nil {
+			return nil, err
+		}
+		return store.Get(digest)
+	}
+	if err := artifact.Check(digest, data); err != nil {
+		return nil, err
+	}
+	return data, nil
+}
 
 // summarize renders a result for the model: bounded text, and a note for
 // every content block it cannot be given yet.
@@ -159,7 +181,7 @@ func (h *Harness) resultText(r *run, c *call) string {
 	if c.result != "" || c.Outcome != client.Answered.String() || c.Artifact == "" {
 		return c.result
 	}
-	raw, err := r.store.Get(c.Artifact)
+	raw, err := r.artifact(c.Artifact)
 	if err != nil {
 		return "internal: the stored result is unreadable: " + err.Error()
 	}

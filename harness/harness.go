@@ -49,7 +49,7 @@ type Harness struct {
 	system  string
 
 	sources   map[string]source.Source
-	roots     map[string]string // source id -> workspace for path checks
+	roots     map[string]*pathcheck.Root // source id -> workspace for path checks
 	table     *tools.Table
 	pins      *tools.Pins
 	runsDir   string
@@ -74,7 +74,7 @@ func New(ctx context.Context, opts Options) (*Harness, error) {
 	}
 	h := &Harness{
 		cfg: cfg, model: opts.Model, observe: opts.Observe, logger: opts.Logger, system: opts.System,
-		sources: map[string]source.Source{}, roots: map[string]string{},
+		sources: map[string]source.Source{}, roots: map[string]*pathcheck.Root{},
 		table:   tools.NewTable(tools.Options{DescriptionBytes: cfg.DescriptionBytes}),
 		runsDir: filepath.Join(cfg.StateDir, "runs"),
 		runs:    map[string]*run{},
@@ -235,7 +235,9 @@ func (h *Harness) addSource(ctx context.Context, src source.Source, root string,
 // addTools adds the allowlisted tools of a discovered source.
 func (h *Harness) addTools(src source.Source, descs []source.Descriptor, root string, allow map[string]*config.Tool, pins *tools.Pins, approve string) error {
 	h.sources[src.ID()] = src
-	h.roots[src.ID()] = root
+	if root != "" {
+		h.roots[src.ID()] = pathcheck.NewRoot(root, pathcheck.Options{AllowHidden: h.cfg.AllowHidden})
+	}
 	if err := h.table.Add(src.ID(), descs, allow, pins, approve); err != nil {
 		return fmt.Errorf("harness: %s: %w", src.ID(), err)
 	}
@@ -342,7 +344,6 @@ func (h *Harness) closeLogs() {
 	defer h.mu.Unlock()
 	for _, r := range h.runs {
 		r.log.Close()
-		r.store.Release()
 	}
 }
 

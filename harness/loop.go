@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/repo-mcp/repo-mcp/harness/artifact"
 	"github.com/repo-mcp/repo-mcp/harness/config"
 	"github.com/repo-mcp/repo-mcp/harness/eventlog"
 	"github.com/repo-mcp/repo-mcp/harness/model"
@@ -29,12 +28,7 @@ func (h *Harness) Submit(ctx context.Context, task string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	store, err := artifact.NewStore(filepath.Join(dir, "artifacts"))
-	if err != nil {
-		log.Close()
-		return "", err
-	}
-	r := &run{id: id, dir: dir, log: log, store: store}
+	r := &run{id: id, dir: dir, log: log}
 	var table []eventlog.ToolEntry
 	for _, e := range h.table.Offered() {
 		table = append(table, eventlog.ToolEntry{Alias: e.Alias, Source: e.Source, Tool: e.Tool, Effect: string(e.Effect), Definition: e.Definition, Mismatch: e.Mismatch})
@@ -89,10 +83,6 @@ func (h *Harness) launch(ctx context.Context, r *run) {
 			}
 			if ferr := h.flush(r); ferr != nil {
 				h.logger.Error("run's events not synced", "run", r.id, "err", ferr)
-			}
-			// At rest: the run holds no descriptor of its pack.
-			if rerr := r.store.Release(); rerr != nil {
-				h.logger.Error("run's artifacts not released", "run", r.id, "err", rerr)
 			}
 			r.kick, r.active = false, false
 			close(r.idle)

@@ -14,7 +14,6 @@ import (
 	"github.com/repo-mcp/repo-mcp/harness/config"
 	"github.com/repo-mcp/repo-mcp/harness/eventlog"
 	"github.com/repo-mcp/repo-mcp/harness/model"
-	"github.com/repo-mcp/repo-mcp/harness/pathcheck"
 	"github.com/repo-mcp/repo-mcp/harness/source"
 	"github.com/repo-mcp/repo-mcp/harness/tools"
 	"github.com/repo-mcp/repo-mcp/harness/visible"
@@ -103,10 +102,10 @@ func (h *Harness) checkPaths(e *tools.Entry, args json.RawMessage) error {
 			return fmt.Errorf("argument %s: not a path", name)
 		}
 		for _, p := range values {
-			if root == "" {
+			if root == nil {
 				return fmt.Errorf("argument %s: no workspace is configured for %s, so no path can be checked", name, e.Source)
 			}
-			if _, err := pathcheck.Check(root, p, pathcheck.Options{AllowHidden: h.cfg.AllowHidden}); err != nil {
+			if _, err := root.Check(p); err != nil {
 				return fmt.Errorf("argument %s: %w", name, err)
 			}
 		}

@@ -18,14 +18,14 @@ func (h *Harness) readRun(id string) (*run, error) {
 		return nil, fmt.Errorf("%w: %q", ErrNoRun, id)
 	}
 	dir := filepath.Join(h.runsDir, id)
-	events, err := eventlog.Read(filepath.Join(dir, "events.jsonl"))
+	events, held, err := eventlog.ReadHeld(filepath.Join(dir, "events.jsonl"))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %q", ErrNoRun, id)
 	}
 	if err != nil {
 		return nil, err
 	}
-	n, err := standing(dir, events)
+	n, err := standing(dir, events, held)
 	if err != nil {
 		return nil, err
 	}
@@ -38,21 +38,26 @@ func (h *Harness) readRun(id string) (*run, error) {
 	return r, nil
 }
 
-// standing returns how many of a run's events stand. A call's result is
-// written to the log while its artifact is synced (eventlog's StageAfter),
-// so a crash of the machine can leave events naming an artifact that the
-// store lost: such an event, and every event after it, was never reported
-// or acted on, since the log's next sync waits for the artifact's. Only
-// the artifacts named last can be missing (the intent of each call, synced
-// before the call is sent, waited for the artifacts named before it), so
+// standing returns how many of a run's events stand. A run's log holds
+// the artifacts its events name, written before them, and a log stands
+// only up to the first line a crash lost, so an event of the log names an
+// artifact the log holds (held). A run recorded before logs held
+// artifacts wrote each call's result to the log while its artifact was
+// synced to a pack of its own, so a crash of the machine can leave events
+// naming an artifact the pack lost: such an event, and every event after
+// it, was never reported or acted on, since the log's next sync waited
+// for the artifact's. Only the artifacts named last can be missing, so
 // the check goes back from the end until it finds one whole, usually the
 // pack's last record (artifact.Holds).
-func standing(dir string, events []eventlog.Event) (int, error) {
+func standing(dir string, events []eventlog.Event, held func(digest string) bool) (int, error) {
 	n := len(events)
 	for i := len(events) - 1; i >= 0; i-- {
 		ref, ok := namedArtifact(events[i])
 		if !ok {
 			continue
+		}
+		if held(ref.Digest) {
+			break
 		}
 		whole, err := artifact.Holds(filepath.Join(dir, "artifacts"), ref)
 		if err != nil {
@@ -114,18 +119,13 @@ func (h *Harness) recover() error {
 
 func (h *Harness) reopen(id string) error {
 	dir := filepath.Join(h.runsDir, id)
-	log, events, err := eventlog.Open(filepath.Join(dir, "events.jsonl"), func(events []eventlog.Event) (int, error) {
-		return standing(dir, events)
+	log, events, err := eventlog.Open(filepath.Join(dir, "events.jsonl"), func(events []eventlog.Event, held func(string) bool) (int, error) {
+		return standing(dir, events, held)
 	})
 	if err != nil {
 		return err
 	}
-	store, err := artifact.NewStore(filepath.Join(dir, "artifacts"))
-	if err != nil {
-		log.Close()
-		return err
-	}
-	r := &run{id: id, dir: dir, log: log, store: store}
+	r := &run{id: id, dir: dir, log: log}
 	for _, ev := range events {
 		if err := r.apply(ev); err != nil {
 			log.Close()

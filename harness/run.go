@@ -7,7 +7,6 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/repo-mcp/repo-mcp/harness/artifact"
 	"github.com/repo-mcp/repo-mcp/harness/eventlog"
 	"github.com/repo-mcp/repo-mcp/harness/model"
 	"github.com/repo-mcp/repo-mcp/harness/visible"
@@ -15,10 +14,9 @@ import (
 
 // run is the state of one run, derived from its events by apply.
 type run struct {
-	id    string
-	dir   string
-	log   *eventlog.Log
-	store *artifact.Store
+	id  string
+	dir string
+	log *eventlog.Log
 
 	mu     sync.Mutex
 	state  string
@@ -107,17 +105,6 @@ func (h *Harness) applyStaged(r *run, evs []eventlog.Event) error {
 		r.unobserved = append(r.unobserved, ev)
 	}
 	return nil
-}
-
-// stageAfter is stage for events that name what durable makes durable
-// (an artifact): durable runs side by side with the log's next sync, and
-// the run's next record waits for both (see [eventlog.Log.StageAfter]).
-func (h *Harness) stageAfter(r *run, durable func() error, entries ...entry) error {
-	evs, err := r.log.StageAfter(durable, r.events(entries)...)
-	if err != nil {
-		return fmt.Errorf("run %s: %w", r.id, err)
-	}
-	return h.applyStaged(r, evs)
 }
 
 // flush makes the run's staged events durable and reports them, for a

@@ -167,10 +167,12 @@ func TestFaultOversizedResult(t *testing.T) {
 	if !strings.Contains(result.Content, "[truncated: showing") || !strings.Contains(result.Content, "of 200000 bytes") || !strings.Contains(result.Content, c.Artifact) {
 		t.Errorf("no marker with total and reference: %q", result.Content[len(result.Content)-200:])
 	}
-	store, err := artifact.NewStore(filepath.Join(f.state, "runs", run, "artifacts"))
+	raw, held, err := eventlog.ReadArtifact(filepath.Join(f.state, "runs", run, "events.jsonl"), c.Artifact)
 	must(t, err)
-	raw, err := store.Get(c.Artifact)
-	must(t, err)
+	if !held {
+		t.Fatalf("the log does not hold artifact %s", c.Artifact)
+	}
+	must(t, artifact.Check(c.Artifact, raw))
 	if len(raw) < 200000 || !bytes.Contains(raw, []byte(`"type":"text"`)) {
 		t.Errorf("artifact holds %d bytes; want the raw result", len(raw))
 	}

@@ -11,40 +11,47 @@ import (
 	"unicode/utf8"
 )
 
-func TestPutGet(t *testing.T) {
-	s, err := NewStore(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
+// writePack appends records to the pack in dir as a store written before
+// run logs held artifacts did, and returns their references.
+func writePack(t *testing.T, dir string, contents ...string) []Ref {
+	t.Helper()
+	var refs []Ref
+	var text strings.Builder
+	for _, c := range contents {
+		ref := Of([]byte(c))
+		fmt.Fprintf(&text, "%s %d\n%s\n", ref.Digest, ref.Size, c)
+		refs = append(refs, ref)
 	}
+	appendFile(t, filepath.Join(dir, packName), text.String())
+	return refs
+}
+
+func TestOfCheck(t *testing.T) {
 	data := []byte("hello artifact")
-	ref, err := s.Put(data)
-	if err != nil {
-		t.Fatal(err)
+	ref := Of(data)
+	if sum := sha256.Sum256(data); ref.Digest != fmt.Sprintf("sha256:%x", sum) || ref.Size != int64(len(data)) {
+		t.Fatalf("Of = %v", ref)
 	}
-	again, err := s.Put(data)
-	if err != nil || again != ref {
-		t.Fatalf("second Put = %v, %v; want %v", again, err, ref)
+	if err := Check(ref.Digest, data); err != nil {
+		t.Errorf("Check of the artifact's own bytes: %v", err)
 	}
-	got, err := s.Get(ref.Digest)
-	if err != nil || !bytes.Equal(got, data) {
-		t.Fatalf("Get = %q, %v", got, err)
+	if err := Check(ref.Digest, []byte("hello artifacT")); err == nil {
+		t.Error("Check of other bytes succeeded")
 	}
 	for _, bad := range []string{"", "sha256:../../etc/passwd", "md5:00", "sha256:" + strings.Repeat("z", 64)} {
-		if _, err := s.Get(bad); err == nil {
-			t.Errorf("Get(%q) succeeded", bad)
+		if err := Check(bad, data); err == nil {
+			t.Errorf("Check(%q) succeeded", bad)
 		}
 	}
 }
 
-// TestReopen: what one store put, a store opened later on the same
-// directory reads, whatever a crash left after the last whole record; the
-// next Put writes over that rest. A header whose content is lost (zeros
-// of the right size) is not taken for the artifact when its bytes are
-// stored again.
-func TestReopen(t *testing.T) {
+// TestPackRead: what a pack holds is read back, up to whatever a crash
+// left after its last whole record; a header whose content is lost (zeros
+// of the right size) is not taken for the artifact.
+func TestPackRead(t *testing.T) {
 	secondText := "second\nwith a newline"
-	sum := sha256.Sum256([]byte(secondText))
-	lostHeader := fmt.Sprintf("sha256:%x %d\n", sum, len(secondText))
+	lost := Of([]byte(secondText))
+	lostHeader := fmt.Sprintf("%s %d\n", lost.Digest, lost.Size)
 	tails := []struct{ name, tail string }{
 		{"content lost", lostHeader + strings.Repeat("\x00", len(secondText)) + "\n"},
 		{"content lost, no newline", lostHeader + strings.Repeat("\x00", len(secondText)+1)},
@@ -57,23 +64,21 @@ func TestReopen(t *testing.T) {
 	for _, tt := range tails {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			s := mustStore(t, dir)
-			first := mustPut(t, s, []byte("first"))
-			empty := mustPut(t, s, nil)
+			refs := writePack(t, dir, "first", "")
 			appendFile(t, filepath.Join(dir, packName), tt.tail)
-
-			s = mustStore(t, dir)
-			second := mustPut(t, s, []byte(secondText))
-			if pack, err := os.ReadFile(filepath.Join(dir, packName)); err != nil || bytes.IndexByte(pack, 0) >= 0 {
-				t.Errorf("the pack holds a hole or what was cut short: %q, %v", pack, err)
-			}
-			s = mustStore(t, dir)
-			for ref, want := range map[Ref]string{first: "first", empty: "", second: secondText} {
-				if got, err := s.Get(ref.Digest); err != nil || string(got) != want {
-					t.Errorf("Get(%s) = %q, %v; want %q", ref.Digest, got, err, want)
+			s := mustStore(t, dir)
+			for i, want := range []string{"first", ""} {
+				if got, err := s.Get(refs[i].Digest); err != nil || string(got) != want {
+					t.Errorf("Get(%s) = %q, %v; want %q", refs[i].Digest, got, err, want)
 				}
 			}
+			if _, err := s.Get(lost.Digest); err == nil {
+				t.Error("an artifact whose content was lost was read")
+			}
 		})
+	}
+	if s := mustStore(t, filepath.Join(t.TempDir(), "none")); len(s.index) != 0 {
+		t.Error("a store without a directory holds something")
 	}
 }
 
@@ -83,7 +88,7 @@ func TestReopen(t *testing.T) {
 func TestLegacyFiles(t *testing.T) {
 	dir := t.TempDir()
 	data := []byte("stored as a file of its own")
-	ref := mustPut(t, mustStore(t, t.TempDir()), data)
+	ref := Of(data)
 	hexName := strings.TrimPrefix(ref.Digest, "sha256:")
 	if err := os.WriteFile(filepath.Join(dir, hexName), data, 0o600); err != nil {
 		t.Fatal(err)
@@ -102,25 +107,16 @@ func TestLegacyFiles(t *testing.T) {
 
 func mustStore(t *testing.T, dir string) *Store {
 	t.Helper()
-	s, err := NewStore(dir)
+	s, err := OpenStore(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
 }
 
-func mustPut(t *testing.T, s *Store, data []byte) Ref {
-	t.Helper()
-	ref, err := s.Put(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ref
-}
-
 func appendFile(t *testing.T, path, text string) {
 	t.Helper()
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err == nil {
 		_, err = f.WriteString(text)
 		f.Close()
@@ -166,45 +162,6 @@ func TestSummarize(t *testing.T) {
 	}
 }
 
-// TestWriteThenDurable: Write stores at once and syncs only when asked; a
-// store opened again does not take what it finds for synced, so the same
-// bytes written again are synced before anything may name them.
-func TestWriteThenDurable(t *testing.T) {
-	dir := t.TempDir()
-	s := mustStore(t, dir)
-	data := []byte("an answer")
-	ref, durable, err := s.Write(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, err := s.Get(ref.Digest); err != nil || !bytes.Equal(got, data) {
-		t.Fatalf("Get before durable = %q, %v", got, err)
-	}
-	if s.synced != 0 || s.named {
-		t.Fatalf("Write synced (to %d, named %v) before durable was called", s.synced, s.named)
-	}
-	for range 2 { // any number of times
-		if err := durable(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if s.synced != s.end || !s.named {
-		t.Errorf("after durable: synced to %d of %d, named %v", s.synced, s.end, s.named)
-	}
-
-	s = mustStore(t, dir)
-	if s.synced != 0 || s.named {
-		t.Errorf("a reopened store takes its pack for synced (to %d, named %v)", s.synced, s.named)
-	}
-	again, durable, err := s.Write(data)
-	if err != nil || again != ref {
-		t.Fatalf("Write again = %v, %v; want %v", again, err, ref)
-	}
-	if err := durable(); err != nil || s.synced != s.end || !s.named {
-		t.Errorf("durable of bytes found on reopening: %v; synced to %d of %d, named %v", err, s.synced, s.end, s.named)
-	}
-}
-
 // TestHolds: Holds finds an artifact whole at the pack's end by reading
 // only that, anywhere else by opening the store, and refuses one whose
 // bytes were lost.
@@ -228,9 +185,8 @@ func TestHolds(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			s := mustStore(t, dir)
 			for _, p := range tt.put {
-				mustPut(t, s, []byte(p+" stored"))
+				writePack(t, dir, p+" stored")
 			}
 			sum := sha256.Sum256([]byte(tt.ask + " stored"))
 			ref := Ref{Digest: fmt.Sprintf("sha256:%x", sum), Size: int64(len(tt.ask + " stored"))}
@@ -248,31 +204,5 @@ func TestHolds(t *testing.T) {
 				t.Errorf("Holds = %v, %v; want %v", got, err, tt.want)
 			}
 		})
-	}
-}
-
-// TestRelease: a store keeps its pack open from a Write to Release, and a
-// sync or a Write after Release still works (a Write opens it again).
-func TestRelease(t *testing.T) {
-	s := mustStore(t, t.TempDir())
-	_, durable, err := s.Write([]byte("first"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.pack == nil {
-		t.Fatal("no descriptor kept after a Write")
-	}
-	if err := s.Release(); err != nil || s.pack != nil {
-		t.Fatalf("Release: %v; descriptor kept: %v", err, s.pack != nil)
-	}
-	if err := durable(); err != nil || s.pack != nil {
-		t.Fatalf("durable after Release: %v; descriptor kept: %v", err, s.pack != nil)
-	}
-	ref := mustPut(t, s, []byte("second"))
-	if got, err := s.Get(ref.Digest); err != nil || string(got) != "second" {
-		t.Fatalf("Get after writing again = %q, %v", got, err)
-	}
-	if err := s.Release(); err != nil || s.pack != nil {
-		t.Fatalf("second Release: %v; descriptor kept: %v", err, s.pack != nil)
 	}
 }

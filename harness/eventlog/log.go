@@ -1,12 +1,9 @@
 package eventlog
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -37,50 +34,43 @@ func (e Event) Decode(v any) error {
 	return nil
 }
 
+// reserve is how far a log's file grows at a time, in zeros written ahead
+// of its lines: a sync of lines written over zeros flushes data only,
+// where a sync of an append also commits the file's new size.
+const reserve = 64 << 10
+
 // Log is an open event log. Its methods are safe for concurrent use.
 //
-// Appends share fsyncs (group commit): an Append whose line was written
-// while another's fsync was running waits for that one to end and then
-// syncs, in one fsync, every line written meanwhile. Staged events are
-// written at once but made durable by the next Append or Sync. Either way
-// no call returns before its events are on disk, and before what the
-// events staged by StageAfter name is.
+// Appends share syncs (group commit): an Append whose line was written
+// while another's sync was running waits for that one to end and then
+// syncs, in one sync, every line written meanwhile. Staged events and
+// artifacts are written at once but made durable by the next Append or
+// Sync. Either way no call returns before its events are on disk.
 type Log struct {
 	mu     sync.Mutex
-	done   *sync.Cond // signalled when an fsync or a condition ends
+	done   *sync.Cond // signalled when a sync ends
 	f      *os.File
 	path   string
 	seq    int64
 	now    func() time.Time
 	closed bool
-	sync   func() error // the fsync of f; tests count it
+	sync   func() error // the sync of f; tests count it
 
-	written   int64 // the number of writes made, staged ones included
-	synced    int64 // the writes an fsync has made durable
-	syncedSeq int64 // the seq of the last event they hold
-	durable   int64 // the seq of the last event durable with what it names
-	syncing   bool  // an fsync is running, without mu
-	syncErr   error // the last fsync's error, for the writes it covered
-	failedAt  int64 // the write count the failed fsync covered
+	end       int64           // where the next line goes; zeros from here to size
+	size      int64           // the file's size
+	artifacts map[string]span // the artifacts the log holds, by digest
 
-	// conds are the conditions of StageAfter not known to have returned,
-	// in the order of their writes; a sync waits for those of the writes
-	// it covers. broken is set when one failed: the log refuses every
-	// later write and sync.
-	conds  []*condition
-	broken error
+	written  int64 // the number of writes made, staged ones included
+	synced   int64 // the writes a sync has made durable
+	durable  int64 // the seq of the last event they hold
+	syncing  bool  // a sync is running, without mu
+	syncErr  error // the last sync's error, for the writes it covered
+	failedAt int64 // the write count the failed sync covered
 }
 
-// condition is what a write of StageAfter waits for.
-type condition struct {
-	write  int64 // the write it guards, counted from 1
-	before int64 // the seq of the last event before that write
-	ended  bool
-	failed bool // what the write names may be lost: nothing from it on is durable
-}
-
-func newLog(f *os.File, path string) *Log {
-	l := &Log{f: f, path: path, now: time.Now, sync: f.Sync}
+func newLog(f *os.File, path string, size int64) *Log {
+	l := &Log{f: f, path: path, now: time.Now, end: size, size: size, artifacts: map[string]span{}}
+	l.sync = func() error { return syncData(f) }
 	l.done = sync.NewCond(&l.mu)
 	return l
 }
@@ -90,7 +80,7 @@ var ErrClosed = errors.New("eventlog: closed")
 
 // Create creates a new log at path; it fails if the file exists.
 func Create(path string) (*Log, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("eventlog: %w", err)
 	}
@@ -98,107 +88,10 @@ func Create(path string) (*Log, error) {
 		f.Close()
 		return nil, err
 	}
-	return newLog(f, path), nil
+	return newLog(f, path, 0), nil
 }
 
-// Open reads an existing log and reopens it for appending. A torn last line
-// (no newline, or not JSON) is cut off before anything is appended. keep,
-// when not nil, is given the complete events and returns how many of them
-// stand: the events after those are cut off too (an error from keep
-// leaves the file as it is). A reader uses it for
-// events that StageAfter wrote while what they name was being made
-// durable, which a crash of the machine can leave naming something it
-// lost (nothing after them was reported or acted on).
-func Open(path string, keep func([]Event) (int, error)) (*Log, []Event, error) {
-	events, ends, err := read(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	n := len(events)
-	if keep != nil {
-		k, err := keep(events)
-		if err != nil {
-			return nil, nil, err
-		}
-		n = min(max(k, 0), n)
-	}
-	events = events[:n]
-	good := int64(0)
-	if n > 0 {
-		good = ends[n-1]
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return nil, nil, fmt.Errorf("eventlog: %w", err)
-	}
-	l := newLog(f, path)
-	if st, err := f.Stat(); err == nil && st.Size() > good {
-		if err := f.Truncate(good); err != nil {
-			f.Close()
-			return nil, nil, fmt.Errorf("eventlog: cutting torn tail: %w", err)
-		}
-		if err := f.Sync(); err != nil {
-			f.Close()
-			return nil, nil, fmt.Errorf("eventlog: %w", err)
-		}
-	}
-	if n > 0 {
-		l.seq = events[n-1].Seq
-		l.syncedSeq, l.durable = l.seq, l.seq
-	}
-	return l, events, nil
-}
-
-// Read returns the complete events of the log at path, ignoring a torn last
-// line.
-func Read(path string) ([]Event, error) {
-	events, _, err := read(path)
-	return events, err
-}
-
-// read returns the complete events of the log at path and where each ends.
-func read(path string) ([]Event, []int64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("eventlog: %w", err)
-	}
-	defer f.Close()
-	var (
-		events []Event
-		ends   []int64
-		good   int64
-		r      = bufio.NewReaderSize(f, 64<<10)
-	)
-	for {
-		line, err := r.ReadBytes('\n')
-		if errors.Is(err, io.EOF) {
-			return events, ends, nil // a line without newline is torn
-		}
-		if err != nil {
-			return nil, nil, fmt.Errorf("eventlog: %w", err)
-		}
-		var ev Event
-		if jerr := json.Unmarshal(bytes.TrimSpace(line), &ev); jerr != nil {
-			// Only the last line can be torn; anything else is corruption.
-			if _, perr := r.Peek(1); perr == nil {
-				return nil, nil, fmt.Errorf("eventlog: %s: line after seq %d is not an event: %w", path, lastSeq(events), jerr)
-			}
-			return events, ends, nil
-		}
-		good += int64(len(line))
-		events = append(events, ev)
-		ends = append(ends, good)
-	}
-}
-
-func lastSeq(events []Event) int64 {
-	if len(events) == 0 {
-		return 0
-	}
-	return events[len(events)-1].Seq
-}
-
-// Append numbers and stamps ev, writes it as one line and fsyncs the file.
+// Append numbers and stamps ev, writes it as one line and syncs the file.
 // It returns the event as written. When Append returns an error the event
 // may or may not be on disk; the caller must not act as if it were.
 func (l *Log) Append(ev Event) (Event, error) {
@@ -209,14 +102,14 @@ func (l *Log) Append(ev Event) (Event, error) {
 	return evs[0], nil
 }
 
-// AppendAll appends several events with one write and one fsync: they
-// reach the disk together or, after a crash, the torn tail is cut from the
-// first incomplete one. The fsync may be shared with other appends, and it
-// also makes staged events durable.
+// AppendAll appends several events with one write and one sync: they
+// reach the disk together or, after a crash, the log is cut from the
+// first incomplete one. The sync may be shared with other appends, and it
+// also makes what was staged durable.
 func (l *Log) AppendAll(evs ...Event) ([]Event, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	out, err := l.writeLocked(evs)
+	out, err := l.writeEventsLocked(evs)
 	if err != nil {
 		return nil, err
 	}
@@ -233,43 +126,10 @@ func (l *Log) AppendAll(evs ...Event) ([]Event, error) {
 func (l *Log) Stage(evs ...Event) ([]Event, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.writeLocked(evs)
+	return l.writeEventsLocked(evs)
 }
 
-// StageAfter stages events that name something durable makes durable
-// (such as an artifact in another file). durable starts at once on a
-// goroutine of its own, and the events are written at once too; the next
-// Append or Sync returns only when its fsync and durable have both ended,
-// so the two syncs run side by side and the caller still reports nothing
-// before both are on disk. A crash of the machine meanwhile can leave the
-// events in the file without what they name: a reader tells that from
-// what they name and cuts the log there (Open's keep). If durable fails,
-// every later write and sync of the log fails with its error: the log may
-// name something that is lost.
-func (l *Log) StageAfter(durable func() error, evs ...Event) ([]Event, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	before := l.seq
-	out, err := l.writeLocked(evs)
-	if err != nil {
-		return nil, err
-	}
-	c := &condition{write: l.written, before: before}
-	l.conds = append(l.conds, c)
-	go func() {
-		err := durable()
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		c.ended, c.failed = true, err != nil
-		if err != nil && l.broken == nil {
-			l.broken = fmt.Errorf("eventlog: what staged events name is not durable: %w", err)
-		}
-		l.settleLocked()
-	}()
-	return out, nil
-}
-
-// Sync makes every event appended or staged so far durable.
+// Sync makes every event and artifact written so far durable.
 func (l *Log) Sync() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -279,33 +139,52 @@ func (l *Log) Sync() error {
 	return l.syncLocked(l.written)
 }
 
-// Durable returns the seq of the last event known to be on disk with what
-// it names: every event up to it has been fsynced, and the conditions of
-// those staged by StageAfter have returned.
+// Durable returns the seq of the last event known to be on disk.
 func (l *Log) Durable() int64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.durable
 }
 
-// writeLocked numbers, stamps and writes evs as one write.
-func (l *Log) writeLocked(evs []Event) ([]Event, error) {
+func (l *Log) usableLocked() error {
 	if l.closed {
-		return nil, ErrClosed
+		return ErrClosed
 	}
-	if l.broken != nil {
-		return nil, l.broken
+	return nil
+}
+
+// writeEventsLocked numbers, stamps and writes evs as one write.
+func (l *Log) writeEventsLocked(evs []Event) ([]Event, error) {
+	if err := l.usableLocked(); err != nil {
+		return nil, err
 	}
 	out, buf, err := l.encodeLocked(evs)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := l.f.Write(buf); err != nil {
-		return nil, fmt.Errorf("eventlog: %w", err)
+	if err := l.writeLocked(buf); err != nil {
+		return nil, err
 	}
 	l.seq += int64(len(evs))
-	l.written++
 	return out, nil
+}
+
+// writeLocked writes buf at the end of the log's lines, over the zeros
+// reserved there, reserving more first when they do not hold it.
+func (l *Log) writeLocked(buf []byte) error {
+	if need := l.end + int64(len(buf)); need > l.size {
+		size := (need + reserve) / reserve * reserve
+		if _, err := l.f.WriteAt(make([]byte, size-need), need); err != nil {
+			return fmt.Errorf("eventlog: reserving space: %w", err)
+		}
+		l.size = size
+	}
+	if _, err := l.f.WriteAt(buf, l.end); err != nil {
+		return fmt.Errorf("eventlog: %w", err)
+	}
+	l.end += int64(len(buf))
+	l.written++
+	return nil
 }
 
 // encodeLocked numbers and stamps evs, following the last event written,
@@ -330,25 +209,17 @@ func (l *Log) encodeLocked(evs []Event) ([]Event, []byte, error) {
 	return out, buf, nil
 }
 
-// syncLocked returns once the first n writes are durable, with what they
-// name. One caller at a time runs the fsync, with mu released so that
-// others can write, and conditions end on their own goroutines; those
-// that wrote meanwhile wait for the fsync to end, and the first of them
-// to wake syncs for all of them.
+// syncLocked returns once the first n writes are durable. One caller at a
+// time runs the sync, with mu released so that others can write; those
+// that wrote meanwhile wait for it to end, and the first of them to wake
+// syncs for all of them.
 func (l *Log) syncLocked(n int64) error {
 	for {
-		if l.broken != nil {
-			return l.broken
-		}
 		if l.synced >= n {
-			if len(l.conds) == 0 || l.conds[0].write > n {
-				return nil
-			}
-			l.done.Wait() // a condition of a write it covers is running
-			continue
+			return nil
 		}
 		if l.syncing {
-			l.done.Wait() // an fsync covers only what was written before it
+			l.done.Wait() // a sync covers only what was written before it
 			continue
 		}
 		if l.syncErr != nil && l.failedAt >= n {
@@ -360,58 +231,45 @@ func (l *Log) syncLocked(n int64) error {
 		err := l.sync()
 		l.mu.Lock()
 		l.syncing = false
+		l.done.Broadcast()
 		if err != nil {
 			// The writes it covered may or may not be on disk: their
 			// callers fail, and later syncs try again.
 			l.syncErr, l.failedAt = fmt.Errorf("eventlog: %w", err), target
-			l.done.Broadcast()
 			return l.syncErr
 		}
-		l.synced, l.syncedSeq = target, seq
-		l.settleLocked()
+		l.synced, l.durable = target, seq
 	}
-}
-
-// settleLocked drops the conditions that returned nil from the head of
-// conds, moves durable on to what the fsyncs and the conditions left
-// allow, and wakes the waiters.
-func (l *Log) settleLocked() {
-	for len(l.conds) > 0 && l.conds[0].ended && !l.conds[0].failed {
-		l.conds = l.conds[1:]
-	}
-	if len(l.conds) > 0 && l.conds[0].write <= l.synced {
-		l.durable = l.conds[0].before
-	} else {
-		l.durable = l.syncedSeq
-	}
-	l.done.Broadcast()
-}
-
-// running reports whether a condition has not returned yet.
-func (l *Log) running() bool {
-	for _, c := range l.conds {
-		if !c.ended {
-			return true
-		}
-	}
-	return false
 }
 
 // Path is the file the log is written to.
 func (l *Log) Path() string { return l.path }
 
-// Close closes the file. Later Appends fail with ErrClosed.
+// Close gives back the zeros reserved past the log's lines and closes the
+// file. Later Appends fail with ErrClosed. The truncation is not synced:
+// a crash before it reaches the disk leaves the zeros, which readers
+// ignore.
 func (l *Log) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
 		return nil
 	}
-	for l.syncing || l.running() {
-		l.done.Wait() // the file stays open until the fsync and the conditions in flight end
+	for l.syncing {
+		l.done.Wait() // the file stays open until the sync in flight ends
 	}
 	l.closed = true
-	return l.f.Close()
+	var err error
+	if l.size > l.end {
+		err = l.f.Truncate(l.end)
+	}
+	if cerr := l.f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("eventlog: %w", err)
+	}
+	return nil
 }
 
 // syncDir fsyncs the directory holding path, so a new file's name is durable.

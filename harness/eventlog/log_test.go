@@ -185,87 +185,6 @@ func TestSyncFailure(t *testing.T) {
 	}
 }
 
-// TestStageAfter: events staged after a condition are written at once, in
-// order with what is written meanwhile, but no sync returns, and Durable
-// does not move past them, before the condition has returned; a failed
-// condition breaks the log.
-func TestStageAfter(t *testing.T) {
-	for _, fail := range []bool{false, true} {
-		t.Run(map[bool]string{false: "durable", true: "failed"}[fail], func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "events.jsonl")
-			l, err := Create(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			release, started := make(chan struct{}), make(chan struct{})
-			var once sync.Once
-			free := func() { once.Do(func() { close(release) }) }
-			defer l.Close()
-			defer free() // before Close, which waits for the condition
-			if _, err := l.Append(Event{Run: "r", Type: RunState}); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := l.StageAfter(func() error {
-				close(started)
-				<-release
-				if fail {
-					return errors.New("artifact lost")
-				}
-				return nil
-			}, Event{Run: "r", Type: CallState}, Event{Run: "r", Type: ToolResult}); err != nil {
-				t.Fatal(err)
-			}
-			<-started
-			if _, err := l.Stage(Event{Run: "r", Type: ModelReply}); err != nil {
-				t.Fatal(err)
-			}
-			synced := make(chan error, 1)
-			go func() { _, err := l.Append(Event{Run: "r", Type: CallState}); synced <- err }()
-			select {
-			case err := <-synced:
-				t.Fatalf("Append returned (%v) before the condition of the events before it", err)
-			case <-time.After(50 * time.Millisecond):
-			}
-			if events, _ := Read(path); len(events) != 5 {
-				t.Errorf("%d events in the file while the condition runs; want 5, written at once", len(events))
-			}
-			if d := l.Durable(); d != 1 {
-				t.Errorf("Durable = %d while the condition of event 2 runs; want 1", d)
-			}
-			free()
-			err = <-synced
-			if fail {
-				if err == nil || !strings.Contains(err.Error(), "artifact lost") {
-					t.Errorf("Append after a failed condition: %v; want its error", err)
-				}
-				if d := l.Durable(); d != 1 {
-					t.Errorf("Durable = %d after the condition of event 2 failed; want 1", d)
-				}
-				if _, err := l.Stage(Event{Run: "r", Type: ModelReply}); err == nil {
-					t.Error("Stage on a broken log succeeded")
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := l.Durable(); d != 5 {
-				t.Errorf("Durable = %d after the sync; want 5", d)
-			}
-			events, _ := Read(path)
-			want := []Type{RunState, CallState, ToolResult, ModelReply, CallState}
-			for i, ev := range events {
-				if i >= len(want) || ev.Type != want[i] || ev.Seq != int64(i+1) {
-					t.Errorf("event %d: seq %d %s; want seq %d %s", i, ev.Seq, ev.Type, i+1, want[min(i, len(want)-1)])
-				}
-			}
-			if len(events) != len(want) {
-				t.Errorf("%d events in the file; want %d", len(events), len(want))
-			}
-		})
-	}
-}
-
 // TestOpenKeep: Open cuts the log after the events keep lets stand, and
 // appends after them; an error from keep leaves the file as it was.
 func TestOpenKeep(t *testing.T) {
@@ -278,13 +197,13 @@ func TestOpenKeep(t *testing.T) {
 	}
 	l.Close()
 	before, _ := os.ReadFile(path)
-	if _, _, err := Open(path, func([]Event) (int, error) { return 0, errors.New("store unreadable") }); err == nil {
+	if _, _, err := Open(path, func([]Event, func(string) bool) (int, error) { return 0, errors.New("store unreadable") }); err == nil {
 		t.Fatal("Open with a failing keep succeeded")
 	}
 	if after, _ := os.ReadFile(path); string(after) != string(before) {
 		t.Fatal("Open with a failing keep changed the file")
 	}
-	l, events, err := Open(path, func(events []Event) (int, error) { return 2, nil })
+	l, events, err := Open(path, func([]Event, func(string) bool) (int, error) { return 2, nil })
 	if err != nil || len(events) != 2 {
 		t.Fatalf("Open keeping 2: %d events, %v", len(events), err)
 	}

@@ -6,6 +6,8 @@
 //
 //	rel, err := pathcheck.Check(root, "docs/./README.md", pathcheck.Options{})
 //	// rel == "docs/README.md"
+//	ws := pathcheck.NewRoot(root, pathcheck.Options{}) // the root resolved once, for many checks
+//	rel, err = ws.Check("docs/README.md")
 //
 // A path must pass workspace.CleanPath, the rules repo-mcp applies to its
 // own callers (no absolute forms, backslashes, NUL or control bytes,

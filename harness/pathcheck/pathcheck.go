@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/repo-mcp/repo-mcp/errclass"
@@ -51,6 +52,43 @@ func quote(s string) string {
 // link), no leading "~" (a server may expand it to a home directory), and
 // no hidden component unless Options.AllowHidden.
 func Check(root, p string, opts Options) (string, error) {
+	return NewRoot(root, opts).Check(p)
+}
+
+// Root checks paths in one workspace. It resolves the root's symbolic
+// links once, at its first check that gets that far, rather than on
+// every check, which the harness makes on every call of a model's. A
+// root re-pointed later makes every path whose links are resolved there
+// refused (it no longer leads under the root first resolved), never one
+// accepted. A Root is safe for concurrent use.
+type Root struct {
+	dir  string
+	opts Options
+
+	mu   sync.Mutex
+	real string // dir with its symbolic links resolved, once that succeeded
+}
+
+// NewRoot returns the checker of paths in the workspace dir.
+func NewRoot(dir string, opts Options) *Root { return &Root{dir: dir, opts: opts} }
+
+// realDir is the root with its symbolic links resolved.
+func (r *Root) realDir() (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.real == "" {
+		real, err := filepath.EvalSymlinks(r.dir)
+		if err != nil {
+			return "", fmt.Errorf("workspace root: %w", err)
+		}
+		r.real = real
+	}
+	return r.real, nil
+}
+
+// Check is the package's Check in the root.
+func (r *Root) Check(p string) (string, error) {
+	root, opts := r.dir, r.opts
 	refuse := func(reason string) (string, error) { return "", &Error{Path: p, Reason: reason} }
 	if p == "" {
 		return refuse("empty")
@@ -88,7 +126,7 @@ func Check(root, p string, opts Options) (string, error) {
 	if err := checkComponents(clean, opts); err != nil {
 		return refuse(err.Error())
 	}
-	if err := staysInside(root, clean, opts); err != nil {
+	if err := r.staysInside(clean); err != nil {
 		return refuse(err.Error())
 	}
 	return clean, nil
@@ -126,12 +164,12 @@ func checkComponents(clean string, opts Options) error {
 // of rel and checks that it is still under root, and that what it resolves
 // to meets the component rules too: a committed link "meta" -> ".git"
 // makes "meta/config" name the repository's configuration.
-func staysInside(root, rel string, opts Options) error {
-	realRoot, err := filepath.EvalSymlinks(root)
+func (r *Root) staysInside(rel string) error {
+	realRoot, err := r.realDir()
 	if err != nil {
-		return fmt.Errorf("workspace root: %w", err)
+		return err
 	}
-	p := filepath.Join(root, rel)
+	p := filepath.Join(r.dir, rel)
 	for {
 		if _, err := os.Lstat(p); err == nil {
 			break
@@ -148,11 +186,11 @@ func staysInside(root, rel string, opts Options) error {
 	if err != nil {
 		return err
 	}
-	r, err := filepath.Rel(realRoot, real)
-	if err != nil || r == ".." || strings.HasPrefix(r, "../") {
+	inside, err := filepath.Rel(realRoot, real)
+	if err != nil || inside == ".." || strings.HasPrefix(inside, "../") {
 		return errors.New("a symbolic link leads outside the workspace")
 	}
-	if err := checkComponents(filepath.ToSlash(r), opts); err != nil {
+	if err := checkComponents(filepath.ToSlash(inside), r.opts); err != nil {
 		return fmt.Errorf("a symbolic link leads to a path that is refused: %w", err)
 	}
 	return nil

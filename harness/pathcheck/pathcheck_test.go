@@ -105,3 +105,39 @@ func TestCheckRefusesWhatWorkspaceRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestRootRepointed: a Root resolves its symbolic links once, so a root
+// re-pointed after that makes the paths it now leads to refused, never
+// accepted; a root that could not be resolved yet is tried again.
+func TestRootRepointed(t *testing.T) {
+	base := t.TempDir()
+	first, second := filepath.Join(base, "first"), filepath.Join(base, "second")
+	for _, d := range []string{first, second} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "README.md"), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := filepath.Join(base, "ws")
+	r := NewRoot(link, Options{})
+	if _, err := r.Check("README.md"); err == nil {
+		t.Fatal("a path under a root that does not exist was accepted")
+	}
+	if err := os.Symlink(first, link); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := r.Check("README.md"); err != nil || got != "README.md" {
+		t.Fatalf("Check = %q, %v", got, err)
+	}
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(second, link); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := r.Check("README.md"); err == nil {
+		t.Errorf("Check after the root was re-pointed = %q; want refused", got)
+	}
+}

@@ -25,8 +25,9 @@ import (
 // workspace; a note is never written through a symbolic link at all, and
 // replaces the file it names rather than writing into it.
 type Local struct {
-	root string
-	opts pathcheck.Options
+	root  string
+	opts  pathcheck.Options
+	paths *pathcheck.Root
 }
 
 // Bounds of the local tools.
@@ -45,7 +46,7 @@ func NewLocal(root string, opts pathcheck.Options) (*Local, error) {
 	if !st.IsDir() {
 		return nil, fmt.Errorf("local source: %s is not a directory", root)
 	}
-	return &Local{root: root, opts: opts}, nil
+	return &Local{root: root, opts: opts, paths: pathcheck.NewRoot(root, opts)}, nil
 }
 
 // ID returns "local".
@@ -117,7 +118,7 @@ func (l *Local) Call(ctx context.Context, tool string, args json.RawMessage) (*R
 }
 
 func (l *Local) open(p string) (*os.Root, string, error) {
-	rel, err := pathcheck.Check(l.root, p, l.opts)
+	rel, err := l.paths.Check(p)
 	if err != nil {
 		return nil, "", err
 	}

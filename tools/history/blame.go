@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/repo-mcp/repo-mcp/server"
+	"github.com/repo-mcp/repo-mcp/tools/toolkit"
 	"github.com/repo-mcp/repo-mcp/workspace"
 )
 
@@ -76,7 +77,7 @@ func blame(ctx context.Context, snap *workspace.Snapshot, opts Options, in Histo
 // repository data, are fenced.
 func (o HistoryOut) blameText() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "blame of %s at %s: %d hunks\n", o.Path, o.Revision, len(o.Hunks))
+	fmt.Fprintf(&b, "blame of %s at %s: %s\n", o.Path, o.Revision, toolkit.Count(len(o.Hunks), "hunk", "hunks"))
 	byID := make(map[string]Commit, len(o.Commits))
 	for _, c := range o.Commits {
 		byID[c.SHA] = c

@@ -257,7 +257,7 @@ func (o DiffOut) Text() string {
 	if base == "" {
 		base = "the empty tree"
 	}
-	fmt.Fprintf(&b, "%d files changed from %s to %s, +%d -%d", o.TotalFiles, base, o.Head, o.TotalAdded, o.TotalRemoved)
+	fmt.Fprintf(&b, "%s changed from %s to %s, +%d -%d", toolkit.Count(o.TotalFiles, "file", "files"), base, o.Head, o.TotalAdded, o.TotalRemoved)
 	if len(o.Files) < o.TotalFiles {
 		fmt.Fprintf(&b, "; this page lists %d", len(o.Files))
 	}

@@ -244,7 +244,7 @@ func (o HistoryOut) Text() string {
 		return o.blameText()
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d commits from %s", len(o.Commits), o.Revision)
+	fmt.Fprintf(&b, "%s from %s", toolkit.Count(len(o.Commits), "commit", "commits"), o.Revision)
 	if o.Path != "" {
 		fmt.Fprintf(&b, " touching %s", o.Path)
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/repo-mcp/repo-mcp/server"
 	"github.com/repo-mcp/repo-mcp/workspace"
@@ -38,6 +39,11 @@ func newOverlay(snap *workspace.Snapshot, limits Options) *overlay {
 // first use. p is normalized and authorized; symlinks, submodules and
 // directories are refused.
 func (o *overlay) get(ctx context.Context, p string) (string, *ofile, error) {
+	if strings.HasSuffix(p, "/") {
+		// Cleaning would drop the slash and change the file before it, or
+		// create a file where the caller meant a directory.
+		return "", nil, server.Errorf(server.InvalidInput, "path %q ends in '/', which names a directory; a patch changes files", p)
+	}
 	clean, err := o.snap.Authorize(p, false)
 	if err != nil {
 		return "", nil, err

@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -118,11 +117,7 @@ func TestSearchTextManyFiles(t *testing.T) {
 	}
 	dir := t.TempDir()
 	gitfixture.Git(t, dir, "init", "-q", "-b", "main")
-	cmd := exec.Command("git", "fast-import", "--quiet")
-	cmd.Dir, cmd.Stdin = dir, &stream
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git fast-import: %v: %s", err, out)
-	}
+	gitfixture.GitInput(t, dir, &stream, "fast-import", "--quiet")
 	c, svc := singleService(t, dir, searchtext.Options{})
 	check := func(mustComplete bool) {
 		out, res := search(t, c, map[string]any{"pattern": "file 99999", "whole_word": true})

@@ -113,7 +113,7 @@ func (o SearchTextOut) Text() string {
 	if !o.Complete {
 		at = "at least"
 	}
-	fmt.Fprintf(&b, "%s %d matching lines in %d files at %s", at, o.TotalMatches, o.TotalFiles, o.Revision)
+	fmt.Fprintf(&b, "%s %s in %s at %s", at, toolkit.Count(o.TotalMatches, "matching line", "matching lines"), toolkit.Count(o.TotalFiles, "file", "files"), o.Revision)
 	if o.Skipped.Binary+o.Skipped.TooLarge > 0 {
 		fmt.Fprintf(&b, " (skipped %d binary, %d over %d bytes)", o.Skipped.Binary, o.Skipped.TooLarge, o.Skipped.MaxFileBytes)
 	}
