@@ -43,6 +43,18 @@ var errBlobDamaged = errors.New("pack data does not hash to the object's id")
 func (r *repo) readPackedBlob(h plumbing.Hash) (data []byte, found bool, err error) {
 	r.mu.Lock()
 	pr := r.packsLocked()
+	// The size first, from the entry's header (a delta's too): a large
+	// blob stored as a delta would otherwise have its bases inflated
+	// before its size showed, and then again by go-git.
+	i, off, ok := pr.locate(h)
+	if !ok {
+		r.mu.Unlock()
+		return nil, false, nil
+	}
+	if size, err := pr.entrySize(pr.packs[i], off); err == nil && size > maxPackedBlob {
+		r.mu.Unlock()
+		return nil, false, nil
+	}
 	v := pr.checkout()
 	r.mu.Unlock()
 	defer pr.checkin(v)
