@@ -8,6 +8,11 @@
 #   the 100 KB and the 1 KB file, one page      vs cat-file       (target: within 2.5x)
 #   1 KB reads while another caller pages the 10 MB file, against the same
 #   reads alone                                                  (target: p99 within 1.5x)
+# read_file goes through client/, which decodes each answer, and the server
+# is warm (500 reads or 20 MiB of the file first); each variant reports the
+# server's CPU per op (srv-cpu-µs/op, the pager's included) and peak RSS.
+# The contended reads share one stdio stream with the pager: "base-paging"'s
+# ratio is against ours alone, so read base-alone beside it.
 set -euo pipefail
 dir=$(dirname "$0")
 n=${1:-6}

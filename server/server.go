@@ -95,6 +95,7 @@ type Server struct {
 	log      *slog.Logger
 	auditLog *slog.Logger
 	callers  *callerLimit // nil: no limit
+	stacks   *warmStacks  // where calls run (warmstack.go)
 
 	mu        sync.Mutex
 	tools     map[string]*registered
@@ -133,6 +134,7 @@ func New(info Info, opts Options) *Server {
 		log:      opts.Logger,
 		auditLog: slog.New(slog.NewJSONHandler(opts.Audit, nil)),
 		callers:  newCallerLimit(opts.MaxCallsPerCaller),
+		stacks:   newWarmStacks(idleStacks),
 		tools:    make(map[string]*registered),
 	}
 }
@@ -305,7 +307,8 @@ func (s *Server) callHandler(r *registered) mcp.ToolHandler {
 		req.roundErr = s.receiveRound(req, creq.Params)
 		req.progress = progressFor(ctx, creq, req.ProtocolVersion)
 		defer req.progress.finish() // the last report goes out before the result
-		res := r.handle(ctx, req)
+		var res *Result
+		s.stacks.run(func() { res = r.handle(ctx, req) })
 		if res.ask != nil {
 			return s.inputRequired(req, res.ask), nil
 		}

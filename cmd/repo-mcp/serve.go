@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/repo-mcp/repo-mcp/internal/heapfloor"
 	"github.com/repo-mcp/repo-mcp/server"
 	"github.com/repo-mcp/repo-mcp/server/metrics"
 	"github.com/repo-mcp/repo-mcp/server/oauth"
@@ -90,6 +91,10 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		if protocol, err = server.TakeStdout(); err != nil {
 			return err
 		}
+	}
+	if !heapfloor.Tuned() {
+		// Unless the operator tuned the collector: see docs/perf.md.
+		defer heapfloor.Start(heapfloor.Default)()
 	}
 	if c.cpuProfile != "" {
 		f, err := os.Create(c.cpuProfile)

@@ -121,7 +121,9 @@ func (o ReadFileOut) Text() string {
 	return b.String()
 }
 
-func readFile(ctx context.Context, reg *workspace.Registry, req *server.Request, in ReadFileIn) (ReadFileOut, error) {
+// readFile reads what in asks for; lines holds the line indexes of large
+// files read lately.
+func readFile(ctx context.Context, reg *workspace.Registry, lines *lineIndexes, req *server.Request, in ReadFileIn) (ReadFileOut, error) {
 	if in.EndLine != 0 && in.EndLine < max(in.StartLine, 1) {
 		return ReadFileOut{}, server.Errorf(server.InvalidInput, "end_line %d is before start_line %d", in.EndLine, max(in.StartLine, 1))
 	}
@@ -157,15 +159,16 @@ func readFile(ctx context.Context, reg *workspace.Registry, req *server.Request,
 		return ReadFileOut{}, server.Errorf(server.InvalidInput, "%s is a binary file (%d bytes)", f.Path, f.Size).
 			WithHint("ask again with encoding base64 to read its bytes")
 	}
-	return selectLines(out, f, in.StartLine, in.EndLine, budget)
+	return selectLines(out, f, lines, in.StartLine, in.EndLine, budget)
 }
 
 // selectLines fills out with lines start..end of f within budget bytes.
 // When f stops at the read limit (f.Truncated), only its complete lines
 // are numbered: a read that reaches the last of them is truncated and
 // names the next line, and a line past them is refused as past the read
-// limit, with the byte offset at which base64 reads continue.
-func selectLines(out ReadFileOut, f workspace.File, start, end int, budget int64) (ReadFileOut, error) {
+// limit, with the byte offset at which base64 reads continue. lines finds
+// the page in a large file (and may be nil).
+func selectLines(out ReadFileOut, f workspace.File, lines *lineIndexes, start, end int, budget int64) (ReadFileOut, error) {
 	data := f.Data
 	if f.Truncated {
 		out.TotalLines = -1 // more lines follow what was scanned
@@ -173,7 +176,8 @@ func selectLines(out ReadFileOut, f workspace.File, start, end int, budget int64
 			data = data[:i+1] // the last line read may go on past the limit
 		}
 	}
-	total := bytes.Count(data, []byte("\n"))
+	index := lines.index(f.SHA, data)
+	total := index.newlines()
 	if len(data) > 0 && data[len(data)-1] != '\n' {
 		total++
 	}
@@ -199,7 +203,7 @@ func selectLines(out ReadFileOut, f workspace.File, start, end int, budget int64
 		end = total
 	}
 	out.StartLine = start
-	from := lineStart(data, start)
+	from := index.lineStart(data, start)
 	pos, n := fitLines(data[from:], end-start+1, budget)
 	pos += from
 	line := start + n

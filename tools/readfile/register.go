@@ -18,6 +18,7 @@ type Options struct{}
 // through reg.
 func Register(s *server.Server, reg *workspace.Registry, _ Options) error {
 	comments := toolkit.Comments(goComments())
+	lines := newLineIndexes(keptLineIndexes)
 	if err := server.Register(s, server.Tool{
 		Errors: []server.Class{server.PermissionDenied, server.NotFound, server.PreconditionFailed},
 		Name:   "read_file",
@@ -31,7 +32,7 @@ func Register(s *server.Server, reg *workspace.Registry, _ Options) error {
 		MaxResultBytes: maxResultBytes,
 		Comments:       comments,
 	}, func(ctx context.Context, req *server.Request, in ReadFileIn) (ReadFileOut, error) {
-		out, err := readFile(ctx, reg, req, in)
+		out, err := readFile(ctx, reg, lines, req, in)
 		out.workspace, out.maxResource = in.WorkspaceID, reg.Options().MaxReadBytes
 		return out, err
 	}); err != nil {
