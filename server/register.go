@@ -94,11 +94,17 @@ func invoke[In, Out any](ctx context.Context, s *Server, req *Request, fn Func[I
 	if err != nil {
 		return s.failure(req, err)
 	}
-	data, err := json.Marshal(out)
-	if err != nil {
-		return s.failure(req, fmt.Errorf("marshal output: %w", err))
+	var structured []byte
+	if a, ok := any(out).(JSONAppender); ok {
+		structured = appendWithRequestID(a, req.ID)
+	} else {
+		data, err := json.Marshal(out)
+		if err != nil {
+			return s.failure(req, fmt.Errorf("marshal output: %w", err))
+		}
+		structured = withRequestIDField(data, req.ID)
 	}
-	res := &Result{Structured: withRequestIDField(data, req.ID)}
+	res := &Result{Structured: structured}
 	if t, ok := any(out).(Texter); ok {
 		res.Text = t.Text()
 	} else {

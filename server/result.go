@@ -27,6 +27,16 @@ type Texter interface {
 	Text() string
 }
 
+// JSONAppender is implemented by tool outputs that encode themselves:
+// AppendJSON appends to b exactly what encoding/json's Marshal makes of the
+// output (a test of the tool should compare the two). A large output, such
+// as a 10 000-entry listing, is then written into one buffer sized once,
+// without reflection or the buffer growing by doubling, which was a tenth
+// of a first listing's CPU.
+type JSONAppender interface {
+	AppendJSON(b []byte) []byte
+}
+
 // Result is the outcome of a call as it travels back through middleware.
 type Result struct {
 	// Structured is the JSON of the tool's output; nil on error.
@@ -110,6 +120,20 @@ func withRequestIDField(obj []byte, id string) []byte {
 		out = append(out, ',')
 	}
 	return append(out, obj[1:]...)
+}
+
+// appendWithRequestID is withRequestIDField for an output that encodes
+// itself: the output is appended after the leading member, with no copy.
+func appendWithRequestID(a JSONAppender, id string) []byte {
+	out := append(make([]byte, 0, 64), `{"request_id":`...)
+	out = strconv.AppendQuote(out, id) // id is printable ASCII, so this is valid JSON
+	at := len(out)
+	out = a.AppendJSON(out)
+	if string(out[at:]) == "{}" {
+		return append(out[:at], '}')
+	}
+	out[at] = ',' // the output's opening brace
+	return out
 }
 
 // truncateText cuts s to at most max bytes on a rune boundary and says so.

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"sync"
 
 	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -20,7 +22,8 @@ import (
 // it is opened; an object it does not find (loose, in a pack written
 // later, in an alternate) is read through go-git instead, so a miss is
 // never an error. Objects are immutable, and a pack that git gc deletes
-// later still reads through its mapping. It is not safe for concurrent
+// later still reads through its mapping until the next walk finds it gone
+// and unmaps it (dropDeleted). It is not safe for concurrent
 // use; repo.mu guards it.
 type packReader struct {
 	packs []*mappedPack
@@ -33,9 +36,17 @@ type packReader struct {
 	// emptied when full, like the repo's other caches.
 	cache      map[packPos]packObject
 	cacheBytes int
+	// cacheLimit, when set, bounds the cache instead of maxPackCacheBytes.
+	cacheLimit int
 	// src and zr inflate entries, reset for each.
 	src bytes.Reader
 	zr  io.ReadCloser
+	// live is held for reading by each view out (packblob.go), which reads
+	// the mappings without r.mu; close takes it to unmap them. idle holds
+	// views between reads, under idleMu.
+	live   sync.RWMutex
+	idleMu sync.Mutex
+	idle   []*packReader
 }
 
 type packPos struct {
@@ -51,6 +62,7 @@ type packObject struct {
 // mappedPack is one pack, mapped, and its index (listsize.go's parser,
 // over the mapped .idx).
 type mappedPack struct {
+	name  plumbing.Hash
 	index *packIndex
 	pack  []byte
 	unmap func() error
@@ -80,14 +92,15 @@ func (r *repo) openPackReaderLocked() *packReader {
 
 // addPacks maps the packs the storage lists that pr has not tried yet:
 // when it is opened, every one; later, those written since (a fetch, a
-// repack), which walks look for (refreshPacksLocked). Packs mapped stay
-// mapped, and keep their place in pr.packs, which the cache's keys count
-// on. r.mu must be held.
+// repack), which walks look for (refreshPacksLocked), and it unmaps those
+// the storage no longer lists. Packs mapped keep their place in pr.packs,
+// which the cache's keys count on, until one is dropped. r.mu must be held.
 func (pr *packReader) addPacks(r *repo) {
 	names, err := r.storage.ObjectPacks()
 	if err != nil {
 		return
 	}
+	pr.dropDeleted(names)
 	fs := r.storage.Filesystem()
 	for _, name := range names {
 		if pr.listed[name] {
@@ -120,7 +133,7 @@ func mapPack(fs billy.Filesystem, name plumbing.Hash) (*mappedPack, error) {
 	if len(pack) < 12 || string(pack[:4]) != "PACK" {
 		return nil, errors.Join(errPackFormat, unmapIdx(), unmapPack())
 	}
-	p := &mappedPack{index: index, pack: pack, unmap: func() error { return errors.Join(unmapIdx(), unmapPack()) }}
+	p := &mappedPack{name: name, index: index, pack: pack, unmap: func() error { return errors.Join(unmapIdx(), unmapPack()) }}
 	if f, err := fs.Open(packFile(fs, name, "pack")); err == nil {
 		p.file = f
 	}
@@ -202,10 +215,14 @@ func (pr *packReader) objectAt(i int, off, max int64, depth int) (plumbing.Objec
 // remember caches a resolved object, unless it would take more than an
 // eighth of the budget.
 func (pr *packReader) remember(pos packPos, typ plumbing.ObjectType, data []byte) {
-	if len(data) > maxPackCacheBytes/8 {
+	limit := maxPackCacheBytes
+	if pr.cacheLimit > 0 {
+		limit = pr.cacheLimit
+	}
+	if len(data) > limit/8 {
 		return
 	}
-	if pr.cacheBytes+len(data) > maxPackCacheBytes {
+	if pr.cacheBytes+len(data) > limit {
 		clear(pr.cache)
 		pr.cacheBytes = 0
 	}
@@ -341,8 +358,46 @@ func applyDelta(base, delta []byte, max int64) ([]byte, error) {
 	return out, nil
 }
 
-// close unmaps and closes the packs.
+// dropDeleted unmaps the packs that are not among names: a repack or gc
+// deleted their files, whose disk space the mappings would otherwise hold
+// until the repository is closed. It waits for the views out, and empties
+// the caches whose keys count packs by their place. r.mu must be held.
+func (pr *packReader) dropDeleted(names []plumbing.Hash) {
+	keep := make([]*mappedPack, 0, len(pr.packs))
+	var gone []*mappedPack
+	for _, p := range pr.packs {
+		if slices.Contains(names, p.name) {
+			keep = append(keep, p)
+		} else {
+			gone = append(gone, p)
+		}
+	}
+	if len(gone) == 0 {
+		return
+	}
+	pr.live.Lock()
+	defer pr.live.Unlock()
+	pr.packs = keep
+	clear(pr.cache)
+	pr.cacheBytes = 0
+	pr.headers.pack = nil
+	pr.idleMu.Lock()
+	pr.idle = nil
+	pr.idleMu.Unlock()
+	for _, p := range gone {
+		delete(pr.listed, p.name)
+		// Unmapping read-only files, and closing them: errors say nothing.
+		_ = p.unmap()
+		if p.file != nil {
+			_ = p.file.Close()
+		}
+	}
+}
+
+// close unmaps and closes the packs, once no view reads them.
 func (pr *packReader) close() error {
+	pr.live.Lock()
+	defer pr.live.Unlock()
 	var errs []error
 	for _, p := range pr.packs {
 		errs = append(errs, p.unmap())

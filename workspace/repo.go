@@ -1,7 +1,6 @@
 package workspace
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -183,7 +182,7 @@ func (r *repo) treeLocked(h plumbing.Hash) ([]treeEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	entries, err := decodeTree(bytes.NewReader(data), int64(len(data)))
+	entries, err := decodeTree(string(data))
 	if err != nil {
 		return nil, fmt.Errorf("tree %s: %w", h, err)
 	}
@@ -202,14 +201,10 @@ type treeEntry struct {
 // returns the entries in git order (directories compare as "name/"), which
 // is also the byte order of the paths a recursive walk yields. Trees written
 // by other tools may be out of order; they are sorted here. Names are
-// substrings of one copy of the tree's content.
-func decodeTree(rd io.Reader, size int64) ([]treeEntry, error) {
-	buf := make([]byte, size)
-	if _, err := io.ReadFull(rd, buf); err != nil {
-		return nil, fmt.Errorf("short tree: %w", err)
-	}
-	data := string(buf)
-	entries := make([]treeEntry, 0, size/40+1)
+// substrings of data, the tree's content, which the caller copies once
+// from the object's bytes (the mapped packs' cache may share those).
+func decodeTree(data string) ([]treeEntry, error) {
+	entries := make([]treeEntry, 0, len(data)/40+1)
 	sorted := true
 	for len(data) > 0 {
 		sp := strings.IndexByte(data, ' ')
@@ -299,6 +294,13 @@ func keyByte(name string, i int, dir bool) int {
 func (r *repo) readBlob(h plumbing.Hash, offset, limit int64, shared bool) ([]byte, int64, error) {
 	k := blobKey{r, h}
 	if data, ok := r.blobs.get(k); ok {
+		return window(data, offset, limit, shared), int64(len(data)), nil
+	}
+	if data, found, err := r.readPackedBlob(h); found {
+		if err != nil {
+			return nil, 0, err
+		}
+		r.blobs.put(k, data)
 		return window(data, offset, limit, shared), int64(len(data)), nil
 	}
 	r.mu.Lock()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strconv"
+	"strings"
 
 	"github.com/repo-mcp/repo-mcp/server"
 	"github.com/repo-mcp/repo-mcp/tools/toolkit"
@@ -66,51 +67,55 @@ type FileEntry struct {
 }
 
 // Text renders the page as one line per entry. A page holds up to 10 000
-// entries, so it appends to one buffer rather than format each line.
+// entries, so it is written into one builder sized for it, whose String
+// does not copy the text again.
 func (o ListFilesOut) Text() string {
 	size := 160 + len(o.NextCursor)
 	for _, e := range o.Entries {
 		size += len(e.Path) + len(e.Target) + 16
 	}
-	b := make([]byte, 0, size)
-	b = append(b, displayDir(o.Path)...)
-	b = append(b, " at "...)
-	b = append(b, o.Revision...)
-	b = append(b, ": "...)
-	b = strconv.AppendInt(b, int64(len(o.Entries)), 10)
-	b = append(b, " of "...)
-	b = strconv.AppendInt(b, int64(o.Total), 10)
-	b = append(b, " entries"...)
+	var b strings.Builder
+	b.Grow(size)
+	var num [20]byte
+	writeInt := func(n int64) { b.Write(strconv.AppendInt(num[:0], n, 10)) }
+	b.WriteString(displayDir(o.Path))
+	b.WriteString(" at ")
+	b.WriteString(o.Revision)
+	b.WriteString(": ")
+	writeInt(int64(len(o.Entries)))
+	b.WriteString(" of ")
+	writeInt(int64(o.Total))
+	b.WriteString(" entries")
 	if o.Omitted > 0 || o.Invalid > 0 {
-		b = append(b, " ("...)
-		b = strconv.AppendInt(b, int64(o.Omitted), 10)
-		b = append(b, " withheld by policy, "...)
-		b = strconv.AppendInt(b, int64(o.Invalid), 10)
-		b = append(b, " with unsafe names)"...)
+		b.WriteString(" (")
+		writeInt(int64(o.Omitted))
+		b.WriteString(" withheld by policy, ")
+		writeInt(int64(o.Invalid))
+		b.WriteString(" with unsafe names)")
 	}
-	b = append(b, '\n')
+	b.WriteByte('\n')
 	for _, e := range o.Entries {
-		b = append(b, e.Path...)
+		b.WriteString(e.Path)
 		switch e.Type {
 		case "dir":
-			b = append(b, '/')
+			b.WriteByte('/')
 		case "symlink":
-			b = append(b, " -> "...)
-			b = append(b, e.Target...)
+			b.WriteString(" -> ")
+			b.WriteString(e.Target)
 		case "submodule":
-			b = append(b, " (submodule)"...)
+			b.WriteString(" (submodule)")
 		default:
-			b = append(b, '\t')
-			b = strconv.AppendInt(b, e.Size, 10)
+			b.WriteByte('\t')
+			writeInt(e.Size)
 		}
-		b = append(b, '\n')
+		b.WriteByte('\n')
 	}
 	if o.Truncated {
-		b = append(b, "[more entries: continue with cursor "...)
-		b = append(b, o.NextCursor...)
-		b = append(b, ']')
+		b.WriteString("[more entries: continue with cursor ")
+		b.WriteString(o.NextCursor)
+		b.WriteByte(']')
 	}
-	return string(b)
+	return b.String()
 }
 
 func displayDir(p string) string {

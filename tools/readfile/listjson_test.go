@@ -1,0 +1,57 @@
+package readfile
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestListJSONMatchesMarshal checks that a page encodes itself exactly as
+// encoding/json encodes it, for pages empty and full, and strings that
+// need each kind of escape.
+func TestListJSONMatchesMarshal(t *testing.T) {
+	hostile := []string{
+		"", "plain/path.go", `quote"back\slash`, "<html>&amp;", "tab\there\nnew\rret\bback\fform",
+		"\x00\x01\x1f\x7f", "caf\u00e9 \u2028\u2029 \U0001F600", "bad\xffutf8\xc3", "\xe2\x80", strings.Repeat("é", 300),
+	}
+	var entries []FileEntry
+	for i, s := range hostile {
+		entries = append(entries, FileEntry{Path: s, Type: "file", Size: int64(i) << 40, Mode: "100644"})
+		entries = append(entries, FileEntry{Path: "link/" + s, Type: "symlink", Size: -1, Mode: "120000", Target: s})
+	}
+	tests := []struct {
+		name string
+		out  ListFilesOut
+	}{
+		{"zero", ListFilesOut{}},
+		{"empty entries", ListFilesOut{Revision: strings.Repeat("a", 40), Entries: []FileEntry{}, Total: 3, Omitted: 3}},
+		{"full", ListFilesOut{
+			Revision: "worktree", Path: "dir/<sub>", Entries: entries, Total: 1 << 40, Truncated: true,
+			NextCursor: "eyJyIjoi", Omitted: -1, Invalid: 7,
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			want, err := json.Marshal(tc.out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := tc.out.AppendJSON([]byte("prefix")); string(got) != "prefix"+string(want) {
+				t.Errorf("AppendJSON:\n got %s\nwant prefix%s", got, want)
+			}
+		})
+	}
+}
+
+// FuzzJSONString compares the quoting of any string with encoding/json's.
+func FuzzJSONString(f *testing.F) {
+	for _, s := range []string{"", "a\"b", "<&>", "\u2028", "\xff", "\x00\x1f"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, _ := json.Marshal(s)
+		if got := appendJSONString(nil, s); string(got) != string(want) {
+			t.Errorf("appendJSONString(%q) = %s, want %s", s, got, want)
+		}
+	})
+}
