@@ -92,13 +92,16 @@ func (pr *packReader) checkout() *packReader {
 	return v
 }
 
-// checkin takes back a view checkout gave out.
+// checkin takes back a view checkout gave out. The view joins the idle
+// ones before the read lock on the packs is released: dropDeleted, which
+// renumbers the packs, empties the idle views once it has the lock, and a
+// view put back after that would keep delta bases under old pack numbers.
 func (pr *packReader) checkin(v *packReader) {
 	v.packs = nil
-	pr.live.RUnlock()
 	pr.idleMu.Lock()
 	if len(pr.idle) < maxIdleViews {
 		pr.idle = append(pr.idle, v)
 	}
 	pr.idleMu.Unlock()
+	pr.live.RUnlock()
 }
