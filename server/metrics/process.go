@@ -7,7 +7,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // userHZ is the unit of the CPU times and start time in /proc/PID/stat:
@@ -106,9 +105,8 @@ func writeProcess(w *bufio.Writer, proc string) {
 	if statErr == nil {
 		writeValue(w, "process_cpu_seconds_total", "Total user and system CPU time spent in seconds.", counter, st.cpuSeconds)
 	}
-	var nofile, as syscall.Rlimit
-	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &nofile) == nil {
-		writeValue(w, "process_max_fds", "Maximum number of open file descriptors.", gauge, float64(nofile.Cur))
+	if n, ok := rlimit(rlimitNoFile); ok {
+		writeValue(w, "process_max_fds", "Maximum number of open file descriptors.", gauge, n)
 	}
 	if rx, tx, err := readNetDev(proc); err == nil {
 		writeValue(w, "process_network_receive_bytes_total", "Number of bytes received by the process over the network.", counter, rx)
@@ -122,7 +120,7 @@ func writeProcess(w *bufio.Writer, proc string) {
 		writeValue(w, "process_start_time_seconds", "Start time of the process since unix epoch in seconds.", gauge, st.startSeconds)
 		writeValue(w, "process_virtual_memory_bytes", "Virtual memory size in bytes.", gauge, st.virtual)
 	}
-	if syscall.Getrlimit(syscall.RLIMIT_AS, &as) == nil {
-		writeValue(w, "process_virtual_memory_max_bytes", "Maximum amount of virtual memory available in bytes.", gauge, float64(as.Cur))
+	if n, ok := rlimit(rlimitAS); ok {
+		writeValue(w, "process_virtual_memory_max_bytes", "Maximum amount of virtual memory available in bytes.", gauge, n)
 	}
 }
