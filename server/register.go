@@ -20,8 +20,10 @@ type Func[In, Out any] func(ctx context.Context, req *Request, in In) (Out, erro
 // registered is a tool as the server holds it.
 type registered struct {
 	def    Tool
-	input  map[string]any // JSON Schema of the arguments
-	output map[string]any // JSON Schema of the structured result
+	input  *schemaDoc // JSON Schema of the arguments
+	output *schemaDoc // JSON Schema of the structured result
+	// types gives GeneratedSchema.Types for the tool's types.
+	types func() string
 	// validator compiles the input schema at the tool's first call:
 	// compiling every tool's at start was half of a new process's work
 	// before it could answer anything.
@@ -37,7 +39,8 @@ type registered struct {
 // result is an Out. Both must be structs whose exported fields all have json
 // tags; their JSON Schemas are derived from them when the tool is
 // registered (descriptions from jsonschema tags, in invopop's or go-sdk's
-// form, and from t.Comments). Register fails, without side effects, when
+// form, and from t.Comments), unless [Options.Schemas] holds them for
+// these types already. Register fails, without side effects, when
 // the definition is incomplete, the types would give a schema that does
 // not constrain a model, a tag cannot be read, or the name is taken.
 //
@@ -51,27 +54,42 @@ func Register[In, Out any](s *Server, t Tool, fn Func[In, Out]) error {
 	if err := t.check(); err != nil {
 		return err
 	}
-	in, err := reflectSchema(reflect.TypeFor[In](), t.Comments)
-	if err != nil {
-		return fmt.Errorf("tool %s: input: %w", t.Name, err)
+	inT, outT := reflect.TypeFor[In](), reflect.TypeFor[Out]()
+	in, out, ok := s.generated(t.Name, inT, outT, t.Comments)
+	if !ok {
+		var err error
+		if in, out, err = deriveSchemas(t, inT, outT); err != nil {
+			return err
+		}
 	}
-	out, err := reflectSchema(reflect.TypeFor[Out](), t.Comments)
-	if err != nil {
-		return fmt.Errorf("tool %s: output: %w", t.Name, err)
-	}
-	if props, _ := out["properties"].(map[string]any); props[requestIDField] != nil {
-		return fmt.Errorf("tool %s: output: %s is added by the server; remove the field", t.Name, requestIDField)
-	}
-	if err := checkPatterns(in); err != nil {
-		return fmt.Errorf("tool %s: input: %w", t.Name, err)
-	}
-	withRequestID(in)
-	withResultRequestID(out)
 	r := &registered{def: t, input: in, output: out, validator: newValidator(t.Name, in), decode: decodeArguments[In]}
+	r.types = func() string { return schemaTypes(inT, outT, t.Comments) }
 	r.invoke = func(ctx context.Context, req *Request) *Result {
 		return invoke(ctx, s, req, fn)
 	}
 	return s.add(r)
+}
+
+// deriveSchemas reflects a tool's input and output schemas from its types,
+// adds the request_id both carry, and checks what a tag can get wrong.
+func deriveSchemas(t Tool, inT, outT reflect.Type) (in, out *schemaDoc, err error) {
+	inMap, err := reflectSchema(inT, t.Comments)
+	if err != nil {
+		return nil, nil, fmt.Errorf("tool %s: input: %w", t.Name, err)
+	}
+	outMap, err := reflectSchema(outT, t.Comments)
+	if err != nil {
+		return nil, nil, fmt.Errorf("tool %s: output: %w", t.Name, err)
+	}
+	if props, _ := outMap["properties"].(map[string]any); props[requestIDField] != nil {
+		return nil, nil, fmt.Errorf("tool %s: output: %s is added by the server; remove the field", t.Name, requestIDField)
+	}
+	if err := checkPatterns(inMap); err != nil {
+		return nil, nil, fmt.Errorf("tool %s: input: %w", t.Name, err)
+	}
+	withRequestID(inMap)
+	withResultRequestID(outMap)
+	return mapDoc(inMap), mapDoc(outMap), nil
 }
 
 // MustRegister is like [Register] but panics on error. It is meant for

@@ -76,6 +76,11 @@ type Options struct {
 	// the client a question (see Ask). Replicas that serve one client must
 	// share it. Default: a random key per process.
 	StateKey []byte
+	// Schemas are tool schemas generated ahead of time ([Server.Schemas]
+	// made them), by tool name. [Register] takes a tool's from here
+	// instead of deriving them while the tool's types are those they were
+	// made from, and derives them otherwise.
+	Schemas map[string]GeneratedSchema
 }
 
 // Info names the server to clients.
@@ -178,10 +183,18 @@ func (s *Server) Tools() []ToolInfo {
 			Name: r.def.Name, Title: r.def.Title, Description: r.def.wireDescription(),
 			Effect: r.def.Effect, ReadOnly: a.ReadOnly, Destructive: a.Destructive,
 			Idempotent: a.Idempotent, OpenWorld: a.OpenWorld,
-			InputSchema: r.input, OutputSchema: r.output,
+			InputSchema: r.input.Map(), OutputSchema: r.output.Map(),
 		})
 	}
 	return out
+}
+
+// ToolNames lists the names of the registered tools, sorted. Unlike
+// [Server.Tools], it decodes no schema.
+func (s *Server) ToolNames() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Sorted(maps.Keys(s.tools))
 }
 
 // engine returns the protocol engine, building it on first use. Tools are
@@ -261,8 +274,8 @@ func (r *registered) wireTool() *mcp.Tool {
 		Name:         r.def.Name,
 		Title:        r.def.Title,
 		Description:  r.def.wireDescription(),
-		InputSchema:  r.input,
-		OutputSchema: r.output,
+		InputSchema:  r.input.wire(),
+		OutputSchema: r.output.wire(),
 		Annotations: &mcp.ToolAnnotations{
 			Title:           r.def.Title,
 			ReadOnlyHint:    a.ReadOnly,

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -24,15 +23,15 @@ type Violation = schemacheck.Violation
 // schema is the server's own, made from a Go type: it is compiled without
 // checking it against the draft's meta-schema, which [Server.CheckSchemas]
 // does, and the tests with it.
-func newValidator(name string, schema map[string]any) func() (*schemacheck.Schema, error) {
+func newValidator(name string, schema *schemaDoc) func() (*schemacheck.Schema, error) {
 	return sync.OnceValues(func() (*schemacheck.Schema, error) {
 		return compileInput(name, schema, schemacheck.CompileTrusted)
 	})
 }
 
 // compileInput compiles a tool's input schema with compile.
-func compileInput(name string, schema map[string]any, compile func(string, []byte) (*schemacheck.Schema, error)) (*schemacheck.Schema, error) {
-	data, err := json.Marshal(schema)
+func compileInput(name string, schema *schemaDoc, compile func(string, []byte) (*schemacheck.Schema, error)) (*schemacheck.Schema, error) {
+	data, err := schema.JSON()
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: input schema: %w", name, err)
 	}

@@ -19,7 +19,7 @@ import (
 // it.
 func (r *registered) wireTools() (registered, listed *mcp.Tool) {
 	listed = r.wireTool()
-	if hasHeaderAnnotation(r.input) {
+	if r.input.hasHeaderAnnotation() {
 		// go-sdk routes such arguments to HTTP headers: it needs the real
 		// schema.
 		return listed, listed

@@ -27,7 +27,7 @@ package main
 // The tools' doc comments are generated first: the schemas carry them, and
 // go generate ./... would otherwise reach this package before the tools.
 //go:generate go generate ../../tools/...
-//go:generate go run . schemas --dir ../../schemas
+//go:generate go run . schemas --dir ../../schemas --go schemas_gen.go
 
 import (
 	"context"

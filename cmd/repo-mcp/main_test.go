@@ -36,7 +36,7 @@ func TestCommandLine(t *testing.T) {
 	}{
 		{[]string{"version"}, 0, "repo-mcp ", ""},
 		{[]string{"tools"}, 0, "NAME", ""},
-		{[]string{"schemas", "--check", "--dir", "../../schemas"}, 0, "", ""},
+		{[]string{"schemas", "--check", "--dir", "../../schemas", "--go", "schemas_gen.go"}, 0, "", ""},
 		{nil, 2, "", "usage:"},
 		{[]string{"frobnicate"}, 2, "", `unknown command "frobnicate"`},
 		{[]string{"serve", "--workspace", "nopath"}, 2, "", "want ID=PATH"},

@@ -53,10 +53,12 @@ func listTools(args []string, stdout, stderr io.Writer) error {
 }
 
 // schemas writes schemas/<tool>.input.json and .output.json for every tool,
-// or with --check reports (and fails on) files that differ.
+// and with --go the Go source serve registers them from, or with --check
+// reports (and fails on) files that differ.
 func schemas(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("schemas", stdout, stderr)
 	dir := fs.String("dir", "schemas", "`directory` of the schema files")
+	goFile := fs.String("go", "", "also write the Go `file` serve takes the schemas from (cmd/repo-mcp/schemas_gen.go)")
 	check := fs.Bool("check", false, "fail if the files differ from the tools' schemas")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
@@ -78,19 +80,36 @@ func schemas(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	var src []byte
+	if *goFile != "" {
+		if src, err = goSchemas(s); err != nil {
+			return err
+		}
+	}
 	if *check {
 		if err := checkSchemaDir(*dir, want); err != nil {
 			return err
 		}
-		stale := staleSchemas(*dir, want)
+		var stale []string
+		for _, name := range staleSchemas(*dir, want) {
+			stale = append(stale, filepath.Join(*dir, name))
+		}
+		if src != nil && goSchemasStale(*goFile, src) {
+			stale = append(stale, *goFile)
+		}
 		slices.Sort(stale)
-		for _, name := range stale {
-			fmt.Fprintf(stdout, "stale: %s\n", filepath.Join(*dir, name))
+		for _, path := range stale {
+			fmt.Fprintf(stdout, "stale: %s\n", path)
 		}
 		if len(stale) > 0 {
 			return fmt.Errorf("%s stale; run go generate ./... (or repo-mcp schemas)", toolkit.Count(len(stale), "schema file is", "schema files are"))
 		}
 		return nil
+	}
+	if src != nil && goSchemasStale(*goFile, src) {
+		if err := os.WriteFile(*goFile, src, 0o644); err != nil {
+			return err
+		}
 	}
 	return writeSchemas(*dir, want)
 }

@@ -39,7 +39,7 @@ func Register(s *server.Server, reg *workspace.Registry, _ Options) error {
 		return err
 	}
 	// The files read_file links are served only where read_file is.
-	if slices.ContainsFunc(s.Tools(), func(t server.ToolInfo) bool { return t.Name == "read_file" }) {
+	if slices.Contains(s.ToolNames(), "read_file") {
 		if err := s.AddResourceTemplate(fileTemplate(reg)); err != nil {
 			return err
 		}
