@@ -137,7 +137,7 @@ func withRequestID(schema map[string]any) bool {
 	props[requestIDField] = map[string]any{
 		"type":        "string",
 		"description": "Optional caller-chosen id, echoed in the result and in the server's logs; one is generated when absent.",
-		"maxLength":   maxRequestIDLen,
+		"maxLength":   float64(maxRequestIDLen), // as JSON decodes it, like the rest of the map
 		"pattern":     `^[!-~]+$`,
 	}
 	schema["properties"] = props
