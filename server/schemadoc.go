@@ -72,15 +72,14 @@ func (d *schemaDoc) Map() map[string]any {
 // JSON returns the schema's JSON.
 func (d *schemaDoc) JSON() ([]byte, error) { return d.marshal() }
 
-// wire returns the schema as a tool on the wire holds it: its JSON, which
-// go-sdk copies as it is; or, if the map did not marshal, the map, for
-// go-sdk's encoder to report why.
-func (d *schemaDoc) wire() any {
-	if raw, err := d.JSON(); err == nil {
-		return json.RawMessage(raw)
-	}
-	return d.m
-}
+// wire returns the schema as a tool on the wire holds it: a value whose
+// JSON is the schema's, made when a client first lists the tools, which
+// the first call of a new process does not wait for.
+func (d *schemaDoc) wire() json.Marshaler { return wireSchema{d} }
+
+type wireSchema struct{ d *schemaDoc }
+
+func (w wireSchema) MarshalJSON() ([]byte, error) { return w.d.JSON() }
 
 // hasHeaderAnnotation reports whether the schema has an x-mcp-header
 // annotation at any depth. Generated JSON without the key is not decoded
