@@ -46,6 +46,14 @@
 // that begins with the Go name ("IncludeTests includes ...") gets the JSON
 // name there ("include_tests includes ...").
 //
+// Deriving the schemas is most of what registering costs a new process.
+// A program that starts often can derive them once, at go generate time:
+// register its tools on a server made without [Options.Schemas], write
+// what [Server.Schemas] returns into its source, and pass that to [New]
+// from then on (repo-mcp's `schemas --go` does). Register uses such a
+// tool's schemas while a digest of its types, tags and comments still
+// matches theirs, and derives them again when it does not.
+//
 // # Serving over stdio
 //
 // A host starts the server as a subprocess and speaks MCP on its stdin
