@@ -40,11 +40,9 @@ func checkFrame(line []byte) (jsonrpc.Message, *badFrame) {
 	}
 	env, ok := scanEnvelope(line)
 	if !ok {
-		if err := json.Unmarshal(line, &env); err != nil {
-			if _, ok := errors.AsType[*json.SyntaxError](err); ok || len(line) == 0 {
-				return nil, &badFrame{nil, jsonrpc.CodeParseError, "parse error: the message is not JSON", nil}
-			}
-			return nil, &badFrame{validID(env.ID), jsonrpc.CodeInvalidRequest, "invalid request: not a JSON-RPC message object", nil}
+		var bad *badFrame
+		if env, bad = decodeEnvelope(line); bad != nil {
+			return nil, bad
 		}
 	}
 	id := validID(env.ID)
@@ -75,6 +73,19 @@ func checkFrame(line []byte) (jsonrpc.Message, *badFrame) {
 	return &jsonrpc.Request{ID: rpcID, Method: method, Params: env.Params}, nil
 }
 
+// decodeEnvelope decodes the envelope of any frame with encoding/json, or
+// says how to refuse it.
+func decodeEnvelope(line []byte) (envelope, *badFrame) {
+	var env envelope
+	if err := json.Unmarshal(line, &env); err != nil {
+		if _, ok := errors.AsType[*json.SyntaxError](err); ok || len(line) == 0 {
+			return env, &badFrame{nil, jsonrpc.CodeParseError, "parse error: the message is not JSON", nil}
+		}
+		return env, &badFrame{validID(env.ID), jsonrpc.CodeInvalidRequest, "invalid request: not a JSON-RPC message object", nil}
+	}
+	return env, nil
+}
+
 // scanEnvelope reads the envelope of the frames clients send, in one pass
 // over line (encoding/json checks the whole frame, then decodes it, then
 // checks each member it keeps as raw JSON again). It stores what
@@ -82,7 +93,7 @@ func checkFrame(line []byte) (jsonrpc.Message, *badFrame) {
 // false for any other frame: one that is not a JSON object, repeats a
 // member, spells a member's name in another case, has an error member (a
 // response to the server, rare) or a jsonrpc member that is not a string;
-// checkFrame then decodes it with encoding/json, which says what is wrong.
+// checkFrame then decodes it with decodeEnvelope, which says what is wrong.
 func scanEnvelope(line []byte) (env envelope, ok bool) {
 	s := jsonscan.NewScanner(line)
 	if s.Peek() != '{' {
