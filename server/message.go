@@ -3,7 +3,6 @@ package server
 import (
 	"encoding/json"
 	"errors"
-	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -102,7 +101,7 @@ func scanEnvelope(line []byte) (env envelope, ok bool) {
 	var seen [5]bool
 	raw := [5]*json.RawMessage{nil, &env.ID, &env.Method, &env.Params, &env.Result}
 	ok = s.Object(func(key []byte) bool {
-		i := slices.Index(envelopeMembers[:], string(key))
+		i := envelopeMember(key)
 		if i < 0 {
 			// A name encoding/json would match to a member in
 			// another case (it folds Unicode too) is left to it.
@@ -126,8 +125,23 @@ func scanEnvelope(line []byte) (env envelope, ok bool) {
 	return env, true
 }
 
-// envelopeMembers are the names scanEnvelope reads, "jsonrpc" first.
-var envelopeMembers = [5]string{"jsonrpc", "id", "method", "params", "result"}
+// envelopeMember returns the index of the member key names exactly, in
+// the order of scanEnvelope's raw (jsonrpc first), or -1.
+func envelopeMember(key []byte) int {
+	switch string(key) {
+	case "jsonrpc":
+		return 0
+	case "id":
+		return 1
+	case "method":
+		return 2
+	case "params":
+		return 3
+	case "result":
+		return 4
+	}
+	return -1
+}
 
 // foldsToMember reports whether key could select an envelope member in
 // encoding/json's case-insensitive matching: an ASCII case variant of a
@@ -138,10 +152,7 @@ func foldsToMember(key []byte) bool {
 			return true
 		}
 	}
-	if jsonscan.KeyIs(key, "error") {
-		return true
-	}
-	for _, name := range envelopeMembers {
+	for _, name := range []string{"jsonrpc", "id", "method", "params", "result", "error"} {
 		if jsonscan.KeyIs(key, name) {
 			return true
 		}

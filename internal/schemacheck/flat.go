@@ -34,8 +34,14 @@ type flatProp struct {
 	minimum, maximum int64
 }
 
-// annotations are the keywords that do not constrain a value.
-var annotations = map[string]bool{"description": true, "title": true, "default": true, "examples": true}
+// annotation reports whether keyword does not constrain a value.
+func annotation(keyword string) bool {
+	switch keyword {
+	case "description", "title", "default", "examples":
+		return true
+	}
+	return false
+}
 
 // compileFlat returns the flat check of schema (a document decoded with
 // numbers as json.Number), or nil when schema is not an object schema made
@@ -115,7 +121,7 @@ func compileFlatProp(schema any) *flatProp {
 			p.maximum, ok = integer(v)
 			p.hasMax = ok
 		default:
-			ok = annotations[key]
+			ok = annotation(key)
 		}
 		if !ok {
 			return nil
