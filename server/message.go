@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
@@ -18,6 +19,16 @@ type badFrame struct {
 	data    json.RawMessage // the error's data, if any
 }
 
+// envelope is a frame's top-level members as checkFrame reads them.
+type envelope struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  json.RawMessage `json:"method"`
+	Params  json.RawMessage `json:"params"`
+	Result  json.RawMessage `json:"result"`
+	Error   *jsonrpc.Error  `json:"error"`
+}
+
 // checkFrame decodes one frame into a message go-sdk can take, or says
 // how to refuse it. It builds the message itself from one parse (go-sdk's
 // decoder would parse the frame again, with a large buffer each time). The
@@ -26,19 +37,12 @@ func checkFrame(line []byte) (jsonrpc.Message, *badFrame) {
 	if len(line) > 0 && line[0] == '[' {
 		return nil, &badFrame{nil, jsonrpc.CodeInvalidRequest, "JSON-RPC batches are not accepted here; send one message at a time", nil}
 	}
-	var env struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Method  json.RawMessage `json:"method"`
-		Params  json.RawMessage `json:"params"`
-		Result  json.RawMessage `json:"result"`
-		Error   *jsonrpc.Error  `json:"error"`
-	}
-	if err := json.Unmarshal(line, &env); err != nil {
-		if _, ok := errors.AsType[*json.SyntaxError](err); ok || len(line) == 0 {
-			return nil, &badFrame{nil, jsonrpc.CodeParseError, "parse error: the message is not JSON", nil}
+	env, ok := scanEnvelope(line)
+	if !ok {
+		var bad *badFrame
+		if env, bad = decodeEnvelope(line); bad != nil {
+			return nil, bad
 		}
-		return nil, &badFrame{validID(env.ID), jsonrpc.CodeInvalidRequest, "invalid request: not a JSON-RPC message object", nil}
 	}
 	id := validID(env.ID)
 	switch {
@@ -61,17 +65,124 @@ func checkFrame(line []byte) (jsonrpc.Message, *badFrame) {
 		}
 		return resp, nil
 	}
-	var method string
-	if err := json.Unmarshal(env.Method, &method); err != nil {
+	method, ok := jsonString(env.Method)
+	if !ok {
 		return nil, &badFrame{id, jsonrpc.CodeInvalidRequest, "invalid request: method must be a string", nil}
 	}
 	return &jsonrpc.Request{ID: rpcID, Method: method, Params: env.Params}, nil
+}
+
+// decodeEnvelope decodes the envelope of any frame with encoding/json, or
+// says how to refuse it.
+func decodeEnvelope(line []byte) (envelope, *badFrame) {
+	var env envelope
+	if err := json.Unmarshal(line, &env); err != nil {
+		if _, ok := errors.AsType[*json.SyntaxError](err); ok || len(line) == 0 {
+			return env, &badFrame{nil, jsonrpc.CodeParseError, "parse error: the message is not JSON", nil}
+		}
+		return env, &badFrame{validID(env.ID), jsonrpc.CodeInvalidRequest, "invalid request: not a JSON-RPC message object", nil}
+	}
+	return env, nil
+}
+
+// scanEnvelope reads the envelope of the frames clients send, in one pass
+// over line (encoding/json checks the whole frame, then decodes it, then
+// checks each member it keeps as raw JSON again). It stores what
+// json.Unmarshal would store, the raw members as slices of line. ok is
+// false for any other frame: one that is not a JSON object, repeats a
+// member, spells a member's name in another case, has an error member (a
+// response to the server, rare) or a jsonrpc member that is not a string;
+// checkFrame then decodes it with decodeEnvelope, which says what is wrong.
+func scanEnvelope(line []byte) (env envelope, ok bool) {
+	s := jsonscan.NewScanner(line)
+	if s.Peek() != '{' {
+		return envelope{}, false
+	}
+	var seen [5]bool
+	raw := [5]*json.RawMessage{nil, &env.ID, &env.Method, &env.Params, &env.Result}
+	ok = s.Object(func(key []byte) bool {
+		i := envelopeMember(key)
+		if i < 0 {
+			// A name encoding/json would match to a member in
+			// another case (it folds Unicode too) is left to it.
+			return !foldsToMember(key) && s.Skip()
+		}
+		if seen[i] {
+			return false
+		}
+		seen[i] = true
+		if i == 0 {
+			var mismatch bool
+			return s.StringField(&env.JSONRPC, &mismatch) && !mismatch
+		}
+		v, ok := s.Raw()
+		*raw[i] = v
+		return ok
+	}) && s.End()
+	if !ok {
+		return envelope{}, false
+	}
+	return env, true
+}
+
+// envelopeMember returns the index of the member key names exactly, in
+// the order of scanEnvelope's raw (jsonrpc first), or -1.
+func envelopeMember(key []byte) int {
+	switch string(key) {
+	case "jsonrpc":
+		return 0
+	case "id":
+		return 1
+	case "method":
+		return 2
+	case "params":
+		return 3
+	case "result":
+		return 4
+	}
+	return -1
+}
+
+// foldsToMember reports whether key could select an envelope member in
+// encoding/json's case-insensitive matching: an ASCII case variant of a
+// member's name, any name with a byte outside ASCII, or "error".
+func foldsToMember(key []byte) bool {
+	for _, c := range key {
+		if c >= utf8.RuneSelf {
+			return true
+		}
+	}
+	for _, name := range []string{"jsonrpc", "id", "method", "params", "result", "error"} {
+		if jsonscan.KeyIs(key, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// jsonString decodes raw, valid JSON, into a string as json.Unmarshal
+// would: a string, or null for "" (a string field is left as it was);
+// false for any other value.
+func jsonString(raw json.RawMessage) (string, bool) {
+	s := jsonscan.NewScanner(raw)
+	var v string
+	var mismatch bool
+	ok := s.StringField(&v, &mismatch) && s.End()
+	return v, ok && !mismatch
 }
 
 // makeID converts a valid raw id (or nil) to go-sdk's form.
 func makeID(raw json.RawMessage) (jsonrpc.ID, error) {
 	if raw == nil {
 		return jsonrpc.ID{}, nil
+	}
+	// The ids validID lets through, without a decoder: go-sdk holds an
+	// integer as the float64 json.Unmarshal gives, exact up to 53 bits.
+	if s, ok := jsonString(raw); ok && raw[0] == '"' {
+		return jsonrpc.MakeID(s)
+	}
+	if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil && n >= -maxExactInt && n <= maxExactInt {
+		return jsonrpc.MakeID(float64(n))
 	}
 	var v any
 	if err := json.Unmarshal(raw, &v); err != nil {

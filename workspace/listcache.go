@@ -5,6 +5,7 @@ import (
 	"container/list"
 	"encoding/hex"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -153,27 +154,15 @@ func (c *commitSource) readListing(k listKey, sizes bool, sess *listSession) (*d
 	if prefix != "" {
 		prefix += "/"
 	}
-	valid := make([]treeEntry, 0, len(tree))
-	pathBytes := 0
-	for _, te := range tree {
-		if validEntryName(te.name) {
-			valid = append(valid, te)
-			pathBytes += len(prefix) + len(te.name)
-		}
-	}
-	paths, shas := make([]byte, 0, pathBytes), make([]byte, len(valid)*2*len(plumbing.ZeroHash))
-	for i, te := range valid {
-		paths = append(append(paths, prefix...), te.name...)
-		hex.Encode(shas[i*2*len(te.hash):], te.hash[:])
-	}
-	pathText, shaText := string(paths), string(shas)
+	valid := validEntries(tree)
+	pathText, shaText := listingText(prefix, valid)
 	l := &dirListing{entries: make([]Entry, len(valid)), invalid: len(tree) - len(valid), sized: sizes}
 	off := 0
 	for i, te := range valid {
 		n := len(prefix) + len(te.name)
 		e := &l.entries[i]
 		*e = typedEntry(te)
-		e.Path, e.SHA = pathText[off:off+n], shaText[i*2*len(te.hash):(i+1)*2*len(te.hash)]
+		e.Path, e.SHA = pathText[off:off+n], shaText[i*shaLen:(i+1)*shaLen]
 		off += n
 		if e.Type == TypeSymlink {
 			if err := c.fillTargetLocked(e, te.hash); err != nil {
@@ -187,6 +176,47 @@ func (c *commitSource) readListing(k listKey, sizes bool, sess *listSession) (*d
 		}
 	}
 	return l, nil
+}
+
+// shaLen is the length of an object id in hex.
+const shaLen = 2 * len(plumbing.ZeroHash)
+
+// validEntries returns the entries of tree whose names can be shown: tree
+// itself when all of them can, as nearly always, else a copy without the
+// others. The caller must not modify the result.
+func validEntries(tree []treeEntry) []treeEntry {
+	i := slices.IndexFunc(tree, func(te treeEntry) bool { return !validEntryName(te.name) })
+	if i < 0 {
+		return tree
+	}
+	valid := tree[:i:i] // full: appending copies, leaving tree (cached) alone
+	for _, te := range tree[i+1:] {
+		if validEntryName(te.name) {
+			valid = append(valid, te)
+		}
+	}
+	return valid
+}
+
+// listingText returns the paths of entries under prefix, one after the
+// other, and their SHAs in hex, in two strings built in place: a
+// directory's entries slice them rather than each holding a copy.
+func listingText(prefix string, entries []treeEntry) (paths, shas string) {
+	var p, h strings.Builder
+	n := 0
+	for _, te := range entries {
+		n += len(prefix) + len(te.name)
+	}
+	p.Grow(n)
+	h.Grow(len(entries) * shaLen)
+	var hexSHA [shaLen]byte
+	for _, te := range entries {
+		p.WriteString(prefix)
+		p.WriteString(te.name)
+		hex.Encode(hexSHA[:], te.hash[:])
+		h.Write(hexSHA[:])
+	}
+	return p.String(), h.String()
 }
 
 // parseHash is plumbing.NewHash without its allocation: walks parse the
@@ -211,7 +241,7 @@ func (c *commitSource) fillSizesLocked(entries []Entry, valid []treeEntry) error
 		off  int64
 		i    int // in entries
 	}
-	var order []packed
+	order := make([]packed, 0, len(entries))
 	for i := range entries {
 		e := &entries[i]
 		if e.Type != TypeFile {

@@ -42,6 +42,9 @@ type Schema struct {
 	// mixedCase is set when a declared property's name is not lower-case
 	// ASCII (see keys).
 	mixedCase bool
+	// flat accepts the usual valid arguments without the general
+	// validator; nil when the schema is not of its shape (flat.go).
+	flat *flatObject
 }
 
 // refuseLoader refuses every external schema: tool schemas are inline.
@@ -85,7 +88,7 @@ func compile(name string, schema []byte, trusted bool) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema %s: %w", name, err)
 	}
-	s := &Schema{schema: compiled, properties: make(map[string]map[string]string)}
+	s := &Schema{schema: compiled, properties: make(map[string]map[string]string), flat: compileFlat(doc)}
 	if m, ok := doc.(map[string]any); ok {
 		s.collectProperties("", m)
 	}
@@ -130,6 +133,9 @@ func (s *Schema) Check(args []byte, inst any, parseErr error) []Violation {
 	}
 	if parseErr != nil {
 		return append(out, Violation{Message: "arguments are not valid JSON: " + parseErr.Error()})
+	}
+	if s.flat != nil && s.flat.accepts(inst) {
+		return out
 	}
 	err := s.schema.Validate(inst)
 	if err == nil {

@@ -284,6 +284,9 @@ func TestIndexOnDisk(t *testing.T) {
 	repo := gitfixture.New(t)
 	files := txtarFiles(t, "testdata/nav.txtar")
 	files["shape/twice.go"] = gitfixture.Text("package shape\n\nconst factor = 2\n\nvar calls int\n\nfunc double(x float64) float64 { calls++; return factor * x }\n\n// Twice doubles an area.\nfunc Twice(s Shape) float64 { return double(s.Area()) }\n")
+	// square has tests: its test variant is the unit with the index, and
+	// the package's own entry leaves its unexported names out.
+	files["square/half.go"] = gitfixture.Text("package square\n\nvar halves int\n\nfunc half(s Square) Square { halves++; return Square{Side: s.Side / 2} }\n\n// Quarter is a quarter of a square.\nfunc Quarter(s Square) Square { return half(half(s)) }\n")
 	repo.Commit(t, "nav", files)
 	opts := testOptions(t)
 	c1, sv1 := serve(t, repo.Dir, opts)
@@ -305,6 +308,9 @@ func TestIndexOnDisk(t *testing.T) {
 		{"relation": "references", "symbol": "shape.calls"},
 		{"relation": "definition", "symbol": "shape.factor"},
 		{"relation": "definition", "path": "shape/twice.go", "line": 10, "column": 38},
+		{"relation": "callers", "symbol": "square.half"},
+		{"relation": "references", "symbol": "square.halves"},
+		{"relation": "definition", "path": "square/half.go", "line": 8, "column": 45},
 	}
 	local := map[string]any{"relation": "references", "path": "shape/shape.go", "line": 17, "column": 6}
 	for i, q := range append(queries, local) {

@@ -135,7 +135,7 @@ func (l *loader) read(n *node) *unit {
 // checked. On a failure the check's types and objects stay. It sets the
 // unit's API key (see cutoff.go).
 func (l *loader) keep(n *node, u *unit, files []*ast.File) {
-	e, err := encode(l.fset, u, files)
+	e, err := encode(l.fset, u, files, n.full)
 	if err != nil {
 		l.log.Warn("go_navigate: a package's type information cannot be kept", "package", u.id, "error", err)
 		u.apiKey = apiKeyOf(l.fset, u, n.deps)
@@ -258,8 +258,11 @@ func (s *typeStore) save(key string, e *storedUnit) error {
 	return atomicfile.WriteFile(path, buf.Bytes())
 }
 
-// encode returns the entry of a checked unit, from its syntax.
-func encode(fset *token.FileSet, u *unit, files []*ast.File) (*storedUnit, error) {
+// encode returns the entry of a checked unit, from its syntax; indexed
+// says the unit has an index (it is checked in full), whose entry then
+// declares its unexported functions, variables and constants too (see
+// hiddenDecls).
+func encode(fset *token.FileSet, u *unit, files []*ast.File, indexed bool) (*storedUnit, error) {
 	recoded, tables, err := recode(fset, files)
 	if err != nil {
 		return nil, err
@@ -270,7 +273,7 @@ func encode(fset *token.FileSet, u *unit, files []*ast.File) (*storedUnit, error
 		return nil, fmt.Errorf("writing the export data of %s: %w", u.id, err)
 	}
 	e.Export = export.Bytes()
-	if hidden := hiddenDecls(u.types, u.local); hidden != nil {
+	if hidden := hiddenDecls(u.types, indexed); hidden != nil {
 		var buf bytes.Buffer
 		if err := gcexportdata.Write(&buf, recoded, hidden); err != nil {
 			return nil, fmt.Errorf("writing the unexported types of %s: %w", u.id, err)
@@ -308,10 +311,15 @@ func decode(fset *token.FileSet, e *storedUnit, path string, imports map[string]
 // pkg's unexported ones, so that its export data holds them; nil when
 // there are none. Its aliases T0, T1... name the unexported types
 // (generic types are left out, as implementations leaves them out).
-// With funcs, a repository package's, it declares too, at their
-// positions, F_name, a variable of each unexported function's signature,
-// V_name of each variable's type, C_name of each constant: what an index
-// read from disk names of its package (see unit.unexported).
+// With funcs, for a repository package checked in full, it declares
+// too, at their positions, F_name, a variable of each unexported
+// function's signature, V_name of each variable's type, C_name of each
+// constant: what an index read from disk names of its package (see
+// unit.unexported). Only such a package has an index, and queries
+// naming a package by its path find the test variant that has one
+// before the package (see variantRank): the others' entries leave them
+// out (writing the unexported declarations cost as much as writing the
+// package's export data, in a second revision's profile).
 func hiddenDecls(pkg *types.Package, funcs bool) *types.Package {
 	w := types.NewPackage(hiddenPrefix+pkg.Path(), "hidden")
 	scope := pkg.Scope()

@@ -43,7 +43,9 @@
 // packages that changed, and their importers only when a change reached
 // the API (early cutoff, cutoff.go). A revision whose Go files keep their
 // package clauses, imports and directives reuses the last go list
-// output. Loaded programs are kept for the last few revisions;
+// output, and what the first load of that listing read of the files
+// outside the repository, which key the dependencies (outside.go).
+// Loaded programs are kept for the last few revisions;
 // concurrent first calls on one revision load it once (singleflight),
 // reporting progress to the call that started it.
 //

@@ -37,6 +37,10 @@ type listedPackage struct {
 	}
 	Error      *struct{ Err string }
 	DepsErrors []*struct{ Err string }
+	// outside are its files' sizes and times when it is outside the
+	// repository, kept with the listing (see outsideStats); nil but in
+	// a listing go list made.
+	outside *outsideStats
 }
 
 // lister runs go list on an export.
@@ -84,6 +88,7 @@ func listPackages(ctx context.Context, l lister, dir, pattern string, opts ...ve
 		if !p.toHost(l, dir) {
 			continue
 		}
+		p.outside = new(outsideStats)
 		pkgs = append(pkgs, p)
 	}
 	if len(pkgs) == 0 && !res.Passed {

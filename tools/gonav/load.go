@@ -156,20 +156,20 @@ func (l *loader) prepare(n *node, r roots, sums *fileSums) {
 	if len(n.lp.CgoFiles) > 0 {
 		n.problems = append(n.problems, fmt.Sprintf("%d cgo files left out (navigation runs with CGO_ENABLED=0)", len(n.lp.CgoFiles)))
 	}
-	for _, f := range n.lp.GoFiles {
+	for i, f := range n.lp.GoFiles {
 		host := filepath.Join(n.lp.Dir, f)
 		name, ok := r.display(host)
 		if !ok {
 			n.problems = append(n.problems, fmt.Sprintf("file %s is outside the export, GOROOT and the module cache; left out", f))
 			continue
 		}
-		fi, err := os.Stat(host)
-		if err != nil {
+		fi := statFile(n, i, host)
+		if fi.err != nil {
 			n.problems = append(n.problems, fmt.Sprintf("%s cannot be read; left out", name))
 			continue
 		}
-		if fi.Size() > l.maxFileBytes {
-			n.problems = append(n.problems, fmt.Sprintf("%s is %d bytes, over the %d-byte limit; left out", name, fi.Size(), l.maxFileBytes))
+		if fi.size > l.maxFileBytes {
+			n.problems = append(n.problems, fmt.Sprintf("%s is %d bytes, over the %d-byte limit; left out", name, fi.size, l.maxFileBytes))
 			continue
 		}
 		if n.local {
@@ -182,7 +182,7 @@ func (l *loader) prepare(n *node, r roots, sums *fileSums) {
 		} else {
 			// GOROOT and the module cache do not change under a path
 			// without its size or time changing.
-			fmt.Fprintf(h, "%s\x00%d\x00%d\x00", name, fi.Size(), fi.ModTime().UnixNano())
+			fmt.Fprintf(h, "%s\x00%d\x00%d\x00", name, fi.size, fi.modTime.UnixNano())
 		}
 		n.names = append(n.names, name)
 		n.hosts = append(n.hosts, host)
@@ -191,6 +191,19 @@ func (l *loader) prepare(n *node, r roots, sums *fileSums) {
 		fmt.Fprintf(h, "problem\x00%s\x00", p)
 	}
 	n.files = h.Sum(nil)
+}
+
+// statFile returns the stats of a package's i-th Go file, at host: a
+// repository file's read now, another's once per listing (outsideStats).
+func statFile(n *node, i int, host string) fileStat {
+	if !n.local && n.lp.outside != nil {
+		return n.lp.outside.stat(n.lp, i)
+	}
+	fi, err := os.Stat(host)
+	if err != nil {
+		return fileStat{err: err}
+	}
+	return fileStat{size: fi.Size(), modTime: fi.ModTime()}
 }
 
 // checkAll finds or type-checks the nodes, given in dependency order,

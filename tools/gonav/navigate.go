@@ -31,7 +31,7 @@ func (sv *Service) navigate(ctx context.Context, req *server.Request, in GoNavig
 	if err != nil {
 		return GoNavigateOut{}, err
 	}
-	key, ok := snap.ExportKey(exportOptions)
+	key, ok := snap.ExportKey(exportOptions())
 	if !ok {
 		return GoNavigateOut{}, server.Errorf(server.InvalidInput, "go_navigate reads committed revisions only")
 	}

@@ -259,7 +259,11 @@ func (sv *Service) load(ctx context.Context, req *server.Request, snap *workspac
 
 // exportOptions leave the secret fixtures out of go_navigate's exports:
 // nothing is run on them, and their files' lines are shown to the caller.
-var exportOptions = workspace.ExportOptions{SecretFixtures: false}
+// A function, not a package variable, which any code of the package
+// could change for every later export.
+func exportOptions() workspace.ExportOptions {
+	return workspace.ExportOptions{SecretFixtures: false}
+}
 
 // export returns the directory holding the snapshot's export, writing it
 // unless an earlier call did; the tree is in lay.treeDir of it. When
@@ -282,7 +286,7 @@ func (sv *Service) export(ctx context.Context, snap *workspace.Snapshot, key str
 		verify.RemoveAll(tmp)
 		return "", nil, server.Errorf(server.Internal, "making the export directory failed").Wrap(err)
 	}
-	opts, made := sv.lastExport.options(snap.Workspace().ID(), exportOptions)
+	opts, made := sv.lastExport.options(snap.Workspace().ID(), exportOptions())
 	if _, err := snap.Export(ctx, lay.treeDir(tmp), opts); err != nil {
 		verify.RemoveAll(tmp)
 		return "", nil, err
