@@ -111,7 +111,7 @@ func nextAttention[S ~string | ~[]byte](s S, i int, html bool) int {
 	for ; i+8 <= len(s); i += 8 {
 		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
 			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		found := x | (x - ones*0x20) &^ x | eq(x, '"') | eq(x, '\\')
+		found := x | (x-ones*0x20)&^x | eq(x, '"') | eq(x, '\\')
 		if html {
 			found |= eq(x, '<') | eq(x, '>') | eq(x, '&')
 		}
