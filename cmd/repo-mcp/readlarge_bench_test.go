@@ -231,14 +231,20 @@ func readContended(b *testing.B, bin, dir string, paging bool) {
 
 // measureServer is benchlat.Measure, and reports the CPU time the server
 // process c talks to spent per op (srv-cpu-µs/op, from /proc, so in ticks
-// of 10 ms: time enough ops) and its peak resident memory (srv-peak-MiB).
+// of 10 ms: time enough ops), the CPU time this process spent (clt-cpu-µs/op:
+// the client's side, decoding the answers, with the benchmark's own small
+// share) and the server's peak resident memory (srv-peak-MiB).
 // Under load, wall-clock latency moves with the machine's other work and
 // CPU time much less.
 func measureServer(b *testing.B, c *client.Conn, op func(int) error) {
 	before, ok := processCPU(c.PID())
+	ownBefore, ownOK := processCPU(os.Getpid())
 	benchlat.Measure(b, op)
 	if after, ok2 := processCPU(c.PID()); ok && ok2 {
 		b.ReportMetric(float64((after-before).Microseconds())/float64(b.N), "srv-cpu-µs/op")
+	}
+	if after, ok2 := processCPU(os.Getpid()); ownOK && ok2 {
+		b.ReportMetric(float64((after-ownBefore).Microseconds())/float64(b.N), "clt-cpu-µs/op")
 	}
 	if peak, ok := peakRSS(c.PID()); ok {
 		b.ReportMetric(float64(peak)/(1<<20), "srv-peak-MiB")
