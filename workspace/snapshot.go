@@ -196,12 +196,24 @@ func (s *Snapshot) Stat(ctx context.Context, p string) (Entry, error) {
 	if err != nil {
 		return Entry{}, err
 	}
+	if e.Type != TypeDir && namesDir(p) {
+		// Cleaning dropped the slash; the file system and git would refuse
+		// "a.go/" (ENOTDIR), and so do we rather than answer for a.go.
+		return Entry{}, errclass.Errorf(errclass.InvalidInput,
+			"path %s ends in '/', which names a directory, but %s is not one", quoteInput(p), quoteInput(clean))
+	}
 	if e.Type != TypeDir {
 		if err := s.grant.checkPath(clean, false); err != nil {
 			return Entry{}, err
 		}
 	}
 	return e, nil
+}
+
+// namesDir reports whether a caller's path can only name a directory: it
+// ends in a slash, or in a "." component after one.
+func namesDir(p string) bool {
+	return strings.HasSuffix(p, "/") || strings.HasSuffix(p, "/.")
 }
 
 // ReadOptions bound a read.

@@ -116,6 +116,32 @@ func TestStatKinds(t *testing.T) {
 	wantClass(t, err, errclass.NotFound)
 }
 
+// TestTrailingSlashNamesADirectory checks that a path ending in '/' is
+// read as a directory's, as open(2) and git read it: "a/x.go/" must not
+// answer for a/x.go.
+func TestTrailingSlashNamesADirectory(t *testing.T) {
+	repo, _ := basicRepo(t)
+	gitfixture.Git(t, repo.Dir, "reset", "-q", "--hard")
+	ws := openOne(t, repo.Dir, func(c *Config) { c.Workspaces[0].Worktree = true })
+	ctx := context.Background()
+	for _, rev := range []string{"HEAD", WorktreeRevision} {
+		s := snapshot(t, ws, rev)
+		for _, p := range []string{"a/", "a/.", "a/./"} {
+			if e, err := s.Stat(ctx, p); err != nil || e.Type != TypeDir {
+				t.Errorf("%s: Stat(%q) = %+v, %v; want the directory a", rev, p, e, err)
+			}
+		}
+		for _, p := range []string{"a/x.go/", "a/x.go/.", "docs/link/", "bin/run//"} {
+			f, err := s.ReadFile(ctx, p, ReadOptions{})
+			if err == nil {
+				t.Errorf("%s: ReadFile(%q) read %s (%d bytes); want it refused", rev, p, f.Path, len(f.Data))
+				continue
+			}
+			wantClass(t, err, errclass.InvalidInput)
+		}
+	}
+}
+
 func walkPaths(t *testing.T, s *Snapshot, dir string, opts WalkOptions) ([]string, WalkStats) {
 	t.Helper()
 	var got []string

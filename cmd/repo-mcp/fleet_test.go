@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
 	"github.com/repo-mcp/repo-mcp/internal/mcphttp"
+	"github.com/repo-mcp/repo-mcp/workspace"
 )
 
 // TestFleet runs repo-mcp as a team would: three replicas behind HAProxy
@@ -76,9 +77,34 @@ func TestFleet(t *testing.T) {
 	if n := solo.outcomes["internal"] + fleet.outcomes["internal"]; n > 0 || len(failures) > 0 {
 		t.Errorf("%d calls failed internally; the replicas logged:\n%s", n, strings.Join(failures, "\n"))
 	}
+	f.settle(t)
 	f.checkRepository(t)
 	f.checkCache(t)
 }
+
+// settle gives intents the killed replica left behind the time the product
+// takes to settle them: repo_info settles intents, a record ref whose lock
+// the dead replica held is free once the lock is stale
+// (workspace/reflock.go, 30 s), and an intent whose branch did not move
+// may be dropped once it is [workspace.IntentStale] old.
+func (f *fleet) settle(t *testing.T) {
+	git := func(args ...string) string { return gitfixture.Git(t, f.repo, args...) }
+	start := time.Now()
+	for git("for-each-ref", "refs/repo-mcp/intents/") != "" && time.Since(start) < settleWait {
+		_, outcome, detail := answer(mcphttp.Post(f.replicaURL(0), "", "repo_info", mcphttp.Call(1, "repo_info", `{"workspace_id":"fx"}`, "")))
+		if outcome != "ok" {
+			t.Logf("repo_info while settling: %s %s", outcome, detail)
+		}
+		time.Sleep(2 * time.Second)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Logf("intents settled after the run in %v", d.Round(time.Second))
+	}
+}
+
+// settleWait bounds settle: an intent's staleness plus a stale lock's,
+// with room for a loaded machine.
+const settleWait = workspace.IntentStale + 60*time.Second
 
 // fleet is the shared state of the replicas and what the load did.
 type fleet struct {

@@ -172,7 +172,9 @@ func (p *Provider) send() bool {
 }
 
 // Shutdown sends the spans still queued and stops; spans that end later
-// are dropped. It returns ctx's error if ctx ends first.
+// are dropped. Then, if the exporter has a Close method (as
+// [otlphttp.Client] does, for its idle connections), it is called. It
+// returns ctx's error if ctx ends first.
 func (p *Provider) Shutdown(ctx context.Context) error {
 	p.mu.Lock()
 	if !p.closed {
@@ -182,6 +184,9 @@ func (p *Provider) Shutdown(ctx context.Context) error {
 	p.mu.Unlock()
 	select {
 	case <-p.done:
+		if c, ok := p.exporter.(interface{ Close() }); ok {
+			c.Close()
+		}
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

@@ -17,6 +17,7 @@ type counter struct {
 	mu      sync.Mutex
 	batches []int
 	err     error
+	closed  int // calls of Close
 }
 
 func (c *counter) Upload(_ context.Context, spans []otlphttp.Span) error {
@@ -24,6 +25,13 @@ func (c *counter) Upload(_ context.Context, spans []otlphttp.Span) error {
 	defer c.mu.Unlock()
 	c.batches = append(c.batches, len(spans))
 	return c.err
+}
+
+// Close records that the provider closed the exporter.
+func (c *counter) Close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed++
 }
 
 func (c *counter) sent() []int {
@@ -80,6 +88,12 @@ func TestBatching(t *testing.T) {
 		}
 		if total != 5 {
 			t.Errorf("Shutdown sent %v after [1 2]; want the 5 queued", got[2:])
+		}
+		c.mu.Lock()
+		closed := c.closed
+		c.mu.Unlock()
+		if closed != 1 {
+			t.Errorf("Shutdown closed the exporter %d times; want once, after the last batch", closed)
 		}
 		end(p, 1)
 		if p.pending() != 0 {
