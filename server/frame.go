@@ -407,10 +407,20 @@ func encodeMessage(msg jsonrpc.Message, payload []byte) ([][]byte, error) {
 		data := append(head, resp.Result...) // room for writeParts' newline
 		return [][]byte{append(data, '}')}, nil
 	}
+	if len(payload) < minPayloadPart {
+		data := make([]byte, 0, len(head)+len(payload)+len(resp.Result)+3)
+		data = appendSpliced(append(data, head...), resp.Result, payload)
+		return [][]byte{append(data, '}')}, nil
+	}
 	head = append(head, '{')
 	tail := appendOtherMembers(make([]byte, 0, len(resp.Result)+3), resp.Result)
 	return [][]byte{head, payload, append(tail, '}', '}')}, nil
 }
+
+// minPayloadPart is the size from which a prepared payload is written as a
+// part of its own: below it, copying it into one frame costs less than the
+// two more writes, each of which may wake the client for a few bytes.
+const minPayloadPart = 256 << 10
 
 // finish forgets a request once answered; mu must be held.
 func (c *frameConn) finish(id jsonrpc.ID) {

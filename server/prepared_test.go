@@ -153,6 +153,9 @@ func TestPreparedResultsMatchTheEngine(t *testing.T) {
 		"separators":    "line\u2028sep\u2029para",
 		"non-ascii":     "héllo 世界 🙂 \U0010FFFF",
 		"invalid utf-8": "bad \xff\xfe bytes \xc3",
+		// Over minPayloadPart with the structured result (which holds the
+		// text twice): the payload is written as a part of its own.
+		"large": strings.Repeat("\tx := \"<y>\"\n", minPayloadPart/12/3+1),
 	}
 	legacy := []string{
 		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
