@@ -385,7 +385,8 @@ func (c *frameConn) completeResponse(resp *jsonrpc.Response) (payload []byte) {
 // encodeMessage encodes msg for the wire, as parts to write one after the
 // other. A successful response is assembled around its result, which
 // go-sdk has already marshalled: encoding it again would re-validate and
-// re-compact every byte of it. A prepared payload is a part of its own,
+// re-compact every byte of it. A prepared payload goes into the result as
+// it is assembled; one of minPayloadPart or more is a part of its own,
 // between the head of the result and the engine's other members, so that
 // a page of a megabyte goes out without being copied into the frame.
 func encodeMessage(msg jsonrpc.Message, payload []byte) ([][]byte, error) {
@@ -399,22 +400,22 @@ func encodeMessage(msg jsonrpc.Message, payload []byte) ([][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	head := make([]byte, 0, len(id)+32)
-	head = append(head, `{"jsonrpc":"2.0","id":`...)
-	head = append(head, id...)
-	head = append(head, `,"result":`...)
-	if payload == nil {
-		data := append(head, resp.Result...) // room for writeParts' newline
-		return [][]byte{append(data, '}')}, nil
+	if len(payload) >= minPayloadPart {
+		head := append(append(append(make([]byte, 0, len(id)+32), `{"jsonrpc":"2.0","id":`...), id...), `,"result":{`...)
+		tail := appendOtherMembers(make([]byte, 0, len(resp.Result)+3), resp.Result)
+		return [][]byte{head, payload, append(tail, '}', '}')}, nil
 	}
-	if len(payload) < minPayloadPart {
-		data := make([]byte, 0, len(head)+len(payload)+len(resp.Result)+3)
-		data = appendSpliced(append(data, head...), resp.Result, payload)
-		return [][]byte{append(data, '}')}, nil
+	// One frame, with room for writeParts' newline.
+	data := make([]byte, 0, len(resp.Result)+len(payload)+len(id)+32)
+	data = append(data, `{"jsonrpc":"2.0","id":`...)
+	data = append(data, id...)
+	data = append(data, `,"result":`...)
+	if payload != nil {
+		data = appendSpliced(data, resp.Result, payload)
+	} else {
+		data = append(data, resp.Result...)
 	}
-	head = append(head, '{')
-	tail := appendOtherMembers(make([]byte, 0, len(resp.Result)+3), resp.Result)
-	return [][]byte{head, payload, append(tail, '}', '}')}, nil
+	return [][]byte{append(data, '}')}, nil
 }
 
 // minPayloadPart is the size from which a prepared payload is written as a
