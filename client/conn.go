@@ -77,6 +77,7 @@ type pending struct {
 type reply struct {
 	result    answer
 	rpcErr    *RPCErrorObject
+	frame     []byte // a large answer the reader handed off undecoded (handOff)
 	oversized *frame
 	lost      *Lost
 	fail      *failure
@@ -285,6 +286,9 @@ func (c *Conn) roundTrip(ctx context.Context, timeout time.Duration, method stri
 }
 
 func (c *Conn) settle(ce *CallError, r reply, decode func(answer) error) error {
+	if r.frame != nil {
+		r = c.decodeAnswer(ce.ID, r.frame)
+	}
 	switch {
 	case r.fail != nil:
 		f := r.fail

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 )
 
 // handleFrame routes one frame read from stdout.
@@ -17,7 +18,15 @@ func (c *Conn) handleFrame(f frame) {
 	if len(bytes.TrimSpace(f.line)) == 0 {
 		return
 	}
+	if c.handOff(f) {
+		return
+	}
 	m, kind := decodeMessage(f.line)
+	c.route(m, kind, f)
+}
+
+// route handles a message decoded from frame f.
+func (c *Conn) route(m message, kind messageKind, f frame) {
 	switch kind {
 	case kindNotJSON:
 		c.stats.nonJSON.Add(1)
@@ -32,6 +41,45 @@ func (c *Conn) handleFrame(f frame) {
 	case kindNotification:
 		c.handleNotification(m)
 	}
+}
+
+// minHandOff is the size from which a frame answering a pending request is
+// handed to the request's caller undecoded: decoding a 1 MiB page in the
+// reader held up every frame behind it, the small answers of other callers
+// among them, for as long as that took.
+const minHandOff = 64 << 10
+
+// handOff hands f, undecoded, to the pending request it answers, when it
+// is large, its buffer is its own (the reader will not reuse it), and its
+// leading members show it is a response; the caller decodes it (settle).
+func (c *Conn) handOff(f frame) bool {
+	if !f.owned || len(f.line) < minHandOff {
+		return false
+	}
+	id, ok := responseID(f.line)
+	if !ok {
+		return false
+	}
+	p := c.take(id)
+	if p == nil {
+		return false // the reader decodes it and says why it is dropped
+	}
+	p.reply <- reply{frame: f.line}
+	return true
+}
+
+// decodeAnswer decodes, in the caller's goroutine, a frame the reader
+// handed off as the answer to request id: the reply it would have made.
+// A frame that is not that answer after all (its leading members looked
+// like one) is routed as the reader would have, and ends the request as a
+// bad result.
+func (c *Conn) decodeAnswer(id int64, line []byte) reply {
+	m, kind := decodeMessage(line)
+	if got, ok := parseID(m.ID); kind != kindResponse || !ok || got != id {
+		c.route(m, kind, frame{line: line, owned: true})
+		return reply{fail: &failure{outcome: BadResult, err: errors.New("the answer's frame is not a JSON-RPC response to the request"), head: line[:min(len(line), c.opts.Limits.OversizedKeep)], size: int64(len(line))}}
+	}
+	return reply{result: answer{raw: m.Result, call: m.call}, rpcErr: m.Error}
 }
 
 // handleResponse hands the result to the pending request. The result's bytes

@@ -121,7 +121,13 @@
 // request (an answer to a request the client stopped waiting for is counted
 // as Late, not as an anomaly: the server was racing the cancellation). A frame over Limits.FrameBytes is read and discarded up to its
 // newline; the request it answers ends Oversized with the frame's first bytes
-// kept. Notifications are counted and ignored; server-to-client requests get
+// kept. A large answer (64 KiB or more) whose leading members show a
+// response to a pending request is decoded by the goroutine that made the
+// call, not by the connection's reader, which goes on to the next frame at
+// once: other callers' answers do not wait for a page to be decoded. Such
+// a frame that turns out not to be JSON, or not that response, is counted
+// and logged as any other and ends the call BadResult. Notifications are
+// counted and ignored; server-to-client requests get
 // an empty roots list (roots/list), an empty result (ping), or -32601. The
 // server's stderr is drained continuously into a bounded ring (Conn.Stderr)
 // and never parsed.

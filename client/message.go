@@ -165,6 +165,36 @@ func oversizedID(head, tail []byte) (int64, bool) {
 	return 0, false
 }
 
+// responseID reads the id of a frame whose leading members show a
+// response: "jsonrpc" and "id", then "result" or "error", whose value is
+// not read. Any other member before those (a "method") and it is not
+// known, and false.
+func responseID(line []byte) (int64, bool) {
+	d := jsonscan.NewScanner(line)
+	var id json.RawMessage
+	response := false
+	if d.Peek() != '{' {
+		return 0, false
+	}
+	d.Object(func(key []byte) bool {
+		switch {
+		case jsonscan.KeyIs(key, "jsonrpc"):
+			return d.Skip()
+		case jsonscan.KeyIs(key, "id"):
+			var ok bool
+			id, ok = d.Raw()
+			return ok
+		case jsonscan.KeyIs(key, "result"), jsonscan.KeyIs(key, "error"):
+			response = id != nil
+		}
+		return false // stop: the rest is the caller's to read
+	})
+	if !response {
+		return 0, false
+	}
+	return parseID(id)
+}
+
 // leadingID walks the top-level keys of a truncated JSON object, as far as
 // the head goes, looking for "id" and "method".
 func leadingID(head []byte) (id json.RawMessage, found, isRequest bool) {

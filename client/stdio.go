@@ -38,6 +38,9 @@ func startStdio(c *Conn, proc *process) *stdio {
 		stderrDone: make(chan struct{}),
 		waiterDone: make(chan struct{}),
 	}
+	if err := growPipe(proc.stdout); err != nil {
+		c.log.Debug("mcp answer pipe keeps its default size", "err", err)
+	}
 	go s.readLoop()
 	go func() {
 		defer close(s.stderrDone)

@@ -345,7 +345,8 @@ func readCallResultField(d *jsonscan.Scanner, r *callResult, key []byte, origin 
 
 // contentBlock reads one content block. Only a text block whose fields all
 // have the right types is supported; any other block is kept with the type
-// it names, if any. The text is unquoted once the block is known to be text.
+// it names, if any. The text is decoded as it is read, in one pass: it is
+// most of a large answer.
 func readContentBlock(d *jsonscan.Scanner, origin int) (block, bool) {
 	d.SkipSpace()
 	b := block{unsupported: true, raw: span{start: d.Pos() - origin}}
@@ -358,8 +359,7 @@ func readContentBlock(d *jsonscan.Scanner, origin int) (block, bool) {
 	var (
 		mismatch bool
 		hasText  bool // text is a string, not null
-		text     []byte
-		escaped  bool
+		text     string
 	)
 	ok = d.Object(func(key []byte) bool {
 		switch {
@@ -369,7 +369,7 @@ func readContentBlock(d *jsonscan.Scanner, origin int) (block, bool) {
 			switch d.Peek() {
 			case '"':
 				var ok bool
-				text, escaped, ok = d.Str()
+				text, ok = d.StrValue()
 				hasText = true
 				return ok
 			case 'n':
@@ -383,7 +383,7 @@ func readContentBlock(d *jsonscan.Scanner, origin int) (block, bool) {
 	})
 	b.raw.end = d.Pos() - origin
 	if ok && !mismatch && b.typ == "text" && hasText {
-		b.text, b.unsupported = jsonscan.Unquote(text, escaped), false
+		b.text, b.unsupported = text, false
 	}
 	return b, ok
 }

@@ -98,8 +98,11 @@
 // own encoding of a result validates and compacts every byte several
 // times (see prepared.go). Tools need do nothing for it; [Texter] lets a
 // large output render its text itself and leave it out of the structured
-// result, and [JSONAppender] lets it encode its structured result without
-// reflection (a page of 10 000 listed files).
+// result, [TextPiecer] lets it give that text as pieces it already holds
+// (a page of a file), which are escaped straight into the answer and
+// written without being copied into the frame, and [JSONAppender] lets it
+// encode its structured result without reflection (a page of 10 000
+// listed files).
 //
 // # Progress
 //

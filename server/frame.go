@@ -292,35 +292,38 @@ func (c *frameConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		}
 		payload = c.completeResponse(resp)
 	}
-	data, err := encodeMessage(msg, payload)
+	parts, err := encodeMessage(msg, payload)
 	if err != nil {
 		return err
 	}
 	if isResp {
-		data = c.answer(resp.ID, data)
+		parts = c.answer(resp.ID, parts)
 		defer c.written()
 	}
-	if data == nil { // a batch with answers still to come
+	if parts == nil { // a batch with answers still to come
 		return nil
 	}
-	return c.writeLine(data)
+	return c.writeParts(parts)
 }
 
-// answer releases id, whose answer is data, before the answer is written:
+// answer releases id, whose answer is parts, before the answer is written:
 // a client may reuse an id as soon as it has read its answer (go-sdk
-// releases it in the same order). It returns what to write: data, or for
+// releases it in the same order). It returns what to write: parts, or for
 // a member of a batch the batch's reply once it is complete, and nil
 // before. The caller calls written once it has written it.
-func (c *frameConn) answer(id jsonrpc.ID, data []byte) []byte {
+func (c *frameConn) answer(id jsonrpc.ID, parts [][]byte) [][]byte {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.writing++
 	c.finish(id)
 	if b, ok := c.batchOf[id]; ok {
 		delete(c.batchOf, id)
-		return b.add(data)
+		if reply := b.add(bytes.Join(parts, nil)); reply != nil {
+			return [][]byte{reply}
+		}
+		return nil
 	}
-	return data
+	return parts
 }
 
 // written ends what answer began.
@@ -379,21 +382,31 @@ func (c *frameConn) completeResponse(resp *jsonrpc.Response) (payload []byte) {
 	return payload
 }
 
-// encodeMessage encodes msg for the wire. A successful response is
-// assembled around its result, which go-sdk has already marshalled:
-// encoding it again would re-validate and re-compact every byte of it. A
-// prepared payload goes into the result as it is assembled.
-func encodeMessage(msg jsonrpc.Message, payload []byte) ([]byte, error) {
+// encodeMessage encodes msg for the wire, as parts to write one after the
+// other. A successful response is assembled around its result, which
+// go-sdk has already marshalled: encoding it again would re-validate and
+// re-compact every byte of it. A prepared payload goes into the result as
+// it is assembled; one of minPayloadPart or more is a part of its own,
+// between the head of the result and the engine's other members, so that
+// a page of a megabyte goes out without being copied into the frame.
+func encodeMessage(msg jsonrpc.Message, payload []byte) ([][]byte, error) {
 	resp, ok := msg.(*jsonrpc.Response)
 	if !ok || resp.Error != nil || len(resp.Result) == 0 || !resp.ID.IsValid() ||
 		payload == nil && bytes.IndexByte(resp.Result, '\n') >= 0 {
-		return jsonrpc.EncodeMessage(msg)
+		data, err := jsonrpc.EncodeMessage(msg)
+		return [][]byte{data}, err
 	}
 	id, err := json.Marshal(resp.ID.Raw())
 	if err != nil {
 		return nil, err
 	}
-	data := make([]byte, 0, len(resp.Result)+len(payload)+len(id)+32) // room for writeLine's newline
+	if len(payload) >= minPayloadPart {
+		head := append(append(append(make([]byte, 0, len(id)+32), `{"jsonrpc":"2.0","id":`...), id...), `,"result":{`...)
+		tail := appendOtherMembers(make([]byte, 0, len(resp.Result)+3), resp.Result)
+		return [][]byte{head, payload, append(tail, '}', '}')}, nil
+	}
+	// One frame, with room for writeParts' newline.
+	data := make([]byte, 0, len(resp.Result)+len(payload)+len(id)+32)
 	data = append(data, `{"jsonrpc":"2.0","id":`...)
 	data = append(data, id...)
 	data = append(data, `,"result":`...)
@@ -402,8 +415,13 @@ func encodeMessage(msg jsonrpc.Message, payload []byte) ([]byte, error) {
 	} else {
 		data = append(data, resp.Result...)
 	}
-	return append(data, '}'), nil
+	return [][]byte{append(data, '}')}, nil
 }
+
+// minPayloadPart is the size from which a prepared payload is written as a
+// part of its own: below it, copying it into one frame costs less than the
+// two more writes, each of which may wake the client for a few bytes.
+const minPayloadPart = 256 << 10
 
 // finish forgets a request once answered; mu must be held.
 func (c *frameConn) finish(id jsonrpc.ID) {
@@ -457,16 +475,28 @@ func (b *badFrame) response() []byte {
 	return data
 }
 
-// writeLine writes one message and its newline in one call, after any
-// message being written. The newline goes into data's spare capacity when
-// it has some (messages encoded here leave room for it), so a large
-// message is not copied again.
+// writeLine writes one message and its newline, after any message being
+// written.
 func (c *frameConn) writeLine(data []byte) error {
-	line := append(data, '\n')
+	return c.writeParts([][]byte{data})
+}
+
+// writeParts writes one message, given in parts, and its newline, after
+// any message being written. The newline goes into the last part's spare
+// capacity when it has some (messages encoded here leave room for it), so
+// a large message is not copied again; the parts are written one by one
+// for the same reason.
+func (c *frameConn) writeParts(parts [][]byte) error {
+	last := len(parts) - 1
+	parts[last] = append(parts[last], '\n')
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	_, err := c.out.Write(line)
-	return err
+	for _, p := range parts {
+		if _, err := c.out.Write(p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (c *frameConn) Close() error {

@@ -140,7 +140,7 @@ func (s *Server) bound(next Handler) Handler {
 				Hint:    "ask for less: a smaller range, limit or path",
 			})
 		}
-		res.Text = truncateText(res.Text, limit-len(res.Structured))
+		res.Text = truncateText(res.FullText(), limit-len(res.Structured))
 		res.Truncated = true
 		return res
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	fastjson "github.com/segmentio/encoding/json"
 
+	"github.com/repo-mcp/repo-mcp/internal/jsonquote"
 	"github.com/repo-mcp/repo-mcp/internal/jsonscan"
 )
 
@@ -45,22 +46,32 @@ const minPrepared = 512
 
 // prepareResult offers the payload of res to the connection the call came
 // on, and returns what the engine should send in its place: wire with its
-// content and structured content left empty. It returns wire unchanged
-// when the connection cannot take prepared results or res is small.
+// content and structured content left empty. It returns wire, its text
+// content made whole, when the connection cannot take prepared results or
+// res is small.
 func prepareResult(ctx context.Context, req *Request, res *Result, wire *mcp.CallToolResult) *mcp.CallToolResult {
 	p, ok := ctx.Value(preparedKey{}).(resultPreparer)
 	if !ok || res.size() < minPrepared || !req.rpcID.IsValid() {
-		return wire
+		return wholeText(res, wire)
 	}
 	payload, err := encodePayload(res, wire.Content[1:])
 	if err != nil {
-		return wire
+		return wholeText(res, wire)
 	}
 	p.prepare(req.rpcID, payload)
 	stripped := *wire
 	stripped.Content = []mcp.Content{}
 	stripped.StructuredContent = nil
 	return &stripped
+}
+
+// wholeText returns wire with its text content (the first) taken from
+// res, joined if it is in pieces.
+func wholeText(res *Result, wire *mcp.CallToolResult) *mcp.CallToolResult {
+	if res.pieces != nil {
+		wire.Content[0] = &mcp.TextContent{Text: res.FullText()}
+	}
+	return wire
 }
 
 // encodePayload encodes the members of a result that carry its payload,
@@ -70,10 +81,16 @@ func encodePayload(res *Result, more []mcp.Content) ([]byte, error) {
 	// Room for the text's escapes too (a tenth more for source code, whose
 	// newlines, tabs and quotes are escaped): growing a buffer of a large
 	// text copies all of it each time.
-	data := make([]byte, 0, len(res.Text)+len(res.Text)/8+len(res.Structured)+64)
-	data = append(data, `"content":[{"type":"text","text":`...)
-	data = fastjson.AppendEscape(data, res.Text, 0)
-	data = append(data, "}"...)
+	n := res.TextLen()
+	data := make([]byte, 0, n+n/8+len(res.Structured)+64)
+	data = append(data, `"content":[{"type":"text","text":"`...)
+	// The text is escaped once, from its pieces, with < > and & kept as
+	// they are (source code is full of them).
+	data = jsonquote.AppendEscaped(data, res.Text, false)
+	for _, p := range res.pieces {
+		data = jsonquote.AppendEscaped(data, p, false)
+	}
+	data = append(data, `"}`...)
 	for _, c := range more {
 		item, err := json.Marshal(c)
 		if err != nil {
@@ -95,6 +112,12 @@ func encodePayload(res *Result, more []mcp.Content) ([]byte, error) {
 func appendSpliced(out []byte, engine json.RawMessage, payload []byte) []byte {
 	out = append(out, '{')
 	out = append(out, payload...)
+	return append(appendOtherMembers(out, engine), '}')
+}
+
+// appendOtherMembers appends the members of the engine's encoding of a
+// result but its content and structuredContent, each after a comma.
+func appendOtherMembers(out []byte, engine json.RawMessage) []byte {
 	for key, value := range jsonscan.Members(bytes.TrimSpace(engine)) {
 		if key == "content" || key == "structuredContent" {
 			continue
@@ -104,5 +127,5 @@ func appendSpliced(out []byte, engine json.RawMessage, payload []byte) []byte {
 		out = append(out, ':')
 		out = append(out, value...)
 	}
-	return append(out, '}')
+	return out
 }

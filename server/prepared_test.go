@@ -30,8 +30,20 @@ type blobText struct{ blobOut }
 
 func (o blobText) Text() string { return "text content: " + o.blobOut.Text }
 
-// newBlobServer serves one tool whose result repeats the text it is given,
-// as text content and in its structured content.
+// blobPieces gives blobText's text in pieces ([TextPiecer]): one per line.
+type blobPieces struct{ blobOut }
+
+func (o blobPieces) TextPieces() [][]byte {
+	pieces := [][]byte{[]byte("text content: ")}
+	for line := range strings.SplitAfterSeq(o.blobOut.Text, "\n") {
+		pieces = append(pieces, []byte(line))
+	}
+	return pieces
+}
+
+// newBlobServer serves two tools whose result repeats the text it is
+// given, as text content (blob's a string, pieces' in pieces) and in their
+// structured content.
 func newBlobServer() *Server {
 	s := New(Info{Name: "blob", Version: "v0"}, Options{Logger: slog.New(slog.DiscardHandler), Audit: io.Discard})
 	MustRegister(s, Tool{Name: "blob", Description: "Repeats text.", Effect: ReadOnly},
@@ -41,6 +53,14 @@ func newBlobServer() *Server {
 			}
 			text := strings.Repeat(in.Text, in.Repeat)
 			return blobText{blobOut{Text: text, Lines: strings.Split(text, "\n")}}, nil
+		})
+	MustRegister(s, Tool{Name: "pieces", Description: "Repeats text, in pieces.", Effect: ReadOnly},
+		func(_ context.Context, _ *Request, in blobIn) (blobPieces, error) {
+			if in.Fail {
+				return blobPieces{}, Errorf(NotFound, "no %s", strings.Repeat(in.Text, in.Repeat))
+			}
+			text := strings.Repeat(in.Text, in.Repeat)
+			return blobPieces{blobOut{Text: text, Lines: strings.Split(text, "\n")}}, nil
 		})
 	return s
 }
@@ -77,7 +97,7 @@ func exchange(t *testing.T, prepared bool, lines []string) []string {
 
 // post sends one message to the server's HTTP handler and returns the
 // response body.
-func post(t *testing.T, msg string) string {
+func post(t *testing.T, tool, msg string) string {
 	t.Helper()
 	ts := httptest.NewServer(newBlobServer().HTTPHandler(HTTPOptions{}))
 	defer ts.Close()
@@ -86,7 +106,7 @@ func post(t *testing.T, msg string) string {
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
 	req.Header.Set("Mcp-Method", "tools/call")
-	req.Header.Set("Mcp-Name", "blob")
+	req.Header.Set("Mcp-Name", tool)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -122,7 +142,8 @@ func sameResult(t *testing.T, name, want, got string) {
 
 // TestPreparedResultsMatchTheEngine checks that a result the server
 // encodes itself reads exactly as go-sdk's encoding of the same result, in
-// both protocol eras, for text that exercises JSON string escaping.
+// both protocol eras, for text that exercises JSON string escaping, given
+// whole or in pieces.
 func TestPreparedResultsMatchTheEngine(t *testing.T) {
 	texts := map[string]string{
 		"plain":         "package main\n\nfunc main() {}\n",
@@ -132,6 +153,9 @@ func TestPreparedResultsMatchTheEngine(t *testing.T) {
 		"separators":    "line\u2028sep\u2029para",
 		"non-ascii":     "héllo 世界 🙂 \U0010FFFF",
 		"invalid utf-8": "bad \xff\xfe bytes \xc3",
+		// Over minPayloadPart with the structured result (which holds the
+		// text twice): the payload is written as a part of its own.
+		"large": strings.Repeat("\tx := \"<y>\"\n", minPayloadPart/12/3+1),
 	}
 	legacy := []string{
 		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
@@ -139,24 +163,33 @@ func TestPreparedResultsMatchTheEngine(t *testing.T) {
 	}
 	modernMeta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}`
 	for name, text := range texts {
-		for _, fail := range []bool{false, true} {
-			args, _ := json.Marshal(blobIn{Text: text, Repeat: 2000/len(text) + 1, Fail: fail})
-			args = append([]byte(`{"request_id":"r-1",`), args[1:]...)
-			for era, lines := range map[string][]string{
-				"legacy": append(legacy[:2:2], `{"jsonrpc":"2.0","id":"call-1","method":"tools/call","params":{"name":"blob","arguments":`+string(args)+`}}`),
-				"modern": {`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{` + modernMeta + `,"name":"blob","arguments":` + string(args) + `}}`},
-			} {
-				engine := exchange(t, false, lines)
-				prepared := exchange(t, true, lines)
-				for i := range engine {
-					sameResult(t, fmt.Sprintf("%s/%s fail=%v", name, era, fail), engine[i], prepared[i])
-				}
-				if last := prepared[len(prepared)-1]; !strings.HasPrefix(last[strings.Index(last, `"result":`):], `"result":{"content":`) {
-					t.Errorf("%s/%s: the result was not prepared: %.200s", name, era, last)
-				}
-				if era == "modern" {
-					sameResult(t, name+" over HTTP", engine[0], post(t, lines[0]))
-				}
+		for _, tool := range []string{"blob", "pieces"} {
+			testPrepared(t, tool, name+"/"+tool, text, legacy, modernMeta)
+		}
+	}
+}
+
+// testPrepared compares the prepared and the engine's answers of tool for
+// text, failing and not, in both eras and over HTTP.
+func testPrepared(t *testing.T, tool, name, text string, legacy []string, modernMeta string) {
+	t.Helper()
+	for _, fail := range []bool{false, true} {
+		args, _ := json.Marshal(blobIn{Text: text, Repeat: 2000/len(text) + 1, Fail: fail})
+		args = append([]byte(`{"request_id":"r-1",`), args[1:]...)
+		for era, lines := range map[string][]string{
+			"legacy": append(legacy[:2:2], `{"jsonrpc":"2.0","id":"call-1","method":"tools/call","params":{"name":"`+tool+`","arguments":`+string(args)+`}}`),
+			"modern": {`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{` + modernMeta + `,"name":"` + tool + `","arguments":` + string(args) + `}}`},
+		} {
+			engine := exchange(t, false, lines)
+			prepared := exchange(t, true, lines)
+			for i := range engine {
+				sameResult(t, fmt.Sprintf("%s/%s fail=%v", name, era, fail), engine[i], prepared[i])
+			}
+			if last := prepared[len(prepared)-1]; !strings.HasPrefix(last[strings.Index(last, `"result":`):], `"result":{"content":`) {
+				t.Errorf("%s/%s: the result was not prepared: %.200s", name, era, last)
+			}
+			if era == "modern" {
+				sameResult(t, name+" over HTTP", engine[0], post(t, tool, lines[0]))
 			}
 		}
 	}

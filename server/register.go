@@ -123,9 +123,12 @@ func invoke[In, Out any](ctx context.Context, s *Server, req *Request, fn Func[I
 		structured = withRequestIDField(data, req.ID)
 	}
 	res := &Result{Structured: structured}
-	if t, ok := any(out).(Texter); ok {
+	switch t := any(out).(type) {
+	case TextPiecer:
+		res.pieces = t.TextPieces()
+	case Texter:
 		res.Text = t.Text()
-	} else {
+	default:
 		res.Text = string(res.Structured)
 	}
 	if l, ok := any(out).(Linker); ok {

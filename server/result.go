@@ -27,6 +27,18 @@ type Texter interface {
 	Text() string
 }
 
+// TextPiecer is implemented by tool outputs whose text content is large
+// and made of pieces the tool holds already: a header, a page of a file as
+// the workspace caches it, a note. The server escapes the pieces straight
+// into the answer it writes, where joining them into a string first (and
+// the tool copying its page into one) cost two copies of every page of a
+// paged file. Each piece must end on a character boundary. TextPieces is
+// called once per call, and the pieces are read after the tool returns,
+// so they must not change.
+type TextPiecer interface {
+	TextPieces() [][]byte
+}
+
 // JSONAppender is implemented by tool outputs that encode themselves:
 // AppendJSON appends to b exactly what encoding/json's Marshal makes of the
 // output (a test of the tool should compare the two). A large output, such
@@ -41,8 +53,12 @@ type JSONAppender interface {
 type Result struct {
 	// Structured is the JSON of the tool's output; nil on error.
 	Structured json.RawMessage
-	// Text is the text content.
+	// Text is the text content. A result whose tool gives its text in
+	// pieces ([TextPiecer]) holds it as pieces and leaves Text empty:
+	// middleware that reads or replaces the text calls FullText first.
 	Text string
+	// pieces, when set, is the text content in place of Text.
+	pieces [][]byte
 	// Err is set when the call failed.
 	Err *Error
 	// Truncated reports that Text was cut to the result bound.
@@ -58,7 +74,31 @@ type Result struct {
 }
 
 // size is the number of bytes the result's payload takes.
-func (r *Result) size() int { return len(r.Structured) + len(r.Text) }
+func (r *Result) size() int { return len(r.Structured) + r.TextLen() }
+
+// TextLen is the length of the text content, in pieces or not.
+func (r *Result) TextLen() int {
+	n := len(r.Text)
+	for _, p := range r.pieces {
+		n += len(p)
+	}
+	return n
+}
+
+// FullText returns the text content, joining it into Text first when it is
+// in pieces.
+func (r *Result) FullText() string {
+	if r.pieces != nil {
+		var b strings.Builder
+		b.Grow(r.TextLen())
+		b.WriteString(r.Text)
+		for _, p := range r.pieces {
+			b.Write(p)
+		}
+		r.Text, r.pieces = b.String(), nil
+	}
+	return r.Text
+}
 
 // errorResult returns the result for a failed call.
 func errorResult(e *Error) *Result {

@@ -24,7 +24,8 @@ func TestValidity(t *testing.T) {
 	}
 }
 
-// FuzzUnquote compares the decoding of one string with encoding/json's.
+// FuzzUnquote compares the decoding of one string with encoding/json's, by
+// Str and Unquote and by StrValue.
 func FuzzUnquote(f *testing.F) {
 	for _, s := range []string{`a\"b`, `\ud83d\ude00`, `\ud8000uDC00`, "\xff\\n", `\u2028`, "é\\u00e9"} {
 		f.Add([]byte(s))
@@ -40,6 +41,12 @@ func FuzzUnquote(f *testing.F) {
 		}
 		if got := Unquote(raw, escaped); ok && got != want {
 			t.Fatalf("%q: decoded %q; encoding/json %q", quoted, got, want)
+		}
+		// StrValue, in one pass, within a longer text as a frame has it.
+		d = NewScanner(append(quoted, `,"next"`...))
+		got, ok := d.StrValue()
+		if ok = ok && d.Pos() == len(quoted); ok != (wantErr == nil) || ok && got != want {
+			t.Fatalf("%q: StrValue %q, %v at %d; encoding/json %q, %v", quoted, got, ok, d.Pos(), want, wantErr)
 		}
 	})
 }

@@ -3,7 +3,8 @@ package readfile
 import (
 	"slices"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/repo-mcp/repo-mcp/internal/jsonquote"
 )
 
 // A page of list_files holds up to 10 000 entries. encoding/json walks
@@ -20,9 +21,9 @@ func (o ListFilesOut) AppendJSON(b []byte) []byte {
 	}
 	b = slices.Grow(b, size)
 	b = append(b, `{"revision":`...)
-	b = appendJSONString(b, o.Revision)
+	b = jsonquote.Append(b, o.Revision)
 	b = append(b, `,"path":`...)
-	b = appendJSONString(b, o.Path)
+	b = jsonquote.Append(b, o.Path)
 	b = append(b, `,"entries":`...)
 	if o.Entries == nil {
 		b = append(b, "null"...)
@@ -42,7 +43,7 @@ func (o ListFilesOut) AppendJSON(b []byte) []byte {
 	b = strconv.AppendBool(b, o.Truncated)
 	if o.NextCursor != "" {
 		b = append(b, `,"next_cursor":`...)
-		b = appendJSONString(b, o.NextCursor)
+		b = jsonquote.Append(b, o.NextCursor)
 	}
 	b = append(b, `,"omitted":`...)
 	b = strconv.AppendInt(b, int64(o.Omitted), 10)
@@ -57,69 +58,16 @@ const entryJSONBytes = 80
 
 func (e FileEntry) appendJSON(b []byte) []byte {
 	b = append(b, `{"path":`...)
-	b = appendJSONString(b, e.Path)
+	b = jsonquote.Append(b, e.Path)
 	b = append(b, `,"type":`...)
-	b = appendJSONString(b, e.Type)
+	b = jsonquote.Append(b, e.Type)
 	b = append(b, `,"size":`...)
 	b = strconv.AppendInt(b, e.Size, 10)
 	b = append(b, `,"mode":`...)
-	b = appendJSONString(b, e.Mode)
+	b = jsonquote.Append(b, e.Mode)
 	if e.Target != "" {
 		b = append(b, `,"target":`...)
-		b = appendJSONString(b, e.Target)
+		b = jsonquote.Append(b, e.Target)
 	}
 	return append(b, '}')
-}
-
-// appendJSONString appends s quoted as encoding/json quotes strings: HTML
-// characters, control characters, U+2028 and U+2029 escaped, invalid UTF-8
-// replaced by U+FFFD.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
-		default:
-			i += n
-			continue
-		}
-		i += n
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

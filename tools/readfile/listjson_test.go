@@ -42,16 +42,3 @@ func TestListJSONMatchesMarshal(t *testing.T) {
 		})
 	}
 }
-
-// FuzzJSONString compares the quoting of any string with encoding/json's.
-func FuzzJSONString(f *testing.F) {
-	for _, s := range []string{"", "a\"b", "<&>", "\u2028", "\xff", "\x00\x1f"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		want, _ := json.Marshal(s)
-		if got := appendJSONString(nil, s); string(got) != string(want) {
-			t.Errorf("appendJSONString(%q) = %s, want %s", s, got, want)
-		}
-	})
-}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/repo-mcp/repo-mcp/server"
@@ -81,7 +80,9 @@ type ReadFileOut struct {
 	// LinkPath is the in-tree path a symlink points to, when it stays inside the repository.
 	LinkPath string `json:"link_path,omitempty"`
 
-	content string
+	// content is the page: for a text read, a slice of the workspace's
+	// cached copy of the file, which nothing writes to.
+	content []byte
 	// workspace and maxResource let Links name the whole file (resource.go).
 	workspace   string
 	maxResource int64
@@ -90,13 +91,21 @@ type ReadFileOut struct {
 	limit int
 }
 
-// Text renders the content once, fenced as repository data.
+// Text renders the content, fenced as repository data.
 func (o ReadFileOut) Text() string {
+	return string(bytes.Join(o.TextPieces(), nil))
+}
+
+// TextPieces renders the content fenced as repository data, in pieces
+// ([server.TextPiecer]): the page itself is the workspace's cached copy of
+// the file, which the server escapes straight into its answer, so that a
+// page of a megabyte is not copied into a string on the way.
+func (o ReadFileOut) TextPieces() [][]byte {
 	switch {
 	case o.Type == string(workspace.TypeSymlink) && o.LinkPath != "":
-		return fmt.Sprintf("%s at %s is a symlink to %q, which is the in-tree path %s; read that path instead.", o.Path, o.Revision, o.LinkTarget, o.LinkPath)
+		return [][]byte{fmt.Appendf(nil, "%s at %s is a symlink to %q, which is the in-tree path %s; read that path instead.", o.Path, o.Revision, o.LinkTarget, o.LinkPath)}
 	case o.Type == string(workspace.TypeSymlink):
-		return fmt.Sprintf("%s at %s is a symlink to %q, which leads outside the repository; it is not followed.", o.Path, o.Revision, o.LinkTarget)
+		return [][]byte{fmt.Appendf(nil, "%s at %s is a symlink to %q, which leads outside the repository; it is not followed.", o.Path, o.Revision, o.LinkTarget)}
 	}
 	var header string
 	if o.Encoding == "base64" {
@@ -104,21 +113,18 @@ func (o ReadFileOut) Text() string {
 	} else {
 		header = fmt.Sprintf("%s at %s, lines %d-%d of %d:", o.Path, o.Revision, o.StartLine, o.EndLine, o.TotalLines)
 	}
-	// One builder with room for the note: a page is a megabyte, and
-	// appending the note to a finished string would copy it again.
-	var b strings.Builder
-	b.Grow(len(header) + len(o.content) + 400)
-	toolkit.FenceTo(&b, header, o.content)
+	open, close := toolkit.FenceParts(header, o.content)
+	tail := []byte(close)
 	switch {
 	case o.Truncated && o.Encoding == "base64":
-		fmt.Fprintf(&b, "\n[truncated at the byte budget: continue with offset %d]", o.NextOffset)
+		tail = fmt.Appendf(tail, "\n[truncated at the byte budget: continue with offset %d]", o.NextOffset)
 	case o.Truncated && o.limit > 0:
-		fmt.Fprintf(&b, "\n[truncated at the read limit: text reads number the lines of the first %d bytes of the %d; line %d and later are read with encoding base64 from offset %d]",
+		tail = fmt.Appendf(tail, "\n[truncated at the read limit: text reads number the lines of the first %d bytes of the %d; line %d and later are read with encoding base64 from offset %d]",
 			o.limit, o.Size, o.NextStartLine, o.limit)
 	case o.Truncated:
-		fmt.Fprintf(&b, "\n[truncated at the byte budget: continue with start_line %d]", o.NextStartLine)
+		tail = fmt.Appendf(tail, "\n[truncated at the byte budget: continue with start_line %d]", o.NextStartLine)
 	}
-	return b.String()
+	return [][]byte{[]byte(open), o.content, tail}
 }
 
 // readFile reads what in asks for; lines holds the line indexes of large
@@ -217,7 +223,7 @@ func selectLines(out ReadFileOut, f workspace.File, lines *lineIndexes, start, e
 		}
 		pos, out.EndLine, out.LineCut = cut, start, true
 	}
-	out.content = string(data[from:pos])
+	out.content = data[from:pos:pos] // full: an append copies, never writes the cache
 	out.Bytes = pos - from
 	// A read that ends at the read limit is cut too, unless the caller
 	// asked for no line beyond it.
@@ -285,7 +291,7 @@ func readBytes(ctx context.Context, snap *workspace.Snapshot, path string, offse
 	}
 	out.Offset = f.Offset
 	out.Bytes = len(f.Data)
-	out.content = base64.StdEncoding.EncodeToString(f.Data)
+	out.content = base64.StdEncoding.AppendEncode(nil, f.Data)
 	if f.Truncated {
 		out.Truncated = true
 		out.NextOffset = f.Offset + int64(len(f.Data))
