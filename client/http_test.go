@@ -295,9 +295,19 @@ func TestHTTPCallTimeout(t *testing.T) {
 				t.Fatalf("%d notifications/cancelled POSTed; want notifying=%v", n, tt.notifying)
 			}
 			<-cancelled // the server's handler saw its request cancelled
-			// The connection is still usable.
-			if res, err := c.Call(context.Background(), "echo", map[string]string{"msg": "after"}); err != nil || res.Text() != "after" {
-				t.Fatalf("echo after a timeout = %+v, %v", res, err)
+			// The connection is still usable. The echo shares the short
+			// call timeout, which a loaded machine can exceed: only
+			// another timeout is a reason to try again.
+			for attempt := 1; ; attempt++ {
+				res, err := c.Call(context.Background(), "echo", map[string]string{"msg": "after"})
+				if err == nil && res.Text() == "after" {
+					break
+				}
+				var ce *client.CallError
+				if attempt == 5 || !errors.As(err, &ce) || ce.Outcome != client.TimedOut {
+					t.Fatalf("echo after a timeout (attempt %d) = %+v, %v", attempt, res, err)
+				}
+				t.Logf("echo after a timeout timed out too (attempt %d): %v", attempt, err)
 			}
 		})
 	}
