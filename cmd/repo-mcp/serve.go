@@ -95,7 +95,6 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	if !heapfloor.Tuned() {
 		// Unless the operator tuned the collector: see docs/perf.md.
 		defer heapfloor.Start(heapfloor.Default)()
-		go heapfloor.HugePages(heapfloor.Default)
 	}
 	if c.cpuProfile != "" {
 		f, err := os.Create(c.cpuProfile)
