@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -60,14 +57,9 @@ func BenchmarkListFilesFirst(b *testing.B) {
 // minorFaults is the count of minor page faults of process pid, from
 // /proc/PID/stat; false where there is no /proc.
 func minorFaults(pid int) (int64, bool) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, false
-	}
-	// minflt is the 8th field after the command (in parentheses, which
-	// may hold spaces).
-	fields := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
-	if len(fields) < 8 {
+	// minflt is the 8th field after the command.
+	fields, ok := procStat(pid)
+	if !ok || len(fields) < 8 {
 		return 0, false
 	}
 	n, err := strconv.ParseInt(fields[7], 10, 64)

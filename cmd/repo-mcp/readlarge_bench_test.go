@@ -275,17 +275,22 @@ func peakRSS(pid int) (int64, bool) {
 	return 0, false
 }
 
+// procStat returns the fields of /proc/PID/stat after the command, which
+// is in parentheses and may hold spaces; false where there is no /proc.
+func procStat(pid int) ([]string, bool) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil, false
+	}
+	return strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:])), true
+}
+
 // processCPU is the user and system time process pid has used, from
 // /proc/PID/stat; false where there is no /proc.
 func processCPU(pid int) (time.Duration, bool) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, false
-	}
-	// The fields after the command, which is in parentheses and may hold
-	// spaces: utime and stime are the 12th and 13th of them.
-	fields := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
-	if len(fields) < 13 {
+	// utime and stime are the 12th and 13th fields after the command.
+	fields, ok := procStat(pid)
+	if !ok || len(fields) < 13 {
 		return 0, false
 	}
 	utime, err1 := strconv.ParseInt(fields[11], 10, 64)
