@@ -27,6 +27,9 @@ type Scanner struct {
 	data  []byte
 	pos   int
 	depth int
+	// presized says StrValue has sized a buffer for the rest of data
+	// once: it does so for one string only (see StrValue).
+	presized bool
 }
 
 // NewScanner returns a Scanner at the start of data. It is a value, so a

@@ -2,6 +2,8 @@ package jsonscan
 
 import (
 	"encoding/json"
+	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -49,4 +51,34 @@ func FuzzUnquote(f *testing.F) {
 			t.Fatalf("%q: StrValue %q, %v at %d; encoding/json %q, %v", quoted, got, ok, d.Pos(), want, wantErr)
 		}
 	})
+}
+
+// TestStrValueManyEscapedStrings: a frame of many short strings, each
+// with an escape, is read with memory in proportion to the frame, not a
+// buffer the size of the rest of the frame for each string.
+func TestStrValueManyEscapedStrings(t *testing.T) {
+	const n = 2000
+	data := []byte("[" + strings.Repeat(`"a\nb",`, n-1) + `"a\nb"]`)
+	var got []string
+	read := func() {
+		got = got[:0]
+		d := NewScanner(data)
+		ok := d.Array(func() bool {
+			s, ok := d.StrValue()
+			got = append(got, s)
+			return ok
+		}) && d.End()
+		if !ok || len(got) != n || got[0] != "a\nb" || got[n-1] != "a\nb" {
+			t.Fatalf("read %d strings (first %q), ok %v", len(got), got[0], ok)
+		}
+	}
+	got = make([]string, 0, n)
+	read() // warm
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	read()
+	runtime.ReadMemStats(&after)
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8*uint64(len(data)) {
+		t.Errorf("reading %d strings from %d bytes allocated %d bytes; want at most 8 times the data", n, len(data), alloc)
+	}
 }

@@ -11,8 +11,10 @@ import (
 // would, in one pass over its bytes. It is meant for a string that may be
 // large and dense with escapes (a page of source code has one every few
 // bytes), where reading it twice, to find its end and then to decode it,
-// cost as much again; its buffer is sized for a string that takes most of
-// what is left to read.
+// cost as much again. The first string of a scan that needs a buffer gets
+// one sized for the rest of the data (a page is most of its frame); later
+// ones grow theirs as they go, so that a frame of many short escaped
+// strings cannot make each of them allocate the rest of the frame.
 func (s *Scanner) StrValue() (string, bool) {
 	data := s.data
 	start := s.pos + 1
@@ -35,7 +37,7 @@ func (s *Scanner) StrValue() (string, bool) {
 			if escapeLen(data[i:]) == 0 {
 				return "", false
 			}
-			grow(&b, len(data)-start)
+			s.grow(&b, len(data)-start)
 			b.Write(data[run:i])
 			i = unescape(&b, data, i)
 			run = i
@@ -44,7 +46,7 @@ func (s *Scanner) StrValue() (string, bool) {
 		default: // a byte of a multi-byte character
 			r, size := utf8.DecodeRune(data[i:])
 			if r == utf8.RuneError && size == 1 {
-				grow(&b, len(data)-start)
+				s.grow(&b, len(data)-start)
 				b.Write(data[run:i])
 				b.WriteRune(utf8.RuneError)
 				run = i + 1
@@ -54,9 +56,11 @@ func (s *Scanner) StrValue() (string, bool) {
 	}
 }
 
-// grow sizes b, on its first write, for n bytes.
-func grow(b *strings.Builder, n int) {
-	if b.Cap() == 0 {
+// grow sizes b, on its first write, for n bytes, if no string of this
+// scan was sized so before.
+func (s *Scanner) grow(b *strings.Builder, n int) {
+	if b.Cap() == 0 && !s.presized {
+		s.presized = true
 		b.Grow(n)
 	}
 }
