@@ -10,7 +10,7 @@ import (
 )
 
 func readAllFrames(t testing.TB, input string, max, keep int) ([]frame, error) {
-	fr := newFrameReader(strings.NewReader(input), max, keep)
+	fr := newFrameReader(strings.NewReader(input), max, keep, nil)
 	fr.tailKeep = 8
 	var frames []frame
 	for {
@@ -93,7 +93,7 @@ func TestOversizedID(t *testing.T) {
 func TestFrameOwned(t *testing.T) {
 	large := strings.Repeat("L", maxReusedBuf+1)
 	small := strings.Repeat("s", 100)
-	fr := newFrameReader(strings.NewReader(small+"\n"+large+"\n"+small+"\n"+large+"\n"), 4<<20, 100)
+	fr := newFrameReader(strings.NewReader(small+"\n"+large+"\n"+small+"\n"+large+"\n"), 4<<20, 100, nil)
 	var owned [][]byte
 	for i := range 4 {
 		f, err := fr.next()
@@ -149,7 +149,7 @@ func FuzzFrameReader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, input []byte, max int) {
 		max = 1 + int(uint(max)%64)
 		keep := 1 + max/2
-		fr := newFrameReader(bytes.NewReader(input), max, keep)
+		fr := newFrameReader(bytes.NewReader(input), max, keep, nil)
 		var total int64
 		var n int
 		for {
