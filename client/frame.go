@@ -102,7 +102,10 @@ func (fr *frameReader) next() (frame, error) {
 }
 
 // grow makes room in buf for n bytes: a buffer beyond maxReusedBuf comes
-// from the pool (the reader's own is kept aside), a smaller one grows.
+// from the pool (the reader's own is kept aside), a smaller one grows. A
+// pooled buffer outgrown is left to the collector, not given back: the
+// pool would fill with buffers too small for the frames that outgrow them
+// (and hold 8 MiB after a 20 MiB frame was discarded).
 func (fr *frameReader) grow(n int) {
 	if n <= maxReusedBuf {
 		fr.buf = slices.Grow(fr.buf, n-len(fr.buf))
