@@ -114,7 +114,10 @@ func (fr *frameReader) grow(n int) {
 	if cap(fr.buf) <= maxReusedBuf {
 		fr.small = fr.buf
 	}
-	fr.buf = append(fr.large.Get(n), fr.buf...)
+	// At least double, as append would: a frame of unknown size grows a
+	// read (64 KiB) at a time, and growing to each exact need would copy
+	// all of it each time (a 16 MiB frame, 2 GB of copying).
+	fr.buf = append(fr.large.Get(max(n, 2*cap(fr.buf))), fr.buf...)
 }
 
 func (fr *frameReader) finish(f frame) frame {

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/repo-mcp/repo-mcp/internal/bufpool"
 )
 
 func readAllFrames(t testing.TB, input string, max, keep int) ([]frame, error) {
@@ -181,4 +184,25 @@ func FuzzFrameReader(f *testing.F) {
 			t.Fatalf("%d frames from %d newlines", n, newlines)
 		}
 	})
+}
+
+// TestLargeFrameGrowsByDoubling checks that a frame far larger than one
+// read, its size unknown beforehand, is read with allocations in
+// proportion to it, when its buffers come from a pool as when they do not:
+// growing to each read's exact need would copy the frame each time.
+func TestLargeFrameGrowsByDoubling(t *testing.T) {
+	const size = 16 << 20
+	input := strings.Repeat("x", size) + "\n"
+	for _, pool := range []*bufpool.Pool{nil, bufpool.New(keptFrames, maxKeptFrame)} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		f, err := newFrameReader(strings.NewReader(input), 32<<20, 100, pool).next()
+		runtime.ReadMemStats(&after)
+		if err != nil || len(f.line) != size {
+			t.Fatalf("read %d bytes, %v", len(f.line), err)
+		}
+		if got := after.TotalAlloc - before.TotalAlloc; got > 4*size {
+			t.Errorf("pool %v: reading a %d MiB frame allocated %d MiB", pool != nil, size>>20, got>>20)
+		}
+	}
 }
