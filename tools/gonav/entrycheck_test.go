@@ -99,6 +99,11 @@ func loadStoreFixture(t testing.TB, root, dir string) *storeLoad {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A process builds the indexes after its first answer, and writes
+	// their packages' entries then (indexRest).
+	for _, n := range order {
+		mustIndex(t, n.unit)
+	}
 	s.l.store.wait()
 	s.nodes, s.checked = nodes, checked
 	return s
