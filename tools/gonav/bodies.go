@@ -39,10 +39,16 @@ func (l *loader) checkBodies(n *node, u *unit) *unitIndex {
 }
 
 // indexInBackground starts indexRest once, after the program's first
-// answer: until the program is dropped, or the store's wait, which
-// waits for it as for the entries it writes.
-func (p *program) indexInBackground(store *typeStore) {
+// answer, until the program is dropped; the store's wait waits for it,
+// as for the entries it writes. before, when not nil, runs first in its
+// goroutine (tests hold the build with it).
+func (p *program) indexInBackground(store *typeStore, before func(context.Context)) {
 	p.restOnce.Do(func() {
-		store.pending.Go(func() { p.indexRest(p.life) })
+		store.pending.Go(func() {
+			if before != nil {
+				before(p.life)
+			}
+			p.indexRest(p.life)
+		})
 	})
 }

@@ -75,9 +75,11 @@ type Service struct {
 	mu    sync.Mutex
 	progs []*loaded // most recent last
 	loads int       // programs loaded, for tests of the singleflight
-	// beforePrepare, when not nil, runs before a program's background
-	// build (see prepareQueries): tests hold the build with it.
-	beforePrepare func(context.Context)
+	// beforePrepare and beforeIndexRest, when not nil, run before a
+	// program's background builds (see prepareQueries and
+	// indexInBackground): tests hold the builds with them.
+	beforePrepare   func(context.Context)
+	beforeIndexRest func(context.Context)
 }
 
 // loaded is a program and what its load cost.
