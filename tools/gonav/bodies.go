@@ -44,7 +44,7 @@ func (l *loader) checkBodies(n *node, u *unit) *unitIndex {
 // goroutine (tests hold the build with it).
 func (p *program) indexInBackground(store *typeStore, before func(context.Context)) {
 	p.restOnce.Do(func() {
-		store.pending.Go(func() {
+		store.builds.Go(func() {
 			if before != nil {
 				before(p.life)
 			}

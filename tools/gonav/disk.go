@@ -45,7 +45,8 @@ const typesDirName = "types-v4"
 type typeStore struct {
 	dir     string // "" keeps nothing
 	writers chan struct{}
-	pending sync.WaitGroup
+	pending sync.WaitGroup // the entries being written
+	builds  sync.WaitGroup // the background builds writing more (indexInBackground)
 	log     *slog.Logger
 }
 
@@ -210,7 +211,10 @@ func (s *typeStore) saveLater(id, key string, e *storedUnit) {
 // wait returns when the entries given to saveLater are written, and
 // the programs' background index builds, which write theirs, have
 // ended (indexInBackground).
-func (s *typeStore) wait() { s.pending.Wait() }
+func (s *typeStore) wait() {
+	s.builds.Wait()
+	s.pending.Wait()
+}
 
 func (s *typeStore) path(key string) string {
 	return filepath.Join(s.dir, key[:2], key)

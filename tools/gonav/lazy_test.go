@@ -3,6 +3,7 @@ package gonav
 import (
 	"bytes"
 	"context"
+	"os"
 	"reflect"
 	"sync"
 	"testing"
@@ -13,8 +14,9 @@ import (
 // TestQueriesIndexWhatTheyRead: a revision's first queries build the
 // indexes of the packages they read, and no others, until the first
 // answer starts the background build of the rest; their answers are
-// those of a program with every index built. Two queries at once build
-// a package's index once (-race sees the rest).
+// those of a program with every index built. A package's entry, which
+// holds its index, is written once it is built, not before. Queries at
+// once build a package's index once (-race sees the rest).
 func TestQueriesIndexWhatTheyRead(t *testing.T) {
 	repo := gitfixture.New(t)
 	repo.Commit(t, "nav", txtarFiles(t, "testdata/nav.txtar"))
@@ -39,12 +41,20 @@ func TestQueriesIndexWhatTheyRead(t *testing.T) {
 	wg.Wait()
 
 	prog := sv.progs[0].prog
+	sv.loader.store.pending.Wait() // the entries given to saveLater
+	stored := func(u *unit) bool {
+		_, err := os.Stat(sv.loader.store.path(u.key))
+		return err == nil
+	}
 	var built, left int
 	for _, u := range prog.local {
 		if !u.indexed {
 			continue
 		}
 		_, ready := u.indexReady()
+		if stored(u) != ready {
+			t.Errorf("%s: entry written %t, index built %t", u.id, stored(u), ready)
+		}
 		read := u.fileNames[0] == "circle/circle.go" || mentions(t, prog, u, "Both") || mentions(t, prog, u, `"example.com/nav/square"`)
 		switch {
 		case ready && !read:
@@ -64,8 +74,8 @@ func TestQueriesIndexWhatTheyRead(t *testing.T) {
 	close(release)
 	sv.loader.store.wait()
 	for _, u := range prog.local {
-		if _, ready := u.indexReady(); u.indexed && !ready {
-			t.Errorf("%s is not indexed after the background build", u.id)
+		if _, ready := u.indexReady(); u.indexed && (!ready || !stored(u)) {
+			t.Errorf("%s after the background build: indexed %t, entry written %t", u.id, ready, stored(u))
 		}
 	}
 	for i, q := range queries {
