@@ -26,6 +26,7 @@ func (l *loader) indexLater(n *node, u *unit) {
 // check left, which importers hold, and the index finds its objects in
 // them (resolveLater), as one read from disk does.
 func (l *loader) checkBodies(n *node, u *unit) *unitIndex {
+	l.log.Debug("go_navigate: checking a package's function bodies for its index", "package", u.id)
 	c, files, info := l.typeCheck(n, indexed)
 	ix := l.buildIndex(c, files, info)
 	if e, err := encode(l.fset, c, files, true); err != nil {

@@ -136,9 +136,10 @@ func (l *loader) read(n *node) *unit {
 // checked only, however many it checked. On a failure the check's types
 // and objects stay. It sets the unit's API key (see cutoff.go).
 //
-// The entry of a package to be checked in full is not written here: it
-// holds the package's index, and checkBodies writes it.
-func (l *loader) keep(n *node, u *unit, files []*ast.File) {
+// ix is the unit's index, when it is built as it is checked. The entry
+// of a package to be checked in full holds its index: without one, it is
+// not written here, but by checkBodies.
+func (l *loader) keep(n *node, u *unit, files []*ast.File, ix *unitIndex) {
 	e, err := encode(l.fset, u, files, n.full)
 	if err != nil {
 		l.log.Warn("go_navigate: a package's type information cannot be kept", "package", u.id, "error", err)
@@ -153,9 +154,9 @@ func (l *loader) keep(n *node, u *unit, files []*ast.File) {
 		u.apiKey = apiKeyOfEntry(l.fset, u, pkg, e, n.deps)
 	}
 	if n.local {
-		e.APIKey = u.apiKey
+		e.APIKey, e.Index = u.apiKey, ix.stored()
 	}
-	if !n.full {
+	if !n.full || ix != nil {
 		l.store.saveLater(u.id, u.key, e)
 	}
 	if err != nil {
@@ -165,6 +166,10 @@ func (l *loader) keep(n *node, u *unit, files []*ast.File) {
 	u.types = pkg
 	if n.local {
 		u.hidden = hidden
+	}
+	if ix != nil {
+		l.resolveLater(n, u, ix)
+		return // its index names offsets in the parsed files
 	}
 	// Nothing refers to the parsed files now: their line tables go too.
 	for _, f := range files {

@@ -3,7 +3,9 @@ package gonav
 import (
 	"bytes"
 	"context"
+	"log/slog"
 	"os"
+	"strings"
 	"reflect"
 	"sync"
 	"testing"
@@ -28,6 +30,9 @@ func TestQueriesIndexWhatTheyRead(t *testing.T) {
 		case <-ctx.Done():
 		}
 	}
+	// A definition of a symbol reads no index: the load indexes none
+	// (indexHint).
+	navigate(t, c, map[string]any{"relation": "definition", "symbol": "shape.Total"})
 	queries := []map[string]any{
 		{"relation": "references", "symbol": "square.Both"},
 		{"relation": "references", "symbol": "square"},
@@ -99,4 +104,42 @@ func mentions(t *testing.T, p *program, u *unit, word string) bool {
 		}
 	}
 	return false
+}
+
+// TestLoadIndexesWhatTheFirstQueryReads: the query that starts a load
+// has the packages it will read indexed as they are checked (indexHint),
+// and none checked again for it; the others are left to later queries.
+func TestLoadIndexesWhatTheFirstQueryReads(t *testing.T) {
+	repo := gitfixture.New(t)
+	repo.Commit(t, "nav", txtarFiles(t, "testdata/nav.txtar"))
+	c, sv := serve(t, repo.Dir, testOptions(t))
+	sv.beforeIndexRest = func(ctx context.Context) { <-ctx.Done() }
+	var checks strings.Builder
+	sv.loader.log = slog.New(slog.NewTextHandler(&checks, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	out := navigate(t, c, map[string]any{"relation": "references", "symbol": "shape.Total"})
+	if out.Total == 0 {
+		t.Fatal("no references of shape.Total")
+	}
+	prog := sv.progs[0].prog
+	var built, left int
+	for _, u := range prog.local {
+		if !u.indexed {
+			continue
+		}
+		_, ready := u.indexReady()
+		if read := mentions(t, prog, u, "Total"); read != ready {
+			t.Errorf("%s: holds the name %t, indexed %t", u.id, read, ready)
+		}
+		if ready {
+			built++
+		} else {
+			left++
+		}
+	}
+	if built == 0 || left == 0 {
+		t.Fatalf("%d packages indexed, %d not: the query should read some and not others", built, left)
+	}
+	if strings.Contains(checks.String(), "checking a package's function bodies for its index") {
+		t.Errorf("a package was checked again for the first query:\n%s", checks.String())
+	}
 }

@@ -36,7 +36,7 @@ func (sv *Service) navigate(ctx context.Context, req *server.Request, in GoNavig
 		return GoNavigateOut{}, server.Errorf(server.InvalidInput, "go_navigate reads committed revisions only")
 	}
 	start := time.Now()
-	l, err := sv.program(ctx, req, snap, key)
+	l, err := sv.program(ctx, req, snap, key, indexHint(in))
 	if err != nil {
 		return GoNavigateOut{}, err
 	}
