@@ -5,8 +5,8 @@ import (
 	"context"
 	"log/slog"
 	"os"
-	"strings"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 
