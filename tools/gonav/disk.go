@@ -45,7 +45,8 @@ const typesDirName = "types-v4"
 type typeStore struct {
 	dir     string // "" keeps nothing
 	writers chan struct{}
-	pending sync.WaitGroup
+	pending sync.WaitGroup // the entries being written
+	builds  sync.WaitGroup // the background builds writing more (indexInBackground)
 	log     *slog.Logger
 }
 
@@ -117,7 +118,7 @@ func (l *loader) read(n *node) *unit {
 	if n.local {
 		u.apiKey = e.APIKey
 		if n.full {
-			u.index = l.attach(n, u, e.Index)
+			u.setIndex(l.attach(n, u, e.Index))
 		}
 	} else {
 		u.apiKey = apiKeyOf(l.fset, u, n.deps)
@@ -128,13 +129,17 @@ func (l *loader) read(n *node) *unit {
 
 // keep stores a checked package, and replaces its types by those read
 // back from the entry (see typeStore), as a process reading the entry
-// does. A repository package's index then finds its objects in them
-// (see resolveLater), so nothing refers to the check's objects, scopes
-// and syntax, which were most of a loaded program's memory: a load holds
-// the checks of the packages being checked only, however many it
-// checked. On a failure the check's types and objects stay. It sets the
-// unit's API key (see cutoff.go).
-func (l *loader) keep(n *node, u *unit, files []*ast.File) {
+// does. A repository package's index, built later (checkBodies), then
+// finds its objects in them (see resolveLater), so nothing refers to the
+// check's objects, scopes and syntax, which were most of a loaded
+// program's memory: a load holds the checks of the packages being
+// checked only, however many it checked. On a failure the check's types
+// and objects stay. It sets the unit's API key (see cutoff.go).
+//
+// ix is the unit's index, when it is built as it is checked. The entry
+// of a package to be checked in full holds its index: without one, it is
+// not written here, but by checkBodies.
+func (l *loader) keep(n *node, u *unit, files []*ast.File, ix *unitIndex) {
 	e, err := encode(l.fset, u, files, n.full)
 	if err != nil {
 		l.log.Warn("go_navigate: a package's type information cannot be kept", "package", u.id, "error", err)
@@ -149,9 +154,11 @@ func (l *loader) keep(n *node, u *unit, files []*ast.File) {
 		u.apiKey = apiKeyOfEntry(l.fset, u, pkg, e, n.deps)
 	}
 	if n.local {
-		e.APIKey, e.Index = u.apiKey, u.index.stored()
+		e.APIKey, e.Index = u.apiKey, ix.stored()
 	}
-	l.store.saveLater(u.id, u.key, e)
+	if !n.full || ix != nil {
+		l.store.saveLater(u.id, u.key, e)
+	}
 	if err != nil {
 		l.log.Warn("go_navigate: a package's type information cannot be read back", "package", u.id, "error", err)
 		return
@@ -160,8 +167,8 @@ func (l *loader) keep(n *node, u *unit, files []*ast.File) {
 	if n.local {
 		u.hidden = hidden
 	}
-	if u.index != nil {
-		l.resolveLater(n, u, u.index)
+	if ix != nil {
+		l.resolveLater(n, u, ix)
 		return // its index names offsets in the parsed files
 	}
 	// Nothing refers to the parsed files now: their line tables go too.
@@ -206,8 +213,13 @@ func (s *typeStore) saveLater(id, key string, e *storedUnit) {
 	})
 }
 
-// wait returns when the entries given to saveLater are written.
-func (s *typeStore) wait() { s.pending.Wait() }
+// wait returns when the entries given to saveLater are written, and
+// the programs' background index builds, which write theirs, have
+// ended (indexInBackground).
+func (s *typeStore) wait() {
+	s.builds.Wait()
+	s.pending.Wait()
+}
 
 func (s *typeStore) path(key string) string {
 	return filepath.Join(s.dir, key[:2], key)

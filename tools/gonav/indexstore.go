@@ -58,7 +58,7 @@ func (l *loader) resolveLater(n *node, u *unit, ix *unitIndex) {
 	ix.find = func(r *indexObject) types.Object { return l.findObject(u, r) }
 	ix.recheck = func() *unitIndex {
 		l.log.Debug("go_navigate: checking a package again for objects declared in its functions", "package", u.id)
-		c, files, info := l.typeCheck(n)
+		c, files, info := l.typeCheck(n, indexed)
 		return l.buildIndex(c, files, info)
 	}
 }
