@@ -92,9 +92,13 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 			return err
 		}
 	}
+	wsOpts := workspace.Options{Operator: c.identity}
 	if !heapfloor.Tuned() {
 		// Unless the operator tuned the collector: see docs/perf.md.
 		defer heapfloor.Start(heapfloor.Default)()
+		// Not at start: the collection it takes would cost a cold start
+		// more than its few faults.
+		wsOpts.BeforeBulk = func() { heapfloor.HugePages(heapfloor.Default / 2) }
 	}
 	if c.cpuProfile != "" {
 		f, err := os.Create(c.cpuProfile)
@@ -127,7 +131,8 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 			return err
 		}
 	}
-	reg, err := workspace.Open(cfg.Config, workspace.Options{Operator: c.identity, Logger: logger})
+	wsOpts.Logger = logger
+	reg, err := workspace.Open(cfg.Config, wsOpts)
 	if err != nil {
 		return err
 	}
