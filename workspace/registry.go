@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/repo-mcp/repo-mcp/errclass"
 )
@@ -34,6 +35,12 @@ type Options struct {
 	BlobCacheBytes int64
 	// Logger receives warnings found while opening workspaces. Default: discard.
 	Logger *slog.Logger
+	// BeforeBulk, when set, is called once, before the first recursive
+	// walk from the root of a snapshot of any workspace of the registry:
+	// reading a whole tree allocates several MiB at once (7 MB for the Go
+	// tree, kept in the listing cache), which a new process can prepare its
+	// heap for (repo-mcp serve asks for huge pages, internal/heapfloor).
+	BeforeBulk func()
 }
 
 func (o Options) withDefaults() Options {
@@ -84,6 +91,9 @@ type Workspace struct {
 	layout   gitLayout
 	intents  *intentWatch
 	locks    *lockWatch // ref lock files in the way (reflock.go)
+	// beforeBulk is Options.BeforeBulk, shared by the registry's
+	// workspaces and called once in all; never nil.
+	beforeBulk func()
 }
 
 // ID returns the workspace id.
@@ -108,6 +118,10 @@ func Open(cfg Config, opts Options) (*Registry, error) {
 	}
 	reg := &Registry{opts: opts, workspaces: make(map[string]*Workspace)}
 	blobs := newBlobCache(opts.BlobCacheBytes)
+	bulk := func() {}
+	if opts.BeforeBulk != nil {
+		bulk = sync.OnceFunc(opts.BeforeBulk)
+	}
 	policies := cfg.Policies
 	if len(policies) == 0 {
 		policies = []PolicyConfig{{Identity: opts.Operator, Workspaces: []string{"*"}, Actions: allActions}}
@@ -125,6 +139,7 @@ func Open(cfg Config, opts Options) (*Registry, error) {
 			reg.Close()
 			return nil, fmt.Errorf("workspace %q: %w", wc.ID, err)
 		}
+		ws.beforeBulk = bulk
 		reg.workspaces[wc.ID] = ws
 	}
 	return reg, nil

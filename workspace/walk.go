@@ -55,6 +55,9 @@ func (s *Snapshot) Walk(ctx context.Context, dir string, opts WalkOptions, fn fu
 	if root.Type != TypeDir {
 		return stats, errclass.Errorf(errclass.InvalidInput, "path %s is a %s, not a directory", quoteInput(root.Path), root.Type)
 	}
+	if opts.Recursive && root.Path == "" {
+		s.grant.ws.beforeBulk() // the whole tree is about to be read
+	}
 	w := &walker{s: s, opts: opts, fn: fn, stats: &stats, base: root.Path, policed: s.grant.restrictsPaths()}
 	if opts.Pattern != "" {
 		g, err := ParseGlob(opts.Pattern)

@@ -270,3 +270,38 @@ func BenchmarkColdList(b *testing.B) {
 		}
 	})
 }
+
+// TestBeforeBulk: Options.BeforeBulk runs once, before the first recursive
+// walk from a snapshot's root in any workspace, and for no other walk.
+func TestBeforeBulk(t *testing.T) {
+	repo, _ := basicRepo(t)
+	calls := 0
+	cfg := Config{Workspaces: []WorkspaceConfig{{ID: "ws", Root: repo.Dir}, {ID: "ws2", Root: repo.Dir}}}
+	reg, err := Open(cfg, Options{BeforeBulk: func() { calls++ }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Close()
+	walks := []struct {
+		ws, dir   string
+		recursive bool
+		want      int // calls so far
+	}{
+		{"ws", "", false, 0},  // one directory
+		{"ws", "a", true, 0},  // a subtree
+		{"ws", "", true, 1},   // the whole tree
+		{"ws", "", true, 1},   // again
+		{"ws2", "", true, 1},  // another workspace: once in all
+		{"ws2", "a", true, 1}, // a subtree
+	}
+	for _, w := range walks {
+		s, err := reg.Snapshot(context.Background(), reader, w.ws, "HEAD")
+		if err != nil {
+			t.Fatal(err)
+		}
+		walkPaths(t, s, w.dir, WalkOptions{Recursive: w.recursive, Sizes: true})
+		if calls != w.want {
+			t.Errorf("after walking %s %q (recursive %v): %d calls, want %d", w.ws, w.dir, w.recursive, calls, w.want)
+		}
+	}
+}
