@@ -44,7 +44,10 @@
 // the API (early cutoff, cutoff.go). A revision whose Go files keep their
 // package clauses, imports and directives reuses the last go list
 // output, and what the first load of that listing read of the files
-// outside the repository, which key the dependencies (outside.go).
+// outside the repository, which key the dependencies (outside.go). The
+// listings are kept on disk too, with the stats of the directories and
+// files outside the export they name: a new process takes one, without
+// running go list, when those stats are unchanged (liststore.go).
 // Loaded programs are kept for the last few revisions;
 // concurrent first calls on one revision load it once (singleflight),
 // reporting progress to the call that started it.
