@@ -2,7 +2,6 @@ package gonav
 
 import (
 	"bytes"
-	"encoding/gob"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -21,7 +20,7 @@ import (
 
 // typesDirName is the directory, under the cache directory, of the
 // packages' type information; its version changes with the format.
-const typesDirName = "types-v4"
+const typesDirName = "types-v5"
 
 // typeStore keeps on disk the type information of packages by key: a
 // new process or a replica reads them instead of parsing and checking
@@ -232,9 +231,9 @@ func (s *typeStore) open(key string) (*storedUnit, error) {
 // decodeEntry decodes the entry of a key, and checks that it holds
 // together.
 func decodeEntry(data []byte, key string) (*storedUnit, error) {
-	e := new(storedUnit)
-	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(e); err != nil {
-		return nil, fmt.Errorf("%w: %w", errDamaged, err)
+	e, err := unmarshalEntry(data)
+	if err != nil {
+		return nil, err
 	}
 	if err := e.check(key); err != nil {
 		return nil, err
@@ -247,15 +246,11 @@ func (s *typeStore) save(key string, e *storedUnit) error {
 	if s.dir == "" {
 		return nil
 	}
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(e); err != nil {
-		return err
-	}
 	path := s.path(key)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(path, buf.Bytes())
+	return atomicfile.WriteFile(path, e.marshal())
 }
 
 // encode returns the entry of a checked unit, from its syntax; indexed

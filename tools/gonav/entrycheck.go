@@ -6,7 +6,7 @@ import (
 	"slices"
 )
 
-// An entry of the type store is gob-decoded and then indexed by number
+// An entry of the type store is decoded (entrycodec.go) and then indexed by number
 // everywhere: an identifier's file, object and name, a call's callee, a
 // file's offsets. Our writes are atomic, so only a damaged file, or one
 // another program put in a shared cache directory, can be inconsistent;

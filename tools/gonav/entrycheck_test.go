@@ -3,7 +3,7 @@ package gonav
 import (
 	"bytes"
 	"context"
-	"encoding/gob"
+	"fmt"
 	"errors"
 	"go/token"
 	"log/slog"
@@ -152,8 +152,8 @@ func walkIndex(ix *unitIndex) {
 // rawEntry decodes an entry without checking it.
 func rawEntry(t testing.TB, data []byte) *storedUnit {
 	t.Helper()
-	e := new(storedUnit)
-	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(e); err != nil {
+	e, err := unmarshalEntry(data)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return e
@@ -161,14 +161,10 @@ func rawEntry(t testing.TB, data []byte) *storedUnit {
 
 func encodeEntry(t testing.TB, e *storedUnit) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(e); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return e.marshal()
 }
 
-// TestEntryRefusesInconsistentTables decodes entries that gob reads but
+// TestEntryRefusesInconsistentTables decodes entries that decode but
 // whose tables point outside themselves, or that are not the entry of
 // the package they are read for: each is refused as damaged, rather
 // than read to panic a later query or to name a file outside the roots.
@@ -355,12 +351,9 @@ func TestReadFileStaysInRoots(t *testing.T) {
 func TestIndexCodec(t *testing.T) {
 	s := loadStoreFixture(t, writeStoreFixture(t), t.TempDir())
 	want := s.nodes["example.com/m/p"].unit.index.stored()
-	data, err := want.GobEncode()
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := want.encode()
 	got := new(unitIndex)
-	if err := got.GobDecode(data); err != nil {
+	if err := got.decode(data); err != nil {
 		t.Fatal(err)
 	}
 	strip := func(ix *unitIndex) *unitIndex {
@@ -379,11 +372,46 @@ func TestIndexCodec(t *testing.T) {
 		t.Errorf("decoded\n%+v\nencoded\n%+v", strip(got), strip(want))
 	}
 	for _, cut := range []int{0, 1, len(data) / 2, len(data) - 1} {
-		if err := new(unitIndex).GobDecode(data[:cut]); err == nil {
+		if err := new(unitIndex).decode(data[:cut]); err == nil {
 			t.Errorf("the index cut at %d of %d bytes decoded", cut, len(data))
 		}
 	}
-	if err := new(unitIndex).GobDecode(append(data, 0)); err == nil {
+	if err := new(unitIndex).decode(append(data, 0)); err == nil {
 		t.Error("the index with a byte more decoded")
+	}
+}
+
+// TestEntryCodec: an entry decoded and encoded again (entrycodec.go) is
+// the same bytes, which processes sharing the cache directory rely on to
+// write one file under a key; bytes that are not a whole entry of this
+// format are damaged.
+func TestEntryCodec(t *testing.T) {
+	s := loadStoreFixture(t, writeStoreFixture(t), t.TempDir())
+	for _, path := range []string{"example.com/m/p", "example.com/m/q"} {
+		data := s.entryOf(t, path)
+		if again := rawEntry(t, data).marshal(); !bytes.Equal(again, data) {
+			t.Errorf("%s: the entry encoded again differs from the one written", path)
+		}
+	}
+	// Tables of many files, which a map holds.
+	e := rawEntry(t, s.entryOf(t, "example.com/m/p"))
+	for i := range 8 {
+		e.Files[fmt.Sprintf("p/f%d.go", i)] = []lineCol{{1, 1}, {int32(i + 2), 3}}
+	}
+	first := e.marshal()
+	for range 4 {
+		if !bytes.Equal(e.marshal(), first) {
+			t.Fatal("an entry of many files is encoded as different bytes")
+		}
+	}
+	data := s.entryOf(t, "example.com/m/p")
+	for name, spoiled := range map[string][]byte{
+		"another format":   append([]byte("gonav types v4\n"), data[len(entryMagic):]...),
+		"a byte more":      append(bytes.Clone(data), 0),
+		"no index's bytes": data[:len(data)-len(rawEntry(t, data).Index.encode())],
+	} {
+		if _, err := unmarshalEntry(spoiled); !errors.Is(err, errDamaged) {
+			t.Errorf("%s: err %v, want %v", name, err, errDamaged)
+		}
 	}
 }

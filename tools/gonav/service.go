@@ -25,7 +25,7 @@ import (
 type Options struct {
 	// CacheDir keeps exports under CacheDir/exports, the packages'
 	// type information (the repository's with their indexes) under
-	// CacheDir/types-v4, and go list's listings under CacheDir/lists-v1;
+	// CacheDir/types-v5, and go list's listings under CacheDir/lists-v1;
 	// empty means a temporary directory for exports, removed at Close,
 	// and type information and listings kept in memory only.
 	CacheDir string
