@@ -334,12 +334,12 @@ func TestIndexOnDisk(t *testing.T) {
 func rechecked(p *program) int {
 	n := 0
 	for _, u := range p.local {
-		if u.index != nil {
-			u.index.mu.Lock()
-			if u.index.checked {
+		if ix, _ := u.indexReady(); ix != nil {
+			ix.mu.Lock()
+			if ix.checked {
 				n++
 			}
-			u.index.mu.Unlock()
+			ix.mu.Unlock()
 		}
 	}
 	return n
@@ -390,8 +390,8 @@ func TestChecksDropped(t *testing.T) {
 	// them; not the others' syntax.
 	kept := map[*token.File]bool{}
 	for _, u := range prog.units {
-		if u.index != nil {
-			for _, f := range u.index.Files {
+		if ix, _ := u.indexReady(); ix != nil {
+			for _, f := range ix.Files {
 				kept[f.tf] = true
 			}
 		}
@@ -407,10 +407,11 @@ func TestChecksDropped(t *testing.T) {
 		if fromCheck(u.types) {
 			t.Errorf("%s: the program keeps the check's types", u.id)
 		}
-		if u.index == nil || u.index.checked {
+		ix, _ := u.indexReady()
+		if ix == nil || ix.checked {
 			continue
 		}
-		for _, r := range u.index.Objects {
+		for _, r := range ix.Objects {
 			if r.obj != nil && fromCheck(r.obj.Pkg()) {
 				t.Errorf("%s: the index keeps the check's object %s", u.id, r.Key)
 			}

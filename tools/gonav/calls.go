@@ -1,6 +1,7 @@
 package gonav
 
 import (
+	"context"
 	"fmt"
 	"go/ast"
 	"go/token"
@@ -19,14 +20,15 @@ const callGraphNote = "static call graph by class hierarchy analysis (CHA) over 
 // package again (see unitIndex.object).
 type callSite struct {
 	unit    *unit
+	ix      *unitIndex // the unit's
 	pos     token.Pos
 	caller  int32 // the unit's object: the declared function around the call; noRef at package level
 	callee  int32 // the unit's object: a function, or an interface method
 	dynamic bool  // callee is an interface method
 }
 
-func (s callSite) callerObj() types.Object { return s.unit.index.object(s.caller) }
-func (s callSite) calleeObj() types.Object { return s.unit.index.object(s.callee) }
+func (s callSite) callerObj() types.Object { return s.ix.object(s.caller) }
+func (s callSite) calleeObj() types.Object { return s.ix.object(s.callee) }
 
 // callIndex holds every call of the repository's packages, by callee and
 // by caller.
@@ -36,38 +38,46 @@ type callIndex struct {
 }
 
 // callGraph builds the index once per program, from the calls each
-// unit's index records.
-func (p *program) callGraph() *callIndex {
-	p.callsOnce.Do(func() {
-		ix := &callIndex{byCallee: map[string][]callSite{}, byCaller: map[string][]callSite{}}
-		type at struct {
-			file string
-			off  int32
+// unit's index records. When ctx ends first, nothing is kept, and the
+// next caller builds it.
+func (p *program) callGraph(ctx context.Context) (*callIndex, error) {
+	p.callsMu.Lock()
+	defer p.callsMu.Unlock()
+	if p.calls != nil {
+		return p.calls, nil
+	}
+	calls := &callIndex{byCallee: map[string][]callSite{}, byCaller: map[string][]callSite{}}
+	type at struct {
+		file string
+		off  int32
+	}
+	seen := map[at]bool{} // a file checked twice (p, p [p.test]) counts once
+	for _, u := range p.local {
+		ix, err := u.indexOf(ctx)
+		if err != nil {
+			return nil, err
 		}
-		seen := map[at]bool{} // a file checked twice (p, p [p.test]) counts once
-		for _, u := range p.local {
-			if u.index == nil {
-				continue
-			}
-			for _, c := range u.index.Calls {
-				if k := (at{u.index.Files[c.File].Name, c.Lparen}); !seen[k] {
-					seen[k] = true
-					p.addCall(ix, u, c)
-				}
+		if ix == nil {
+			continue
+		}
+		for _, c := range ix.Calls {
+			if k := (at{ix.Files[c.File].Name, c.Lparen}); !seen[k] {
+				seen[k] = true
+				calls.add(u, ix, c)
 			}
 		}
-		p.calls = ix
-	})
-	return p.calls
+	}
+	p.calls = calls
+	return calls, nil
 }
 
-func (p *program) addCall(ix *callIndex, u *unit, c indexCall) {
-	site := callSite{unit: u, pos: u.index.pos(c.File, c.Off), callee: c.Callee, caller: c.Caller, dynamic: c.Dynamic}
-	callee := u.index.key(c.Callee)
-	ix.byCallee[callee] = append(ix.byCallee[callee], site)
+func (calls *callIndex) add(u *unit, ix *unitIndex, c indexCall) {
+	site := callSite{unit: u, ix: ix, pos: ix.pos(c.File, c.Off), callee: c.Callee, caller: c.Caller, dynamic: c.Dynamic}
+	callee := ix.key(c.Callee)
+	calls.byCallee[callee] = append(calls.byCallee[callee], site)
 	if c.Caller != noRef {
-		caller := u.index.key(c.Caller)
-		ix.byCaller[caller] = append(ix.byCaller[caller], site)
+		caller := ix.key(c.Caller)
+		calls.byCaller[caller] = append(calls.byCaller[caller], site)
 	}
 }
 
@@ -76,15 +86,22 @@ func (p *program) addCall(ix *callIndex, u *unit, c indexCall) {
 // a method's object is found, for the interfaces its type implements
 // (calleeKeys), since finding a function a package read from disk does
 // not export (a generic one) checks the package again.
-func (p *program) callers(t *target, depth int) []Location {
-	ix := p.callGraph()
+func (p *program) callers(ctx context.Context, t *target, depth int) ([]Location, error) {
+	ix, err := p.callGraph(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var out []Location
 	level := []callerFunc{{key: p.key(t.obj), name: qualified(t.obj), method: true, obj: func() types.Object { return t.obj }}}
 	done := map[string]bool{level[0].key: true}
 	for d := 1; d <= depth && len(level) > 0; d++ {
 		var next []callerFunc
 		for _, fn := range level {
-			for _, key := range fn.calleeKeys(p) {
+			keys, err := fn.calleeKeys(ctx, p)
+			if err != nil {
+				return nil, err
+			}
+			for _, key := range keys {
 				for _, s := range ix.byCallee[key] {
 					loc := p.location(s.pos, callKind(s), s.unit.path)
 					loc.Depth, loc.Via = d, fn.name
@@ -101,7 +118,7 @@ func (p *program) callers(t *target, depth int) []Location {
 		}
 		level = next
 	}
-	return out
+	return out, nil
 }
 
 // callerFunc is a function callers follows: its key and qualified name,
@@ -118,7 +135,7 @@ func (s callSite) callerFunc() (callerFunc, bool) {
 	if s.caller == noRef {
 		return callerFunc{}, false
 	}
-	r := &s.unit.index.Objects[s.caller]
+	r := &s.ix.Objects[s.caller]
 	f := callerFunc{key: r.Key, method: r.Kind == methodObject, obj: s.callerObj}
 	switch {
 	case r.Top != "" && r.Member != "":
@@ -137,40 +154,47 @@ func (s callSite) callerFunc() (callerFunc, bool) {
 
 // calleeKeys are the callees whose calls may call f (see
 // program.calleeKeys): a function's own key, without finding it.
-func (f callerFunc) calleeKeys(p *program) []string {
+func (f callerFunc) calleeKeys(ctx context.Context, p *program) ([]string, error) {
 	if !f.method {
-		return []string{f.key}
+		return []string{f.key}, nil
 	}
 	if obj := f.obj(); obj != nil {
-		return p.calleeKeys(obj)
+		return p.calleeKeys(ctx, obj)
 	}
-	return []string{f.key}
+	return []string{f.key}, nil
 }
 
 // calleeKeys are the callees whose calls may call fn: fn itself and,
 // for a method, the methods of the interfaces its type implements.
-func (p *program) calleeKeys(fn types.Object) []string {
+func (p *program) calleeKeys(ctx context.Context, fn types.Object) ([]string, error) {
 	keys := []string{p.key(fn)}
 	f, ok := fn.(*types.Func)
 	if !ok || f.Signature().Recv() == nil || types.IsInterface(f.Signature().Recv().Type()) {
-		return keys
+		return keys, nil
 	}
 	tn, _ := typeOf(fn)
 	if tn == nil {
-		return keys
+		return keys, nil
 	}
-	for _, iface := range p.implementers(&target{obj: tn, unit: p.unitOf(tn)}) {
+	ifaces, err := p.implementers(ctx, &target{obj: tn, unit: p.unitOf(tn)})
+	if err != nil {
+		return nil, err
+	}
+	for _, iface := range ifaces {
 		if m, _, _ := types.LookupFieldOrMethod(iface.Type(), false, iface.Pkg(), f.Name()); m != nil {
 			keys = append(keys, p.key(m))
 		}
 	}
-	return keys
+	return keys, nil
 }
 
 // callees answers the functions the target calls, and those they call to
 // depth.
-func (p *program) callees(t *target, depth int) []Location {
-	ix := p.callGraph()
+func (p *program) callees(ctx context.Context, t *target, depth int) ([]Location, error) {
+	ix, err := p.callGraph(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var out []Location
 	level := []types.Object{t.obj}
 	done := map[string]bool{p.key(t.obj): true}
@@ -185,7 +209,11 @@ func (p *program) callees(t *target, depth int) []Location {
 				}
 				targets := []types.Object{callee}
 				if s.dynamic {
-					targets = concrete(p.implementers(&target{obj: callee, unit: s.unit}))
+					impls, err := p.implementers(ctx, &target{obj: callee, unit: s.unit})
+					if err != nil {
+						return nil, err
+					}
+					targets = concrete(impls)
 				}
 				for _, c := range targets {
 					k := p.key(c)
@@ -207,7 +235,7 @@ func (p *program) callees(t *target, depth int) []Location {
 		}
 		level = next
 	}
-	return out
+	return out, nil
 }
 
 func callKind(s callSite) string {

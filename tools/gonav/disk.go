@@ -116,7 +116,7 @@ func (l *loader) read(n *node) *unit {
 	if n.local {
 		u.apiKey = e.APIKey
 		if n.full {
-			u.index = l.attach(n, u, e.Index)
+			u.setIndex(l.attach(n, u, e.Index))
 		}
 	} else {
 		u.apiKey = apiKeyOf(l.fset, u, n.deps)
@@ -132,8 +132,9 @@ func (l *loader) read(n *node) *unit {
 // and syntax, which were most of a loaded program's memory: a load holds
 // the checks of the packages being checked only, however many it
 // checked. On a failure the check's types and objects stay. It sets the
-// unit's API key (see cutoff.go).
-func (l *loader) keep(n *node, u *unit, files []*ast.File) {
+// unit's API key (see cutoff.go). ix is the unit's index, nil unless it
+// is checked in full.
+func (l *loader) keep(n *node, u *unit, files []*ast.File, ix *unitIndex) {
 	e, err := encode(l.fset, u, files, n.full)
 	if err != nil {
 		l.log.Warn("go_navigate: a package's type information cannot be kept", "package", u.id, "error", err)
@@ -148,7 +149,7 @@ func (l *loader) keep(n *node, u *unit, files []*ast.File) {
 		u.apiKey = apiKeyOfEntry(l.fset, u, pkg, e, n.deps)
 	}
 	if n.local {
-		e.APIKey, e.Index = u.apiKey, u.index.stored()
+		e.APIKey, e.Index = u.apiKey, ix.stored()
 	}
 	l.store.saveLater(u.id, u.key, e)
 	if err != nil {
@@ -159,8 +160,8 @@ func (l *loader) keep(n *node, u *unit, files []*ast.File) {
 	if n.local {
 		u.hidden = hidden
 	}
-	if u.index != nil {
-		l.resolveLater(n, u, u.index)
+	if ix != nil {
+		l.resolveLater(n, u, ix)
 		return // its index names offsets in the parsed files
 	}
 	// Nothing refers to the parsed files now: their line tables go too.

@@ -277,7 +277,7 @@ func TestDamagedEntryIsChecked(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			first := loadStoreFixture(t, root, dir)
-			want := first.nodes["example.com/m/p"].unit.index
+			want := mustIndex(t, first.nodes["example.com/m/p"].unit)
 			path := first.l.store.path(first.nodes["example.com/m/p"].key)
 			writeFile(t, path, tc.damage(t, first.entryOf(t, "example.com/m/p")))
 
@@ -288,7 +288,7 @@ func TestDamagedEntryIsChecked(t *testing.T) {
 			if !strings.Contains(second.log.String(), "damaged") {
 				t.Errorf("no warning of the damage; log:\n%s", second.log)
 			}
-			got := second.nodes["example.com/m/p"].unit.index
+			got := mustIndex(t, second.nodes["example.com/m/p"].unit)
 			walkIndex(got)
 			if len(got.Idents) != len(want.Idents) || len(got.Calls) != len(want.Calls) {
 				t.Errorf("p after damage: %d identifiers and %d calls, want %d and %d", len(got.Idents), len(got.Calls), len(want.Idents), len(want.Calls))
@@ -316,7 +316,7 @@ func FuzzTypeStoreEntry(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		writeFile(t, s.l.store.path(n.key), data)
 		if u := s.l.read(n); u != nil {
-			walkIndex(u.index)
+			walkIndex(mustIndex(t, u))
 		}
 	})
 }
@@ -350,7 +350,7 @@ func TestReadFileStaysInRoots(t *testing.T) {
 // tables it had; cut short, it does not decode.
 func TestIndexCodec(t *testing.T) {
 	s := loadStoreFixture(t, writeStoreFixture(t), t.TempDir())
-	want := s.nodes["example.com/m/p"].unit.index.stored()
+	want := mustIndex(t, s.nodes["example.com/m/p"].unit).stored()
 	data := want.encode()
 	got := new(unitIndex)
 	if err := got.decode(data); err != nil {

@@ -127,3 +127,13 @@ func navigateAll(t testing.TB, c *servertest.Client, args map[string]any) GoNavi
 	}
 	return out
 }
+
+// mustIndex returns a unit's index, producing it.
+func mustIndex(t testing.TB, u *unit) *unitIndex {
+	t.Helper()
+	ix, err := u.indexOf(t.Context())
+	if err != nil {
+		t.Fatalf("the index of %s: %v", u.id, err)
+	}
+	return ix
+}

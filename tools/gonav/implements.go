@@ -1,6 +1,7 @@
 package gonav
 
 import (
+	"context"
 	"go/types"
 )
 
@@ -11,36 +12,40 @@ import (
 // dependencies included, and, as gopls finds them, from the types
 // declared in the functions of the target's own package. Interfaces with
 // no methods (any) are left out: everything implements them.
-func (p *program) implementations(t *target) []Location {
+func (p *program) implementations(ctx context.Context, t *target) ([]Location, error) {
+	objs, err := p.implementers(ctx, t)
+	if err != nil {
+		return nil, err
+	}
 	var out []Location
-	for _, obj := range p.implementers(t) {
+	for _, obj := range objs {
 		loc := p.location(obj.Pos(), kindOf(obj), pkgPath(obj))
 		loc.Name = qualified(obj)
 		out = append(out, loc)
 	}
-	return out
+	return out, nil
 }
 
 // implementers returns the objects implementations answers with:
 // candidates from the repository's packages, and from the dependencies
 // the target's package imports, directly or not, narrowed by method
 // name (methodIndex).
-func (p *program) implementers(t *target) []types.Object {
+func (p *program) implementers(ctx context.Context, t *target) ([]types.Object, error) {
 	tn, _ := typeOf(t.obj)
 	if tn == nil {
-		return nil
+		return nil, nil
 	}
-	return p.implementersAmong(t, p.methods().candidates(tn))
+	return p.implementersAmong(ctx, t, p.methods().candidates(tn))
 }
 
 // implementersAmong returns implementers' answer among the named types
 // at the positions cands of p.namedTypes(), given in increasing order,
 // and the types declared in the functions of the target's package:
 // those are few, and the method index leaves them out.
-func (p *program) implementersAmong(t *target, cands []int32) []types.Object {
+func (p *program) implementersAmong(ctx context.Context, t *target, cands []int32) ([]types.Object, error) {
 	tn, method := typeOf(t.obj)
 	if iface, isIface := tn.Type().Underlying().(*types.Interface); isIface && iface.NumMethods() == 0 {
-		return nil
+		return nil, nil
 	}
 	seen := map[string]bool{p.key(tn): true}
 	var out []types.Object
@@ -51,7 +56,11 @@ func (p *program) implementersAmong(t *target, cands []int32) []types.Object {
 		candidates = append(candidates, named[i])
 	}
 	if n, ok := tn.Type().(*types.Named); ok {
-		candidates = append(candidates, p.localTypes(pathOf(tn), localSetOf(n))...)
+		local, err := p.localTypes(ctx, pathOf(tn), localSetOf(n))
+		if err != nil {
+			return nil, err
+		}
+		candidates = append(candidates, local...)
 	}
 	for _, nt := range candidates {
 		// Dependencies count only where the target's package sees them,
@@ -72,7 +81,7 @@ func (p *program) implementersAmong(t *target, cands []int32) []types.Object {
 		}
 		out = append(out, obj)
 	}
-	return out
+	return out, nil
 }
 
 // relates reports whether the named type tn of unit tu and a candidate

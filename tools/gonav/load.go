@@ -261,10 +261,14 @@ func newUnit(n *node) *unit {
 // wrong becomes the unit's problems.
 func (l *loader) check(n *node) *unit {
 	u, files, info := l.typeCheck(n)
+	var ix *unitIndex
 	if n.full {
-		u.index = l.buildIndex(u, files, info)
+		ix = l.buildIndex(u, files, info)
 	}
-	l.keep(n, u, files)
+	l.keep(n, u, files, ix)
+	if n.full {
+		u.setIndex(ix)
+	}
 	u.api = l.cache.api(u.apiKey, u.types)
 	return u
 }

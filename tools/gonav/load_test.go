@@ -40,10 +40,10 @@ func TestRecompiledVariants(t *testing.T) {
 	if variant == nil {
 		t.Fatalf("go list reported no recompiled circle; units: %v", unitIDs(prog))
 	}
-	if variant.index != nil {
+	if variant.indexed {
 		t.Errorf("%s is indexed: a package recompiled for another's test is checked as a dependency", variant.id)
 	}
-	if own := prog.byID["example.com/nav/circle"]; own == nil || own.index == nil {
+	if own := prog.byID["example.com/nav/circle"]; own == nil || !own.indexed {
 		t.Errorf("circle's own unit is not indexed")
 	}
 }

@@ -28,9 +28,21 @@ func TestMethodIndexMissesNothing(t *testing.T) {
 	// from the index, like any concrete type's. An interface target with
 	// no methods rules none of them out by name.
 	candidates := named
-	everyLocal := localSet{Iface: true}
+	localTypes := func(path string) []namedType {
+		local, err := p.localTypes(t.Context(), path, localSet{Iface: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return local
+	}
+	keys := func(objs []types.Object, err error) []string {
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.objectKeys(objs)
+	}
 	for _, u := range p.local {
-		candidates = append(candidates[:len(candidates):len(candidates)], p.localTypes(u.path, everyLocal)...)
+		candidates = append(candidates[:len(candidates):len(candidates)], localTypes(u.path)...)
 	}
 	var targets, answered int
 	for _, nt := range candidates {
@@ -39,8 +51,8 @@ func TestMethodIndexMissesNothing(t *testing.T) {
 		}
 		targets++
 		tg := &target{obj: nt.obj, unit: nt.unit}
-		want := p.objectKeys(p.implementersAmong(tg, all))
-		got := p.objectKeys(p.implementers(tg))
+		want := keys(p.implementersAmong(t.Context(), tg, all))
+		got := keys(p.implementers(t.Context(), tg))
 		if !slices.Equal(got, want) {
 			t.Errorf("implementations of %s (in %s): index gives %v, the walk %v", qualified(nt.obj), nt.unit.id, got, want)
 		}
@@ -50,7 +62,7 @@ func TestMethodIndexMissesNothing(t *testing.T) {
 		// The names of the types declared in functions rule out none
 		// that relates to the target.
 		if n, ok := nt.obj.Type().(*types.Named); ok {
-			for _, local := range p.localTypes(pathOf(nt.obj), everyLocal) {
+			for _, local := range localTypes(pathOf(nt.obj)) {
 				set := localSetOf(local.obj.Type().(*types.Named))
 				if relates(nt.obj, nt.unit, local) && !mayRelate(localSetOf(n), set) {
 					t.Errorf("%s and %s (declared in a function) relate, but their method names %v and %v rule it out", qualified(nt.obj), qualified(local.obj), localSetOf(n).Names, set.Names)

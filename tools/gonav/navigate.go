@@ -47,22 +47,30 @@ func (sv *Service) navigate(ctx context.Context, req *server.Request, in GoNavig
 	if l.dur > 0 { // this call waited for the load
 		out.Precision.Load.Checked, out.Precision.Load.DurationMS = p.checked, l.dur.Milliseconds()
 	}
-	t, cands, err := sv.resolve(snap, p, in)
+	t, cands, err := sv.resolve(ctx, snap, p, in)
 	if err != nil {
 		return out, err
 	}
 	if cands != nil {
 		for _, c := range cands {
-			out.Candidates = append(out.Candidates, p.describe(c))
+			loc, err := p.describe(ctx, c)
+			if err != nil {
+				return out, err
+			}
+			out.Candidates = append(out.Candidates, loc)
 		}
 		p.withText(out.Candidates)
 		out.Precision = p.precision(out.Precision, nil)
 		return out, nil
 	}
-	targets := []Location{p.describe(t)}
+	described, err := p.describe(ctx, t)
+	if err != nil {
+		return out, err
+	}
+	targets := []Location{described}
 	p.withText(targets)
 	out.Target = &targets[0]
-	results, err := p.answer(t, in)
+	results, err := p.answer(ctx, t, in)
 	if err != nil {
 		return out, err
 	}
@@ -103,7 +111,7 @@ func (in GoNavigateIn) check() error {
 
 // resolve finds the target of a query, or the candidates of an
 // ambiguous symbol.
-func (sv *Service) resolve(snap *workspace.Snapshot, p *program, in GoNavigateIn) (*target, []*target, error) {
+func (sv *Service) resolve(ctx context.Context, snap *workspace.Snapshot, p *program, in GoNavigateIn) (*target, []*target, error) {
 	if in.Symbol != "" {
 		return p.resolveSymbol(in.Symbol)
 	}
@@ -111,35 +119,35 @@ func (sv *Service) resolve(snap *workspace.Snapshot, p *program, in GoNavigateIn
 	if err != nil {
 		return nil, nil, err
 	}
-	t, err := p.resolvePosition(clean, in.Line, in.Column)
+	t, err := p.resolvePosition(ctx, clean, in.Line, in.Column)
 	return t, nil, err
 }
 
 // answer computes a relation's results.
-func (p *program) answer(t *target, in GoNavigateIn) ([]Location, error) {
+func (p *program) answer(ctx context.Context, t *target, in GoNavigateIn) ([]Location, error) {
 	isFunc := t.obj != nil && (kindOf(t.obj) == "func" || kindOf(t.obj) == "method")
 	depth := cmp.Or(in.Depth, 1)
 	switch in.Relation {
 	case Definition:
-		return p.definition(t), nil
+		return p.definition(ctx, t)
 	case References:
-		return p.references(t), nil
+		return p.references(ctx, t)
 	case Implementations:
 		if tn, _ := typeOf(t.obj); tn == nil {
-			return nil, server.Errorf(server.InvalidInput, "implementations needs a type or a method, not a %s", p.describe(t).Kind)
+			return nil, server.Errorf(server.InvalidInput, "implementations needs a type or a method, not a %s", t.kind())
 		}
-		return p.implementations(t), nil
+		return p.implementations(ctx, t)
 	case Callers, Callees:
 		if !isFunc {
-			return nil, server.Errorf(server.InvalidInput, "%s needs a function or a method, not a %s", in.Relation, p.describe(t).Kind)
+			return nil, server.Errorf(server.InvalidInput, "%s needs a function or a method, not a %s", in.Relation, t.kind())
 		}
 		if in.Relation == Callers {
-			return p.callers(t, min(depth, maxDepth)), nil
+			return p.callers(ctx, t, min(depth, maxDepth))
 		}
-		return p.callees(t, min(depth, maxDepth)), nil
+		return p.callees(ctx, t, min(depth, maxDepth))
 	case PackageAPI:
 		if t.obj != nil || t.unit == nil {
-			return nil, server.Errorf(server.InvalidInput, "package_api needs a package (an import path), not a %s", p.describe(t).Kind)
+			return nil, server.Errorf(server.InvalidInput, "package_api needs a package (an import path), not a %s", t.kind())
 		}
 		return p.packageAPI(t.unit), nil
 	}
@@ -147,21 +155,30 @@ func (p *program) answer(t *target, in GoNavigateIn) ([]Location, error) {
 }
 
 // describe renders a target as a location with its signature.
-func (p *program) describe(t *target) Location {
+func (p *program) describe(ctx context.Context, t *target) (Location, error) {
 	if t.obj == nil {
 		loc := Location{File: t.unit.dir, Kind: "package", Name: t.unit.path, Package: t.unit.path, Signature: "package " + t.unit.name}
-		if clauses := p.packageClauses(t.unit); len(clauses) > 0 {
+		clauses, err := p.packageClauses(ctx, t.unit)
+		if len(clauses) > 0 {
 			loc = clauses[0]
 			loc.Signature = "package " + t.unit.name
 		}
-		return loc
+		return loc, err
 	}
 	loc := p.location(t.obj.Pos(), kindOf(t.obj), pkgPath(t.obj))
 	loc.Name = qualified(t.obj)
 	if t.obj.Pkg() != nil {
 		loc.Signature = truncate(typesObjectString(t.obj), maxSignature)
 	}
-	return loc
+	return loc, nil
+}
+
+// kind is the kind describe gives a target.
+func (t *target) kind() string {
+	if t.obj == nil {
+		return "package"
+	}
+	return kindOf(t.obj)
 }
 
 // withText fills in the text of the lines locations name. Only the

@@ -24,8 +24,8 @@ type program struct {
 	listFailed string
 	checked    int
 
-	callsOnce sync.Once
-	calls     *callIndex
+	callsMu sync.Mutex
+	calls   *callIndex // built by callGraph
 
 	// queryMu guards named and methodIx, which prepareQueries builds
 	// (see there); stopPrepare ends that build.

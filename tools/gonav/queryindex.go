@@ -103,23 +103,30 @@ func (p *program) collectNamed(ctx context.Context) ([]namedType, error) {
 // the repository packages of an import path whose method names may
 // relate them to a target's (see mayRelate), in the order of their
 // positions.
-func (p *program) localTypes(path string, target localSet) []namedType {
+func (p *program) localTypes(ctx context.Context, path string, target localSet) ([]namedType, error) {
 	var out []namedType
 	for _, u := range p.local {
-		if u.index == nil || u.path != path {
+		if u.path != path {
 			continue
 		}
-		for j, i := range u.index.LocalTypes {
-			if !mayRelate(target, u.index.LocalSets[j]) {
+		ix, err := u.indexOf(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if ix == nil {
+			continue
+		}
+		for j, i := range ix.LocalTypes {
+			if !mayRelate(target, ix.LocalSets[j]) {
 				continue
 			}
-			if nt, ok := p.namedTypeOf(u, u.index.object(i)); ok {
+			if nt, ok := p.namedTypeOf(u, ix.object(i)); ok {
 				nt.inFunc = true
 				out = append(out, nt)
 			}
 		}
 	}
-	return out
+	return out, nil
 }
 
 // namedTypeOf returns obj as a namedType, or false when it is not a

@@ -1,35 +1,41 @@
 package gonav
 
 import (
+	"context"
 	"go/ast"
 	"go/types"
 )
 
 // definition answers where the target is declared.
-func (p *program) definition(t *target) []Location {
+func (p *program) definition(ctx context.Context, t *target) ([]Location, error) {
 	if t.obj == nil {
-		if locs := p.packageClauses(t.unit); len(locs) > 0 {
-			return locs
+		if locs, err := p.packageClauses(ctx, t.unit); err != nil || len(locs) > 0 {
+			return locs, err
 		}
-		return []Location{p.describe(t)} // a dependency: its directory
+		loc, err := p.describe(ctx, t) // a dependency: its directory
+		return []Location{loc}, err
 	}
 	loc := p.location(t.obj.Pos(), kindOf(t.obj), pkgPath(t.obj))
 	loc.Name = qualified(t.obj)
-	return []Location{loc}
+	return []Location{loc}, nil
 }
 
 // packageClauses are the package clauses of a package's files.
-func (p *program) packageClauses(u *unit) []Location {
-	if u == nil || u.index == nil {
-		return nil
+func (p *program) packageClauses(ctx context.Context, u *unit) ([]Location, error) {
+	if u == nil {
+		return nil, nil
+	}
+	ix, err := u.indexOf(ctx)
+	if ix == nil {
+		return nil, err
 	}
 	var out []Location
-	for i, f := range u.index.Files {
-		loc := p.location(u.index.pos(int32(i), f.Clause), "package", u.path)
+	for i, f := range ix.Files {
+		loc := p.location(ix.pos(int32(i), f.Clause), "package", u.path)
 		loc.Name = u.path
 		out = append(out, loc)
 	}
-	return out
+	return out, nil
 }
 
 func pkgPath(obj types.Object) string {
@@ -44,24 +50,27 @@ func pkgPath(obj types.Object) string {
 // methods related to it (related_reference), and, in packages that did
 // not type-check, every identifier of the same name that has no type
 // information (syntactic_reference).
-func (p *program) references(t *target) []Location {
+func (p *program) references(ctx context.Context, t *target) ([]Location, error) {
 	if t.obj == nil {
-		return p.importsOf(t.unit.path)
+		return p.importsOf(ctx, t.unit.path)
 	}
 	related := p.relatedMethods(t.obj)
 	var out []Location
 	want := p.key(t.obj)
 	for _, u := range p.local {
-		if u.index != nil {
-			out = p.referencesIn(out, u, want, t.obj.Name(), related)
+		ix, err := u.indexOf(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if ix != nil {
+			out = p.referencesIn(out, u, ix, want, t.obj.Name(), related)
 		}
 	}
-	return out
+	return out, nil
 }
 
-// referencesIn adds the references of one unit.
-func (p *program) referencesIn(out []Location, u *unit, want, name string, related func(*unit, types.Object) bool) []Location {
-	ix := u.index
+// referencesIn adds the references of one unit, whose index is ix.
+func (p *program) referencesIn(out []Location, u *unit, ix *unitIndex, want, name string, related func(*unit, types.Object) bool) []Location {
 	for _, i := range ix.named(name) {
 		id := ix.Idents[i]
 		kind, via := "", ""
@@ -87,19 +96,23 @@ func (p *program) referencesIn(out []Location, u *unit, want, name string, relat
 
 // importsOf answers the references of a package: the import specs that
 // name it.
-func (p *program) importsOf(path string) []Location {
+func (p *program) importsOf(ctx context.Context, path string) ([]Location, error) {
 	var out []Location
 	for _, u := range p.local {
-		if u.index == nil {
+		ix, err := u.indexOf(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if ix == nil {
 			continue
 		}
-		for _, spec := range u.index.Imports {
+		for _, spec := range ix.Imports {
 			if spec.Path == path {
-				out = append(out, p.location(u.index.pos(spec.File, spec.Off), "reference", u.path))
+				out = append(out, p.location(ix.pos(spec.File, spec.Off), "reference", u.path))
 			}
 		}
 	}
-	return out
+	return out, nil
 }
 
 func importPath(spec *ast.ImportSpec) string {

@@ -1,6 +1,7 @@
 package gonav
 
 import (
+	"context"
 	"go/token"
 	"go/types"
 	"slices"
@@ -181,12 +182,16 @@ func lookup(u *unit, rest string) types.Object {
 
 // resolvePosition finds the identifier at a 1-based line and column of a
 // repository file.
-func (p *program) resolvePosition(path string, line, col int) (*target, error) {
+func (p *program) resolvePosition(ctx context.Context, path string, line, col int) (*target, error) {
 	for _, u := range p.local {
-		if u.index == nil {
+		ix, err := u.indexOf(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if ix == nil {
 			continue
 		}
-		for fi, f := range u.index.Files {
+		for fi, f := range ix.Files {
 			if f.Name != path {
 				continue
 			}
@@ -203,15 +208,15 @@ func (p *program) resolvePosition(path string, line, col int) (*target, error) {
 			if pos >= end && !(pos == end && line == tf.LineCount()) {
 				return nil, server.Errorf(server.InvalidInput, "column %d is past the end of line %d of %s (%d bytes)", col, line, path, int(end-start))
 			}
-			i := u.index.identAt(int32(fi), int32(tf.Offset(pos)))
+			i := ix.identAt(int32(fi), int32(tf.Offset(pos)))
 			if i == noRef {
 				return nil, server.Errorf(server.NotFound, "no identifier at %s:%d:%d", path, line, col)
 			}
-			id := u.index.Idents[i]
-			if obj := u.index.object(id.Def); obj != nil {
+			id := ix.Idents[i]
+			if obj := ix.object(id.Def); obj != nil {
 				return &target{obj: obj, unit: u}, nil
 			}
-			if obj := u.index.object(id.Use); obj != nil {
+			if obj := ix.object(id.Use); obj != nil {
 				if pn, ok := obj.(*types.PkgName); ok {
 					return p.packageTarget(pn.Imported().Path(), obj), nil
 				}
@@ -220,7 +225,7 @@ func (p *program) resolvePosition(path string, line, col int) (*target, error) {
 			if id.Clause {
 				return &target{unit: u}, nil
 			}
-			return nil, server.Errorf(server.NotFound, "the identifier %s at %s:%d:%d has no type information (its package did not type-check: %s)", u.index.Names[id.Name], path, line, col, strings.Join(u.problems, "; "))
+			return nil, server.Errorf(server.NotFound, "the identifier %s at %s:%d:%d has no type information (its package did not type-check: %s)", ix.Names[id.Name], path, line, col, strings.Join(u.problems, "; "))
 		}
 	}
 	return nil, server.Errorf(server.NotFound, "%s is not a Go file of a package go list reports (test files, build-constrained and testdata files excepted)", path)

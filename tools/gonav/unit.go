@@ -21,9 +21,11 @@ type unit struct {
 	local     bool
 	fileNames []string // display names, as the file set knows them
 	types     *types.Package
-	// index is what queries read of a package checked with function
-	// bodies (full): nil for the others.
-	index *unitIndex
+	// indexed says the package has an index, what queries read of a
+	// package checked with function bodies (full); index produces it
+	// when first asked for (indexOf).
+	indexed bool
+	index   lazyIndex
 	// hidden declares, for a repository package read from disk, what
 	// its export data leaves out (see hiddenDecls and unexported).
 	hidden     *types.Package
