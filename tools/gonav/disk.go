@@ -2,6 +2,7 @@ package gonav
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -77,9 +78,14 @@ type storedUnit struct {
 	// recoded. Empty for the others, whose key serves.
 	APIKey string
 	// Index is what queries read of a repository package checked in
-	// full (see unitIndex); nil for the others.
-	Index *unitIndex
+	// full (see unitIndex); nil for the others, and when the entry was
+	// read without it: hasIndex then says it has one.
+	Index    *unitIndex
+	hasIndex bool
 }
+
+// indexed reports whether the entry has an index, read or not.
+func (e *storedUnit) indexed() bool { return e.Index != nil || e.hasIndex }
 
 // hiddenPrefix starts the path of the package hiddenTypes makes.
 const hiddenPrefix = "gonav.hidden/"
@@ -92,7 +98,7 @@ func (l *loader) read(n *node) *unit {
 		u.types, u.api, u.apiKey = types.Unsafe, types.Unsafe, "unsafe"
 		return u
 	}
-	e, err := l.store.open(n.key)
+	e, err := l.store.open(n.key, false)
 	if err == nil && e != nil {
 		err = e.fits(n)
 	}
@@ -116,7 +122,7 @@ func (l *loader) read(n *node) *unit {
 	if n.local {
 		u.apiKey = e.APIKey
 		if n.full {
-			u.setIndex(l.attach(n, u, e.Index))
+			u.setIndexer(func(ctx context.Context) (*unitIndex, error) { return l.readIndex(ctx, n, u) })
 		}
 	} else {
 		u.apiKey = apiKeyOf(l.fset, u, n.deps)
@@ -213,9 +219,10 @@ func (s *typeStore) path(key string) string {
 	return filepath.Join(s.dir, key[:2], key)
 }
 
-// open reads the entry of a key: nil when there is none, an error when
-// it is damaged (see check).
-func (s *typeStore) open(key string) (*storedUnit, error) {
+// open reads the entry of a key, with its index or without (see
+// readIndex): nil when there is none, an error when it is damaged (see
+// check).
+func (s *typeStore) open(key string, withIndex bool) (*storedUnit, error) {
 	if s.dir == "" {
 		return nil, nil
 	}
@@ -226,13 +233,13 @@ func (s *typeStore) open(key string) (*storedUnit, error) {
 	if err != nil {
 		return nil, err
 	}
-	return decodeEntry(data, key)
+	return decodeEntry(data, key, withIndex)
 }
 
-// decodeEntry decodes the entry of a key, and checks that it holds
-// together.
-func decodeEntry(data []byte, key string) (*storedUnit, error) {
-	e, err := unmarshalEntry(data)
+// decodeEntry decodes the entry of a key, with its index or without,
+// and checks that it holds together.
+func decodeEntry(data []byte, key string, withIndex bool) (*storedUnit, error) {
+	e, err := unmarshalEntry(data, withIndex)
 	if err != nil {
 		return nil, err
 	}

@@ -60,8 +60,8 @@ func (e *storedUnit) fits(n *node) error {
 	if n.local && e.APIKey == "" {
 		return damaged("a repository package's entry without an API key")
 	}
-	if n.local && (e.Index != nil) != n.full {
-		return damaged("an index present %t for a package checked in full %t", e.Index != nil, n.full)
+	if n.local && e.indexed() != n.full {
+		return damaged("an index present %t for a package checked in full %t", e.indexed(), n.full)
 	}
 	rest := n.names
 	for _, name := range e.FileNames {

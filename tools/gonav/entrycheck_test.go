@@ -152,7 +152,7 @@ func walkIndex(ix *unitIndex) {
 // rawEntry decodes an entry without checking it.
 func rawEntry(t testing.TB, data []byte) *storedUnit {
 	t.Helper()
-	e, err := unmarshalEntry(data)
+	e, err := unmarshalEntry(data, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func TestEntryRefusesInconsistentTables(t *testing.T) {
 	s := loadStoreFixture(t, writeStoreFixture(t), t.TempDir())
 	n := s.nodes["example.com/m/p"]
 	data := s.entryOf(t, "example.com/m/p")
-	e, err := decodeEntry(data, n.key)
+	e, err := decodeEntry(data, n.key, true)
 	if err != nil {
 		t.Fatalf("the unspoiled entry: %v", err)
 	}
@@ -235,7 +235,7 @@ func TestEntryRefusesInconsistentTables(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			e := rawEntry(t, data)
 			spoil(e)
-			got, err := decodeEntry(encodeEntry(t, e), n.key)
+			got, err := decodeEntry(encodeEntry(t, e), n.key, true)
 			if err == nil {
 				err = got.fits(n)
 			}
@@ -245,7 +245,7 @@ func TestEntryRefusesInconsistentTables(t *testing.T) {
 		})
 	}
 	for _, cut := range []int{0, 1, len(data) / 3, len(data) / 2, len(data) - 1} {
-		if _, err := decodeEntry(data[:cut], n.key); !errors.Is(err, errDamaged) {
+		if _, err := decodeEntry(data[:cut], n.key, true); !errors.Is(err, errDamaged) {
 			t.Errorf("the entry cut at %d of %d bytes: err %v, want %v", cut, len(data), err, errDamaged)
 		}
 	}
@@ -253,25 +253,30 @@ func TestEntryRefusesInconsistentTables(t *testing.T) {
 
 // TestDamagedEntryIsChecked damages entries on disk: a new process
 // checks their packages again, warns, answers as from a whole entry,
-// and writes the entry again, which the next process reads.
+// and writes the entry again, which the next process reads. Damage in
+// the index, which a load does not read, is found when a query first
+// needs the index (readIndex): the package is checked then.
 func TestDamagedEntryIsChecked(t *testing.T) {
 	root := writeStoreFixture(t)
 	tests := []struct {
 		name   string
 		damage func(t *testing.T, data []byte) []byte
+		// inIndex says the damage is in the index: the load checks
+		// nothing, the first query of the index checks p.
+		inIndex bool
 	}{
-		{"cut", func(t *testing.T, data []byte) []byte { return data[:len(data)/2] }},
-		{"garbage", func(t *testing.T, data []byte) []byte { return bytes.Repeat([]byte{0x5a}, len(data)) }},
+		{"cut", func(t *testing.T, data []byte) []byte { return data[:len(data)/2] }, false},
+		{"garbage", func(t *testing.T, data []byte) []byte { return bytes.Repeat([]byte{0x5a}, len(data)) }, false},
 		{"an identifier of no object", func(t *testing.T, data []byte) []byte {
 			e := rawEntry(t, data)
 			e.Index.Idents[3].Use = int32(len(e.Index.Objects) + 7)
 			return encodeEntry(t, e)
-		}},
+		}, true},
 		{"an offset past the file", func(t *testing.T, data []byte) []byte {
 			e := rawEntry(t, data)
 			e.Index.Calls[0].Off = 1 << 30
 			return encodeEntry(t, e)
-		}},
+		}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -282,18 +287,21 @@ func TestDamagedEntryIsChecked(t *testing.T) {
 			writeFile(t, path, tc.damage(t, first.entryOf(t, "example.com/m/p")))
 
 			second := loadStoreFixture(t, root, dir)
-			if second.checked != 1 {
-				t.Errorf("after damage, %d packages checked, want 1 (p)", second.checked)
+			if wantChecked := map[bool]int{false: 1, true: 0}[tc.inIndex]; second.checked != wantChecked {
+				t.Errorf("after damage, %d packages checked to load, want %d", second.checked, wantChecked)
 			}
+			got := mustIndex(t, second.nodes["example.com/m/p"].unit)
+			second.l.store.wait()
 			if !strings.Contains(second.log.String(), "damaged") {
 				t.Errorf("no warning of the damage; log:\n%s", second.log)
 			}
-			got := mustIndex(t, second.nodes["example.com/m/p"].unit)
 			walkIndex(got)
 			if len(got.Idents) != len(want.Idents) || len(got.Calls) != len(want.Calls) {
 				t.Errorf("p after damage: %d identifiers and %d calls, want %d and %d", len(got.Idents), len(got.Calls), len(want.Idents), len(want.Calls))
 			}
-			if third := loadStoreFixture(t, root, dir); third.checked != 0 || third.log.Len() != 0 {
+			third := loadStoreFixture(t, root, dir)
+			walkIndex(mustIndex(t, third.nodes["example.com/m/p"].unit))
+			if third.checked != 0 || third.log.Len() != 0 {
 				t.Errorf("after the entry was written again, %d packages checked, want 0; log:\n%s", third.checked, third.log)
 			}
 		})
@@ -410,8 +418,62 @@ func TestEntryCodec(t *testing.T) {
 		"a byte more":      append(bytes.Clone(data), 0),
 		"no index's bytes": data[:len(data)-len(rawEntry(t, data).Index.encode())],
 	} {
-		if _, err := unmarshalEntry(spoiled); !errors.Is(err, errDamaged) {
+		if _, err := unmarshalEntry(spoiled, true); !errors.Is(err, errDamaged) {
 			t.Errorf("%s: err %v, want %v", name, err, errDamaged)
 		}
+	}
+}
+
+// TestIndexReadWhenAsked: a load reads a repository package's entry
+// without its index, which the first query of it reads (readIndex); an
+// entry gone, damaged or another package's by then is warned of, and the
+// package is checked again for its index.
+func TestIndexReadWhenAsked(t *testing.T) {
+	root := writeStoreFixture(t)
+	tests := []struct {
+		name   string
+		change func(t *testing.T, s *storeLoad, path string)
+		warned bool
+	}{
+		{"kept", func(t *testing.T, s *storeLoad, path string) {}, false},
+		{"removed", func(t *testing.T, s *storeLoad, path string) {
+			if err := os.Remove(path); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+		{"garbage", func(t *testing.T, s *storeLoad, path string) { writeFile(t, path, []byte(entryMagic+"garbage")) }, true},
+		{"another package's", func(t *testing.T, s *storeLoad, path string) {
+			writeFile(t, path, s.entryOf(t, "example.com/m/q"))
+		}, true},
+		{"of the key, another package's files", func(t *testing.T, s *storeLoad, path string) {
+			e := rawEntry(t, s.entryOf(t, "example.com/m/p"))
+			e.FileNames[0], e.Index.Files[0].Name = "q/q.go", "q/q.go"
+			writeFile(t, path, encodeEntry(t, e))
+		}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			first := loadStoreFixture(t, root, dir)
+			want := mustIndex(t, first.nodes["example.com/m/p"].unit)
+			second := loadStoreFixture(t, root, dir)
+			u := second.nodes["example.com/m/p"].unit
+			if second.checked != 0 {
+				t.Fatalf("%d packages checked to load, want 0", second.checked)
+			}
+			if _, done := u.indexReady(); done {
+				t.Error("the load read p's index")
+			}
+			tc.change(t, second, second.l.store.path(u.key))
+			got := mustIndex(t, u)
+			second.l.store.wait()
+			walkIndex(got)
+			if len(got.Idents) != len(want.Idents) || len(got.Calls) != len(want.Calls) {
+				t.Errorf("p's index: %d identifiers and %d calls, want %d and %d", len(got.Idents), len(got.Calls), len(want.Idents), len(want.Calls))
+			}
+			if warned := strings.Contains(second.log.String(), "damaged"); warned != tc.warned {
+				t.Errorf("warned %t, want %t; log:\n%s", warned, tc.warned, second.log)
+			}
+		})
 	}
 }

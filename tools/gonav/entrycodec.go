@@ -46,8 +46,10 @@ func (e *storedUnit) marshal() []byte {
 }
 
 // unmarshalEntry decodes an entry without checking what it says (see
-// decodeEntry). Its export data is data's bytes, not a copy.
-func unmarshalEntry(data []byte) (*storedUnit, error) {
+// decodeEntry), and its index only withIndex (else it notes that there
+// is one, see storedUnit.indexed). Its export data is data's bytes, not
+// a copy.
+func unmarshalEntry(data []byte, withIndex bool) (*storedUnit, error) {
 	rest, ok := bytes.CutPrefix(data, []byte(entryMagic))
 	if !ok {
 		return nil, damaged("not an entry of this format")
@@ -77,7 +79,8 @@ func unmarshalEntry(data []byte) (*storedUnit, error) {
 	if err := r.end("entry"); err != nil {
 		return nil, damaged("%v", err)
 	}
-	if index != nil {
+	e.hasIndex = index != nil
+	if index != nil && withIndex {
 		e.Index = new(unitIndex)
 		if err := e.Index.decode(index); err != nil {
 			return nil, damaged("%v", err)
