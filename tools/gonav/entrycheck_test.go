@@ -3,8 +3,8 @@ package gonav
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"errors"
+	"fmt"
 	"go/token"
 	"log/slog"
 	"os"
