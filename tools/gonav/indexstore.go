@@ -44,7 +44,8 @@ func (l *loader) readIndex(ctx context.Context, n *node, u *unit) (*unitIndex, e
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	e, err := l.store.open(n.key, true)
+	e, release, err := l.store.open(n.key, true)
+	defer release()
 	if err == nil && e == nil {
 		err = errors.New("the entry is gone")
 	}
