@@ -11,8 +11,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/repo-mcp/repo-mcp/tools/patch/verify"
 )
@@ -140,9 +143,46 @@ func under(dir, p string) (string, bool) {
 // path) is in known has that header hash; it returns the header hashes
 // of the export's files by blob id.
 func listKey(dir string, lay layout, absent []string, toolchain string, blobs map[string]string, known map[string][sha256.Size]byte) (string, map[string][sha256.Size]byte, error) {
+	entries, err := walkExport(dir, blobs, known)
+	if err == nil {
+		err = hashHeaders(entries)
+	}
+	if err != nil {
+		return "", nil, fmt.Errorf("hashing the export for go list: %w", err)
+	}
 	headers := map[string][sha256.Size]byte{}
 	h := sha256.New()
 	fmt.Fprintf(h, "list-v4\x00%s\x00%d\x00%q\x00%q\x00", listFields, lay, absent, toolchain)
+	for _, e := range entries {
+		fmt.Fprintf(h, "%s\x00%d\x00", e.rel, e.typ)
+		if !e.hashed {
+			continue
+		}
+		if e.named {
+			headers[e.blob] = e.sum
+		}
+		fmt.Fprintf(h, "%x\x00", e.sum)
+	}
+	return hex.EncodeToString(h.Sum(nil)), headers, nil
+}
+
+// exportEntry is a path of an export as listKey hashes it.
+type exportEntry struct {
+	rel, path string
+	typ       fs.FileMode
+	// hashed says the key has the hash of the file, sum: of what go
+	// list reads of it, or of all of it (whole).
+	hashed, whole bool
+	blob          string // its blob id, when named, with " whole" for a whole file
+	named         bool
+	sum           [sha256.Size]byte
+	known         bool // sum is known already, by blob
+}
+
+// walkExport returns the export's paths in order, and the hashes known
+// by blob of those to hash.
+func walkExport(dir string, blobs map[string]string, known map[string][sha256.Size]byte) ([]exportEntry, error) {
+	var entries []exportEntry
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -151,40 +191,49 @@ func listKey(dir string, lay layout, absent []string, toolchain string, blobs ma
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(h, "%s\x00%d\x00", filepath.ToSlash(rel), d.Type())
-		if !d.Type().IsRegular() {
-			return nil
-		}
+		e := exportEntry{rel: filepath.ToSlash(rel), path: path, typ: d.Type()}
 		name := d.Name()
-		whole := name == "go.mod" || name == "go.sum" || name == "go.work" || name == "go.work.sum" || name == "modules.txt"
-		if !whole && !strings.HasSuffix(name, ".go") {
-			return nil
+		e.whole = name == "go.mod" || name == "go.sum" || name == "go.work" || name == "go.work.sum" || name == "modules.txt"
+		e.hashed = d.Type().IsRegular() && (e.whole || strings.HasSuffix(name, ".go"))
+		if e.hashed {
+			e.blob, e.named = blobs[path]
+			if e.whole {
+				e.blob += " whole" // a header's hash is not the whole file's
+			}
+			e.sum, e.known = known[e.blob]
+			e.known = e.known && e.named
 		}
-		blob, named := blobs[path]
-		if whole {
-			blob += " whole" // a header's hash is not the whole file's
+		entries = append(entries, e)
+		return nil
+	})
+	return entries, err
+}
+
+// hashHeaders hashes the files whose hash is not known, on every
+// processor: reading and parsing the headers of a new process's first
+// export was a tenth of its first answer, on one thread while nothing
+// else runs.
+func hashHeaders(entries []exportEntry) error {
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i := range entries {
+		e := &entries[i]
+		if !e.hashed || e.known {
+			continue
 		}
-		sum, ok := known[blob]
-		if !named || !ok {
-			data, err := os.ReadFile(path)
+		g.Go(func() error {
+			data, err := os.ReadFile(e.path)
 			if err != nil {
 				return err
 			}
-			if !whole {
+			if !e.whole {
 				data = listedHeader(data)
 			}
-			sum = sha256.Sum256(data)
-		}
-		if named {
-			headers[blob] = sum
-		}
-		fmt.Fprintf(h, "%x\x00", sum)
-		return nil
-	})
-	if err != nil {
-		return "", nil, fmt.Errorf("hashing the export for go list: %w", err)
+			e.sum = sha256.Sum256(data)
+			return nil
+		})
 	}
-	return hex.EncodeToString(h.Sum(nil)), headers, nil
+	return g.Wait()
 }
 
 // listedHeader returns what go list reads of a Go file: everything up to
