@@ -52,11 +52,12 @@ func (p *program) callGraph(ctx context.Context) (*callIndex, error) {
 		off  int32
 	}
 	seen := map[at]bool{} // a file checked twice (p, p [p.test]) counts once
-	for _, u := range p.local {
-		ix, err := u.indexOf(ctx)
-		if err != nil {
-			return nil, err
-		}
+	ixs, err := p.indexesOf(ctx, p.local)
+	if err != nil {
+		return nil, err
+	}
+	for i, u := range p.local {
+		ix := ixs[i]
 		if ix == nil {
 			continue
 		}

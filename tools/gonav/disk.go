@@ -136,14 +136,16 @@ func (l *loader) read(n *node) *unit {
 
 // keep stores a checked package, and replaces its types by those read
 // back from the entry (see typeStore), as a process reading the entry
-// does. A repository package's index then finds its objects in them
-// (see resolveLater), so nothing refers to the check's objects, scopes
-// and syntax, which were most of a loaded program's memory: a load holds
-// the checks of the packages being checked only, however many it
-// checked. On a failure the check's types and objects stay. It sets the
-// unit's API key (see cutoff.go). ix is the unit's index, nil unless it
-// is checked in full.
-func (l *loader) keep(n *node, u *unit, files []*ast.File, ix *unitIndex) {
+// does. A repository package's index, built later (checkBodies), then
+// finds its objects in them (see resolveLater), so nothing refers to the
+// check's objects, scopes and syntax, which were most of a loaded
+// program's memory: a load holds the checks of the packages being
+// checked only, however many it checked. On a failure the check's types
+// and objects stay. It sets the unit's API key (see cutoff.go).
+//
+// The entry of a package to be checked in full is not written here: it
+// holds the package's index, and checkBodies writes it.
+func (l *loader) keep(n *node, u *unit, files []*ast.File) {
 	e, err := encode(l.fset, u, files, n.full)
 	if err != nil {
 		l.log.Warn("go_navigate: a package's type information cannot be kept", "package", u.id, "error", err)
@@ -158,9 +160,11 @@ func (l *loader) keep(n *node, u *unit, files []*ast.File, ix *unitIndex) {
 		u.apiKey = apiKeyOfEntry(l.fset, u, pkg, e, n.deps)
 	}
 	if n.local {
-		e.APIKey, e.Index = u.apiKey, ix.stored()
+		e.APIKey = u.apiKey
 	}
-	l.store.saveLater(u.id, u.key, e)
+	if !n.full {
+		l.store.saveLater(u.id, u.key, e)
+	}
 	if err != nil {
 		l.log.Warn("go_navigate: a package's type information cannot be read back", "package", u.id, "error", err)
 		return
@@ -168,10 +172,6 @@ func (l *loader) keep(n *node, u *unit, files []*ast.File, ix *unitIndex) {
 	u.types = pkg
 	if n.local {
 		u.hidden = hidden
-	}
-	if ix != nil {
-		l.resolveLater(n, u, ix)
-		return // its index names offsets in the parsed files
 	}
 	// Nothing refers to the parsed files now: their line tables go too.
 	for _, f := range files {
@@ -215,7 +215,9 @@ func (s *typeStore) saveLater(id, key string, e *storedUnit) {
 	})
 }
 
-// wait returns when the entries given to saveLater are written.
+// wait returns when the entries given to saveLater are written, and
+// the programs' background index builds, which write theirs, have
+// ended (indexInBackground).
 func (s *typeStore) wait() { s.pending.Wait() }
 
 func (s *typeStore) path(key string) string {

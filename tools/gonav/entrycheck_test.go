@@ -79,8 +79,22 @@ func writeStoreFixture(t testing.TB) string {
 }
 
 // loadStoreFixture loads the fixture at root as a new process would,
-// with the type store in dir.
+// with the type store in dir, and has every index built or read, as a
+// process does after its first answer (indexRest), and the entries
+// written.
 func loadStoreFixture(t testing.TB, root, dir string) *storeLoad {
+	t.Helper()
+	s := loadUnindexed(t, root, dir)
+	for _, n := range s.nodes {
+		mustIndex(t, n.unit)
+	}
+	s.l.store.wait()
+	return s
+}
+
+// loadUnindexed is loadStoreFixture up to the end of the load: no
+// index is built or read yet.
+func loadUnindexed(t testing.TB, root, dir string) *storeLoad {
 	t.Helper()
 	s := &storeLoad{log: new(bytes.Buffer)}
 	log := slog.New(slog.NewTextHandler(s.log, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -99,7 +113,6 @@ func loadStoreFixture(t testing.TB, root, dir string) *storeLoad {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.l.store.wait()
 	s.nodes, s.checked = nodes, checked
 	return s
 }
@@ -456,7 +469,7 @@ func TestIndexReadWhenAsked(t *testing.T) {
 			dir := t.TempDir()
 			first := loadStoreFixture(t, root, dir)
 			want := mustIndex(t, first.nodes["example.com/m/p"].unit)
-			second := loadStoreFixture(t, root, dir)
+			second := loadUnindexed(t, root, dir)
 			u := second.nodes["example.com/m/p"].unit
 			if second.checked != 0 {
 				t.Fatalf("%d packages checked to load, want 0", second.checked)

@@ -39,7 +39,8 @@ func (ix *unitIndex) stored() *unitIndex {
 // kept, and a query needs the indexes of a few packages. The entry read
 // again must be the one the unit was read from: its key's, of the same
 // files. One that is gone, damaged or another's is warned of, and the
-// package is checked again for its index, whose entry is written again.
+// package is checked again for its index, whose entry is written again
+// (checkBodies).
 func (l *loader) readIndex(ctx context.Context, n *node, u *unit) (*unitIndex, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -57,22 +58,9 @@ func (l *loader) readIndex(ctx context.Context, n *node, u *unit) (*unitIndex, e
 	}
 	if err != nil {
 		l.log.Warn("go_navigate: a package's index on disk is damaged; checking the package again", "package", u.id, "error", err)
-		return l.indexAgain(n, u), nil
+		return l.checkBodies(n, u), nil
 	}
 	return l.attach(n, u, e.Index), nil
-}
-
-// indexAgain checks a unit read from the store again for its index, and
-// writes its entry again, with that index.
-func (l *loader) indexAgain(n *node, u *unit) *unitIndex {
-	c, files, info := l.typeCheck(n)
-	ix := l.buildIndex(c, files, info)
-	if e, err := encode(l.fset, c, files, true); err == nil {
-		e.APIKey, e.Index = u.apiKey, ix.stored()
-		l.store.saveLater(u.id, u.key, e)
-	}
-	l.resolveLater(n, u, ix)
-	return ix
 }
 
 // attach makes a stored index the unit's: its files are added to the
@@ -103,7 +91,7 @@ func (l *loader) resolveLater(n *node, u *unit, ix *unitIndex) {
 	ix.find = func(r *indexObject) types.Object { return l.findObject(u, r) }
 	ix.recheck = func() *unitIndex {
 		l.log.Debug("go_navigate: checking a package again for objects declared in its functions", "package", u.id)
-		c, files, info := l.typeCheck(n)
+		c, files, info := l.typeCheck(n, indexed)
 		return l.buildIndex(c, files, info)
 	}
 }

@@ -66,7 +66,7 @@ func (l *loader) load(ctx context.Context, listed []*listedPackage, r roots, sum
 		return nil, err
 	}
 	l.log.Debug("go_navigate: hashed the repository's files the export did not name", "hashed", sums.hashed)
-	p := &program{fset: l.fset, tables: l.tables, roots: r, byID: map[string]*unit{}, checked: checked}
+	p := &program{fset: l.fset, tables: l.tables, roots: r, byID: map[string]*unit{}, checked: checked, workers: l.workers}
 	for _, lp := range listed {
 		n := nodes[lp.ImportPath]
 		if n == nil || n.unit == nil || p.byID[n.unit.id] != nil {
@@ -256,18 +256,22 @@ func newUnit(n *node) *unit {
 	return u
 }
 
-// check parses and type-checks one package, indexes it when it is
-// checked in full, and keeps it in the store. It never fails: what goes
-// wrong becomes the unit's problems.
+// check parses and type-checks one package, and keeps it in the store:
+// a dependency without its function bodies, which is what its importers
+// need; a package to be checked in full with them, for their type
+// errors, which its precision and its entry's say, but without the type
+// information its index reads: a query that first needs the index
+// checks it again for it (indexLater). It never fails: what goes wrong
+// becomes the unit's problems.
 func (l *loader) check(n *node) *unit {
-	u, files, info := l.typeCheck(n)
-	var ix *unitIndex
+	depth := declarations
 	if n.full {
-		ix = l.buildIndex(u, files, info)
+		depth = bodies
 	}
-	l.keep(n, u, files, ix)
+	u, files, _ := l.typeCheck(n, depth)
+	l.keep(n, u, files)
 	if n.full {
-		u.setIndex(ix)
+		l.indexLater(n, u)
 	}
 	u.api = l.cache.api(u.apiKey, u.types)
 	return u
@@ -277,9 +281,18 @@ func (l *loader) buildIndex(u *unit, files []*ast.File, info *types.Info) *unitI
 	return buildIndex(l.fset, u, files, info, func(obj types.Object) string { return objectKey(l.fset, l.tables, obj) })
 }
 
-// typeCheck parses and type-checks one package; info is nil unless it
-// is checked in full.
-func (l *loader) typeCheck(n *node) (*unit, []*ast.File, *types.Info) {
+// checkDepth says what a check looks at.
+type checkDepth int
+
+const (
+	declarations checkDepth = iota // what importers need: no function bodies
+	bodies                         // function bodies too, for their type errors
+	indexed                        // and what the index records of each identifier
+)
+
+// typeCheck parses and type-checks one package to depth; info is nil
+// unless depth is indexed.
+func (l *loader) typeCheck(n *node, depth checkDepth) (*unit, []*ast.File, *types.Info) {
 	u := newUnit(n)
 	var files []*ast.File
 	for i, name := range n.names {
@@ -299,7 +312,7 @@ func (l *loader) typeCheck(n *node) (*unit, []*ast.File, *types.Info) {
 	}
 	var typeErrs int
 	conf := types.Config{
-		IgnoreFuncBodies: !n.full,
+		IgnoreFuncBodies: depth == declarations,
 		FakeImportC:      true,
 		Sizes:            types.SizesFor("gc", "amd64"),
 		Importer:         depsImporter(n),
@@ -311,7 +324,7 @@ func (l *loader) typeCheck(n *node) (*unit, []*ast.File, *types.Info) {
 		},
 	}
 	var info *types.Info
-	if n.full {
+	if depth == indexed {
 		// The index records Defs and Uses (see calleeOf for calls).
 		info = &types.Info{
 			Defs: map[*ast.Ident]types.Object{},

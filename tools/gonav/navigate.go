@@ -42,6 +42,8 @@ func (sv *Service) navigate(ctx context.Context, req *server.Request, in GoNavig
 	}
 	p := l.prog
 	defer p.forget()
+	defer p.indexInBackground(sv.loader.store)
+	ctx = withProgress(ctx, func(done, total int, msg string) { req.Progress(float64(done), float64(total), msg) })
 	out := GoNavigateOut{Revision: snap.Revision().SHA, Relation: in.Relation, Results: []Location{}}
 	out.Precision.Load = LoadFacts{Packages: len(p.units)}
 	if l.dur > 0 { // this call waited for the load

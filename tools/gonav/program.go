@@ -23,16 +23,20 @@ type program struct {
 	// repository's directories, checked without their imports.
 	listFailed string
 	checked    int
+	workers    int // build the indexes a query needs (indexesOf)
 
 	callsMu sync.Mutex
 	calls   *callIndex // built by callGraph
 
 	// queryMu guards named and methodIx, which prepareQueries builds
-	// (see there); stopPrepare ends that build.
+	// (see there). life is the program's while the service keeps it:
+	// stopPrepare ends it, and the background builds with it.
 	queryMu     sync.Mutex
 	named       []namedType
 	methodIx    *methodIndex
+	life        context.Context
 	stopPrepare context.CancelFunc
+	restOnce    sync.Once // starts indexRest
 
 	filesMu sync.Mutex
 	lines   map[string][][]byte // display name -> lines, for results' text

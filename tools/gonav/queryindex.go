@@ -19,7 +19,7 @@ import (
 // first in the build's goroutine (tests hold the build with it).
 func (p *program) prepareQueries(before func(context.Context)) {
 	ctx, cancel := context.WithCancel(context.Background())
-	p.stopPrepare = cancel
+	p.life, p.stopPrepare = ctx, cancel
 	go func() {
 		if before != nil {
 			before(ctx)
@@ -28,8 +28,8 @@ func (p *program) prepareQueries(before func(context.Context)) {
 	}()
 }
 
-// stop ends the background build of prepareQueries; a query builds what
-// it left undone.
+// stop ends the background builds of prepareQueries and indexRest; a
+// query builds what they left undone.
 func (p *program) stop() {
 	if p.stopPrepare != nil {
 		p.stopPrepare()

@@ -55,15 +55,16 @@ func (p *program) references(ctx context.Context, t *target) ([]Location, error)
 		return p.importsOf(ctx, t.unit.path)
 	}
 	related := p.relatedMethods(t.obj)
+	units := p.mentioning(p.local, t.obj.Name())
+	ixs, err := p.indexesOf(ctx, units)
+	if err != nil {
+		return nil, err
+	}
 	var out []Location
 	want := p.key(t.obj)
-	for _, u := range p.local {
-		ix, err := u.indexOf(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if ix != nil {
-			out = p.referencesIn(out, u, ix, want, t.obj.Name(), related)
+	for i, u := range units {
+		if ixs[i] != nil {
+			out = p.referencesIn(out, u, ixs[i], want, t.obj.Name(), related)
 		}
 	}
 	return out, nil
@@ -97,18 +98,19 @@ func (p *program) referencesIn(out []Location, u *unit, ix *unitIndex, want, nam
 // importsOf answers the references of a package: the import specs that
 // name it.
 func (p *program) importsOf(ctx context.Context, path string) ([]Location, error) {
+	units := p.mentioning(p.local, path)
+	ixs, err := p.indexesOf(ctx, units)
+	if err != nil {
+		return nil, err
+	}
 	var out []Location
-	for _, u := range p.local {
-		ix, err := u.indexOf(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if ix == nil {
+	for i, u := range units {
+		if ixs[i] == nil {
 			continue
 		}
-		for _, spec := range ix.Imports {
+		for _, spec := range ixs[i].Imports {
 			if spec.Path == path {
-				out = append(out, p.location(ix.pos(spec.File, spec.Off), "reference", u.path))
+				out = append(out, p.location(ixs[i].pos(spec.File, spec.Off), "reference", u.path))
 			}
 		}
 	}

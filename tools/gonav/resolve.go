@@ -183,11 +183,13 @@ func lookup(u *unit, rest string) types.Object {
 // resolvePosition finds the identifier at a 1-based line and column of a
 // repository file.
 func (p *program) resolvePosition(ctx context.Context, path string, line, col int) (*target, error) {
-	for _, u := range p.local {
-		ix, err := u.indexOf(ctx)
-		if err != nil {
-			return nil, err
-		}
+	units := holding(p.local, path)
+	ixs, err := p.indexesOf(ctx, units)
+	if err != nil {
+		return nil, err
+	}
+	for ui, u := range units {
+		ix := ixs[ui]
 		if ix == nil {
 			continue
 		}
