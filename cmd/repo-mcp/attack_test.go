@@ -151,7 +151,7 @@ func TestSlowloris(t *testing.T) {
 	repo := gitfixture.New(t)
 	repo.Commit(t, "first", map[string]gitfixture.File{"README.md": gitfixture.Text("hi\n")})
 	url := peers.StartHTTP(t, repoMCP(t), "serve", "--http", "127.0.0.1:0", "--index-cache", "off",
-		"--workspace", "fx="+repo.Dir, "--max-calls-per-caller", "2", "--http-body-timeout", "2s")
+		"--workspace", "fx="+repo.Dir, "--max-calls-per-caller", "2", "--http-body-timeout", "6s")
 	call := mcphttp.Call(1, "repo_info", `{"workspace_id":"fx"}`, "")
 	var slow []net.Conn
 	for range 2 {
@@ -162,7 +162,10 @@ func TestSlowloris(t *testing.T) {
 		slow = append(slow, conn)
 	}
 	var resp *http.Response
-	for range 1000 { // until the server has both slow bodies counted
+	// Until the server has both slow bodies counted. On a loaded machine
+	// that can take a second or more; the body timeout is well above it, so
+	// the slow bodies are still counted when it happens.
+	for range 4000 {
 		var err error
 		if resp, _, err = mcphttp.Post(url, "", "repo_info", call); err != nil {
 			t.Fatal(err)
