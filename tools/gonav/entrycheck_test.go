@@ -308,10 +308,7 @@ func TestDamagedEntryIsChecked(t *testing.T) {
 			if !strings.Contains(second.log.String(), "damaged") {
 				t.Errorf("no warning of the damage; log:\n%s", second.log)
 			}
-			walkIndex(got)
-			if len(got.Idents) != len(want.Idents) || len(got.Calls) != len(want.Calls) {
-				t.Errorf("p after damage: %d identifiers and %d calls, want %d and %d", len(got.Idents), len(got.Calls), len(want.Idents), len(want.Calls))
-			}
+			sameTables(t, got, want)
 			third := loadStoreFixture(t, root, dir)
 			walkIndex(mustIndex(t, third.nodes["example.com/m/p"].unit))
 			if third.checked != 0 || third.log.Len() != 0 {
@@ -437,6 +434,16 @@ func TestEntryCodec(t *testing.T) {
 	}
 }
 
+// sameTables reads every row of p's index got, which must have as many
+// identifiers and calls as want.
+func sameTables(t *testing.T, got, want *unitIndex) {
+	t.Helper()
+	walkIndex(got)
+	if len(got.Idents) != len(want.Idents) || len(got.Calls) != len(want.Calls) {
+		t.Errorf("p's index: %d identifiers and %d calls, want %d and %d", len(got.Idents), len(got.Calls), len(want.Idents), len(want.Calls))
+	}
+}
+
 // TestIndexReadWhenAsked: a load reads a repository package's entry
 // without its index, which the first query of it reads (readIndex); an
 // entry gone, damaged or another package's by then is warned of, and the
@@ -480,10 +487,7 @@ func TestIndexReadWhenAsked(t *testing.T) {
 			tc.change(t, second, second.l.store.path(u.key))
 			got := mustIndex(t, u)
 			second.l.store.wait()
-			walkIndex(got)
-			if len(got.Idents) != len(want.Idents) || len(got.Calls) != len(want.Calls) {
-				t.Errorf("p's index: %d identifiers and %d calls, want %d and %d", len(got.Idents), len(got.Calls), len(want.Idents), len(want.Calls))
-			}
+			sameTables(t, got, want)
 			if warned := strings.Contains(second.log.String(), "damaged"); warned != tc.warned {
 				t.Errorf("warned %t, want %t; log:\n%s", warned, tc.warned, second.log)
 			}
