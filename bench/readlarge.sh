@@ -18,11 +18,17 @@
 # the server's peak RSS. "base-paging"'s ratio is against ours alone, so
 # read base-alone beside it.
 # One stdio stream cannot meet the p99 target: its answers are frames in
-# one order, and a 1 KB answer written after a 1 MiB page waits until the
-# client has read the page (the pipe holds 64 KiB) and for the CPU the
-# page's encoding and decoding take on the machine's cores. Callers that
-# share a server without waiting on each other's answers are on
-# connections of their own: the HTTP figure is the one the target is for.
+# one order, and a 1 KB answer ready while a 1 MiB page (a 1.2 MiB frame)
+# is being written waits for the rest of that write, which goes at the pace
+# of the client reading it, and for the CPU the page's encoding and
+# decoding take on the machine's cores. That floor is one page's write
+# time, up to a page's whole cost: the 10 MB paged in full takes about 94
+# ms in 11 pages at load 10-13, some 8 ms a page for encoding, writing and
+# decoding it (docs/perf.md, "seventh pass"). Callers that share a server
+# without waiting on each other's answers are on connections of their
+# own: the HTTP figure is the one the target is for. The paging caller
+# releases each result once read (client.Result.Release), so its pages
+# are read into the same buffers.
 set -euo pipefail
 dir=$(dirname "$0")
 n=${1:-6}

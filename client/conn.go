@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/repo-mcp/repo-mcp/internal/bufpool"
 )
 
 // Conn is a connection to one MCP server: a stdio server process (Start)
@@ -34,6 +36,10 @@ type Conn struct {
 	meta     json.RawMessage // modern per-request _meta; nil in the legacy era
 	overHTTP bool            // the transport is Streamable HTTP
 	era      atomic.Pointer[era]
+
+	// frames gives the stdio reader the buffers of large frames, and takes
+	// them back from the results read into them (Result.Release).
+	frames *bufpool.Pool
 
 	marksMu sync.Mutex
 	marks   map[string][]paramHeader // x-mcp-header marks by tool, from the last tools/list (HTTP)
@@ -94,11 +100,21 @@ type failure struct {
 }
 
 // answer is a result as the reader read it. It owns its bytes: the frame
-// buffer they came from is never reused.
+// buffer they came from is never reused, unless the Result made from them
+// gives it back (Result.Release).
 type answer struct {
 	raw  json.RawMessage
 	call *callResult // raw read as a tools/call result
+	buf  []byte      // the frame buffer raw is in, from Conn.frames; nil when it is not from there
 }
+
+// keptFrames and maxKeptFrame bound what a connection keeps of the large
+// frame buffers its results gave back: two, one being read into while the
+// caller reads the other, of up to 4 MiB (a read_file page is 1.2 MiB).
+const (
+	keptFrames   = 2
+	maxKeptFrame = 4 << 20
+)
 
 func newConn(opts Options, log *slog.Logger) *Conn {
 	return &Conn{
@@ -106,6 +122,7 @@ func newConn(opts Options, log *slog.Logger) *Conn {
 		log:     log,
 		pending: make(map[int64]*pending),
 		done:    make(chan struct{}),
+		frames:  bufpool.New(keptFrames, min(opts.Limits.FrameBytes, maxKeptFrame)),
 	}
 }
 

@@ -35,7 +35,7 @@ func (c *Conn) route(m message, kind messageKind, f frame) {
 		c.stats.malformed.Add(1)
 		c.log.Warn("mcp malformed message dropped", "head", headString(f.line))
 	case kindResponse:
-		c.handleResponse(m, f.owned)
+		c.handleResponse(m, f)
 	case kindRequest:
 		c.answerServerRequest(m)
 	case kindNotification:
@@ -79,13 +79,13 @@ func (c *Conn) decodeAnswer(id int64, line []byte) reply {
 		c.route(m, kind, frame{line: line, owned: true})
 		return reply{fail: &failure{outcome: BadResult, err: errors.New("the answer's frame is not a JSON-RPC response to the request"), head: line[:min(len(line), c.opts.Limits.OversizedKeep)], size: int64(len(line))}}
 	}
-	return reply{result: answer{raw: m.Result, call: m.call}, rpcErr: m.Error}
+	return reply{result: answer{raw: m.Result, call: m.call, buf: line}, rpcErr: m.Error}
 }
 
 // handleResponse hands the result to the pending request. The result's bytes
 // are the frame's when the frame reader will not reuse its buffer (large
 // frames), and a copy otherwise.
-func (c *Conn) handleResponse(m message, owned bool) {
+func (c *Conn) handleResponse(m message, f frame) {
 	id, ok := parseID(m.ID)
 	if !ok {
 		c.stats.wrongIDType.Add(1)
@@ -98,7 +98,10 @@ func (c *Conn) handleResponse(m message, owned bool) {
 		return
 	}
 	a := answer{raw: m.Result, call: m.call}
-	if !owned && a.raw != nil {
+	switch {
+	case f.owned:
+		a.buf = f.line
+	case a.raw != nil:
 		a.raw = bytes.Clone(a.raw)
 	}
 	p.reply <- reply{result: a, rpcErr: m.Error}

@@ -134,7 +134,12 @@
 //
 // Results: text content is returned as text; every other content type is
 // kept as raw JSON and marked Unsupported. structuredContent and isError are
-// passed through, and Result.Raw holds the result as received.
+// passed through, and Result.Raw holds the result as received. A caller
+// of large results one after another (a file read in pages of a megabyte)
+// calls Result.Release once done with one: the buffer it was read into is
+// read into again for a later answer (at most two such buffers are kept,
+// of up to 4 MiB), rather than a new buffer per answer, which the runtime
+// clears and faults in. A result not released is never overwritten.
 //
 // # The process
 //

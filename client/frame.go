@@ -6,12 +6,14 @@ import (
 	"errors"
 	"io"
 	"slices"
+
+	"github.com/repo-mcp/repo-mcp/internal/bufpool"
 )
 
 // A frame is one newline-terminated line of the server's stdout.
 type frame struct {
 	line  []byte // the frame without its newline; valid until the next read unless owned; nil when oversized
-	owned bool   // line's buffer is never reused: line stays valid
+	owned bool   // line's buffer is never reused by the reader: line stays valid (see large)
 	size  int64  // length of the frame without its newline
 
 	oversized bool
@@ -28,6 +30,13 @@ type frameReader struct {
 	keep     int
 	tailKeep int
 	buf      []byte
+	// small is the reader's own buffer, kept aside while buf is a large
+	// one from large, and used again once that is handed over.
+	small []byte
+	// large gives the buffers of frames longer than maxReusedBuf, which
+	// are handed over with the frame (owned), and takes them back once
+	// their last user is done with them (Result.Release); nil: each is new.
+	large *bufpool.Pool
 	// recent are the sizes of the last two frames: a frame longer than
 	// one read grows its buffer at once to the larger, since a server's
 	// large answers (a listing's full pages between its last ones, say)
@@ -40,10 +49,14 @@ const frameTailKeep = 256
 
 // maxReusedBuf is the largest frame buffer reused for the next frame: the
 // reader does not keep one large frame's buffer for the connection's life.
+// A larger frame's buffer comes from the reader's pool (large) and goes
+// with the frame.
 const maxReusedBuf = 1 << 20
 
-func newFrameReader(r io.Reader, max, keep int) *frameReader {
-	return &frameReader{r: bufio.NewReaderSize(r, 64<<10), max: max, keep: min(keep, max), tailKeep: frameTailKeep}
+// newFrameReader reads frames from r; large (nil for none) gives the
+// buffers of frames longer than maxReusedBuf.
+func newFrameReader(r io.Reader, max, keep int, large *bufpool.Pool) *frameReader {
+	return &frameReader{r: bufio.NewReaderSize(r, 64<<10), max: max, keep: min(keep, max), tailKeep: frameTailKeep, large: large}
 }
 
 // next returns the next frame. At the end of the stream a final frame without
@@ -61,7 +74,7 @@ func (fr *frameReader) next() (frame, error) {
 		switch {
 		case !f.oversized && len(fr.buf)+len(chunk) <= fr.max:
 			if need := len(fr.buf) + len(chunk); need > cap(fr.buf) && len(fr.buf) > 0 {
-				fr.buf = slices.Grow(fr.buf, max(need, fr.recent[0], fr.recent[1])-len(fr.buf))
+				fr.grow(max(need, fr.recent[0], fr.recent[1]))
 			}
 			fr.buf = append(fr.buf, chunk...)
 		case !f.oversized:
@@ -88,14 +101,37 @@ func (fr *frameReader) next() (frame, error) {
 	}
 }
 
+// grow makes room in buf for n bytes: a buffer beyond maxReusedBuf comes
+// from the pool (the reader's own is kept aside), a smaller one grows. A
+// pooled buffer outgrown is left to the collector, not given back: the
+// pool would fill with buffers too small for the frames that outgrow them
+// (and hold 8 MiB after a 20 MiB frame was discarded).
+func (fr *frameReader) grow(n int) {
+	if n <= maxReusedBuf {
+		fr.buf = slices.Grow(fr.buf, n-len(fr.buf))
+		return
+	}
+	if cap(fr.buf) <= maxReusedBuf {
+		fr.small = fr.buf
+	}
+	// At least double, as append would: a frame of unknown size grows a
+	// read (64 KiB) at a time, and growing to each exact need would copy
+	// all of it each time (a 16 MiB frame, 2 GB of copying).
+	fr.buf = append(fr.large.Get(max(n, 2*cap(fr.buf))), fr.buf...)
+}
+
 func (fr *frameReader) finish(f frame) frame {
 	fr.recent[0], fr.recent[1] = fr.recent[1], int(min(f.size, int64(fr.max)))
 	if !f.oversized {
 		f.line = bytes.TrimSuffix(fr.buf, []byte("\r"))
 	}
 	if cap(fr.buf) > maxReusedBuf {
-		// The next frame gets a new buffer, so this one can be handed over.
-		fr.buf, f.owned = nil, true
+		// The buffer goes with the frame: the reader takes its own back.
+		// An oversized frame leaves its buffer unused; it goes back now.
+		if f.oversized {
+			fr.large.Put(fr.buf)
+		}
+		fr.buf, fr.small, f.owned = fr.small, nil, true
 	}
 	return f
 }

@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/repo-mcp/repo-mcp/internal/bufpool"
 )
 
 func readAllFrames(t testing.TB, input string, max, keep int) ([]frame, error) {
-	fr := newFrameReader(strings.NewReader(input), max, keep)
+	fr := newFrameReader(strings.NewReader(input), max, keep, nil)
 	fr.tailKeep = 8
 	var frames []frame
 	for {
@@ -93,7 +96,7 @@ func TestOversizedID(t *testing.T) {
 func TestFrameOwned(t *testing.T) {
 	large := strings.Repeat("L", maxReusedBuf+1)
 	small := strings.Repeat("s", 100)
-	fr := newFrameReader(strings.NewReader(small+"\n"+large+"\n"+small+"\n"+large+"\n"), 4<<20, 100)
+	fr := newFrameReader(strings.NewReader(small+"\n"+large+"\n"+small+"\n"+large+"\n"), 4<<20, 100, nil)
 	var owned [][]byte
 	for i := range 4 {
 		f, err := fr.next()
@@ -149,7 +152,7 @@ func FuzzFrameReader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, input []byte, max int) {
 		max = 1 + int(uint(max)%64)
 		keep := 1 + max/2
-		fr := newFrameReader(bytes.NewReader(input), max, keep)
+		fr := newFrameReader(bytes.NewReader(input), max, keep, nil)
 		var total int64
 		var n int
 		for {
@@ -181,4 +184,25 @@ func FuzzFrameReader(f *testing.F) {
 			t.Fatalf("%d frames from %d newlines", n, newlines)
 		}
 	})
+}
+
+// TestLargeFrameGrowsByDoubling checks that a frame far larger than one
+// read, its size unknown beforehand, is read with allocations in
+// proportion to it, when its buffers come from a pool as when they do not:
+// growing to each read's exact need would copy the frame each time.
+func TestLargeFrameGrowsByDoubling(t *testing.T) {
+	const size = 16 << 20
+	input := strings.Repeat("x", size) + "\n"
+	for _, pool := range []*bufpool.Pool{nil, bufpool.New(keptFrames, maxKeptFrame)} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		f, err := newFrameReader(strings.NewReader(input), 32<<20, 100, pool).next()
+		runtime.ReadMemStats(&after)
+		if err != nil || len(f.line) != size {
+			t.Fatalf("read %d bytes, %v", len(f.line), err)
+		}
+		if got := after.TotalAlloc - before.TotalAlloc; got > 4*size {
+			t.Errorf("pool %v: reading a %d MiB frame allocated %d MiB", pool != nil, size>>20, got>>20)
+		}
+	}
 }

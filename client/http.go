@@ -324,7 +324,7 @@ func (h *httpTransport) postMessage(req *http.Request, connected <-chan struct{}
 	if resp.StatusCode/100 == 2 {
 		return false, nil
 	}
-	b := readBounded(resp.Body, h.c.opts.Limits.FrameBytes, h.c.opts.Limits.OversizedKeep)
+	b := readBounded(resp.Body, h.c.opts.Limits.FrameBytes, h.c.opts.Limits.OversizedKeep, -1, nil)
 	return true, h.httpError(resp, b.head, "")
 }
 
@@ -354,12 +354,12 @@ func (h *httpTransport) readResponse(ctx context.Context, resp *http.Response, m
 	case resp.StatusCode/100 != 2:
 		h.statusFailed(ctx, resp, m)
 	case mediaType == "application/json":
-		b := readBounded(resp.Body, limits.FrameBytes, limits.OversizedKeep)
+		b := readBounded(resp.Body, limits.FrameBytes, limits.OversizedKeep, resp.ContentLength, h.c.frames)
 		h.readJSON(ctx, resp, m, b)
 	case mediaType == "text/event-stream":
 		h.readSSE(ctx, resp, m)
 	default:
-		b := readBounded(resp.Body, limits.FrameBytes, limits.OversizedKeep)
+		b := readBounded(resp.Body, limits.FrameBytes, limits.OversizedKeep, -1, nil)
 		detail := fmt.Sprintf("a %s answer to a request; want application/json or text/event-stream", describeType(resp))
 		h.c.finish(m.id, h.badResult(resp, b, detail))
 	}
@@ -387,7 +387,7 @@ func (h *httpTransport) readJSON(ctx context.Context, resp *http.Response, m out
 		c.finish(m.id, reply{oversized: &frame{oversized: true, head: b.head, tail: b.tail, size: b.size}})
 		return
 	}
-	if !c.routeHTTP(b.body, m.id) {
+	if !c.routeHTTP(b.body, m.id, b.pooled) {
 		c.finish(m.id, h.badResult(resp, b, "the response body is not the answer to this request"))
 	}
 }
@@ -396,7 +396,7 @@ func (h *httpTransport) readJSON(ctx context.Context, resp *http.Response, m out
 // 2xx: with its JSON-RPC error when the body holds one, else with an
 // HTTPError. A legacy session's 404 also ends the connection.
 func (h *httpTransport) statusFailed(ctx context.Context, resp *http.Response, m outgoing) {
-	b := readBounded(resp.Body, h.c.opts.Limits.FrameBytes, h.c.opts.Limits.OversizedKeep)
+	b := readBounded(resp.Body, h.c.opts.Limits.FrameBytes, h.c.opts.Limits.OversizedKeep, -1, nil)
 	if !b.oversized && b.err == nil {
 		if msg, kind := decodeMessage(b.body); kind != kindNotJSON && msg.Error != nil && answers(msg.ID, m.id) {
 			h.c.stats.frames.Add(1)
@@ -476,7 +476,7 @@ func (h *httpTransport) readSSE(ctx context.Context, resp *http.Response, m outg
 			continue // not a JSON-RPC message
 		}
 		if !ev.oversized {
-			if c.routeHTTP(ev.data, m.id) {
+			if c.routeHTTP(ev.data, m.id, false) {
 				return
 			}
 			continue

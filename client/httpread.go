@@ -3,6 +3,8 @@ package client
 import (
 	"bytes"
 	"io"
+
+	"github.com/repo-mcp/repo-mcp/internal/bufpool"
 )
 
 // bounded is a response body read within Limits.FrameBytes.
@@ -13,14 +15,22 @@ type bounded struct {
 	size      int64  // the body's size, as far as it was read
 	oversized bool
 	err       error // the body ended with an error, not at its end
+	pooled    bool  // body's buffer is from Conn.frames (see Result.Release)
 }
 
 // readBounded reads r to its end keeping at most max bytes: a longer body is
 // read and discarded, keeping its first keep and last frameTailKeep bytes,
-// as the stdio reader does with a long frame.
-func readBounded(r io.Reader, max, keep int) bounded {
+// as the stdio reader does with a long frame. A body whose length is known
+// (length, else -1) and larger than the stdio reader keeps for itself is
+// read into a buffer from pool, the size of the body, rather than one that
+// doubles from 512 bytes as it is read.
+func readBounded(r io.Reader, max, keep int, length int64, pool *bufpool.Pool) bounded {
 	var b bounded
-	body, err := io.ReadAll(io.LimitReader(r, int64(max)+1))
+	buf := []byte(nil)
+	if length > maxReusedBuf && length <= int64(max) {
+		buf, b.pooled = pool.Get(int(length)+1), true // +1: room to read the end
+	}
+	body, err := readAll(buf, io.LimitReader(r, int64(max)+1))
 	b.size = int64(len(body))
 	b.head = body[:min(len(body), keep)]
 	if err != nil {
@@ -40,6 +50,26 @@ func readBounded(r io.Reader, max, keep int) bounded {
 	return b
 }
 
+// readAll is io.ReadAll appending to buf, which it fills before it grows.
+func readAll(buf []byte, r io.Reader) ([]byte, error) {
+	if buf == nil {
+		return io.ReadAll(r)
+	}
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
 // tailWriter keeps the last frameTailKeep bytes written to it.
 type tailWriter struct{ tail []byte }
 
@@ -57,8 +87,9 @@ func (c *Conn) finish(id int64, r reply) {
 
 // routeHTTP routes one message read from the response to request own, whose
 // stream it came on. It reports whether the message ended that request.
-// line must not be reused: a result keeps slices of it.
-func (c *Conn) routeHTTP(line []byte, own int64) bool {
+// line must not be reused: a result keeps slices of it, and gives it back
+// to Conn.frames on Release when pooled is set.
+func (c *Conn) routeHTTP(line []byte, own int64, pooled bool) bool {
 	c.stats.frames.Add(1)
 	c.stats.bytes.Add(int64(len(line)))
 	m, kind := decodeMessage(line)
@@ -77,7 +108,11 @@ func (c *Conn) routeHTTP(line []byte, own int64) bool {
 		id, ok := parseID(m.ID)
 		switch {
 		case ok && id == own, m.Error != nil && answers(m.ID, own):
-			c.finish(own, reply{result: answer{raw: m.Result, call: m.call}, rpcErr: m.Error})
+			a := answer{raw: m.Result, call: m.call}
+			if pooled {
+				a.buf = line
+			}
+			c.finish(own, reply{result: a, rpcErr: m.Error})
 			return true
 		case !ok:
 			c.stats.wrongIDType.Add(1)

@@ -32,7 +32,7 @@ type sseReader struct {
 const sseFieldRoom = len("data: ")
 
 func newSSEReader(r io.Reader, max, keep int) *sseReader {
-	return &sseReader{lines: newFrameReader(r, max+sseFieldRoom, keep+sseFieldRoom), max: max, keep: keep}
+	return &sseReader{lines: newFrameReader(r, max+sseFieldRoom, keep+sseFieldRoom, nil), max: max, keep: keep}
 }
 
 // next returns the next event, or the error that ended the stream (io.EOF

@@ -96,7 +96,7 @@ func (s *stdio) watchExit() {
 // readLoop reads frames until stdout ends, then fails every pending request.
 func (s *stdio) readLoop() {
 	defer close(s.readerDone)
-	fr := newFrameReader(s.proc.stdout, s.c.opts.Limits.FrameBytes, s.c.opts.Limits.OversizedKeep)
+	fr := newFrameReader(s.proc.stdout, s.c.opts.Limits.FrameBytes, s.c.opts.Limits.OversizedKeep, s.c.frames)
 	for {
 		f, err := fr.next()
 		if err != nil {

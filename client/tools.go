@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/repo-mcp/repo-mcp/internal/bufpool"
 	"github.com/repo-mcp/repo-mcp/internal/jsonscan"
 )
 
@@ -119,6 +120,29 @@ type Result struct {
 	StructuredContent json.RawMessage // as sent; nil when absent; shares Raw's bytes
 	IsError           bool
 	Raw               json.RawMessage // the whole result as received; the Result's own bytes
+
+	frames *bufpool.Pool // where buf goes back on Release
+	buf    []byte        // the frame buffer Raw is in, when it can be reused
+}
+
+// Release gives the bytes of the result as received back to its
+// connection, to read a later answer into, and clears Raw,
+// StructuredContent and each Content's Raw, which share them; the Content's
+// Text strings are copies and stay valid. No slice of those bytes taken
+// before Release may be used after it: a later answer overwrites them.
+//
+// Calling it is optional. It pays for a caller of large results one after
+// another (a file read in pages of a megabyte): without it, each answer
+// is read into a new buffer, which the runtime must clear and fault in.
+// Releasing a result twice, or one whose bytes cannot be reused, is a no-op.
+func (r *Result) Release() {
+	if r.buf != nil {
+		r.frames.Put(r.buf)
+	}
+	r.buf, r.frames, r.Raw, r.StructuredContent = nil, nil, nil, nil
+	for i := range r.Content {
+		r.Content[i].Raw = nil
+	}
 }
 
 // Size is the number of bytes of the result as received.
@@ -219,6 +243,9 @@ func (c *Conn) call(ctx context.Context, name string, args any, meta map[string]
 	decode := func(a answer) error {
 		var err error
 		res, err = a.call.result(a.raw)
+		if err == nil && a.buf != nil {
+			res.frames, res.buf = c.frames, a.buf
+		}
 		return err
 	}
 	if err := c.roundTrip(ctx, c.opts.Timeouts.Call, "tools/call", params, decode); err != nil {

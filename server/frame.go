@@ -14,6 +14,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/repo-mcp/repo-mcp/internal/bufpool"
 )
 
 // frameConn is an mcp.Connection over newline-delimited JSON that stands in
@@ -65,6 +67,9 @@ type frameConn struct {
 	// calls names the tools/call requests in flight to their handlers
 	// (callid.go).
 	calls *callTable
+	// payloads are the buffers of prepared payloads, taken back once
+	// written (prepared.go).
+	payloads *bufpool.Pool
 }
 
 func newFrameConn(in io.Reader, out io.Writer, maxFrame int, log *slog.Logger) *frameConn {
@@ -83,6 +88,7 @@ func newFrameConn(in io.Reader, out io.Writer, maxFrame int, log *slog.Logger) *
 		discover:  make(map[jsonrpc.ID]bool),
 		cancelled: make(map[jsonrpc.ID]bool),
 		calls:     newCallTable(),
+		payloads:  bufpool.New(keptPayloads, maxKeptPayload),
 	}
 	go c.readLoop(in)
 	return c
@@ -275,6 +281,9 @@ func (c *frameConn) inflightCount() int {
 	return len(c.inflight)
 }
 
+// payloadBuffer gives a buffer for a prepared payload; see prepared.go.
+func (c *frameConn) payloadBuffer(n int) []byte { return c.payloads.Get(n) }
+
 // prepare holds payload for the response to id; see prepared.go.
 func (c *frameConn) prepare(id jsonrpc.ID, payload []byte) {
 	c.mu.Lock()
@@ -291,6 +300,9 @@ func (c *frameConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			return nil
 		}
 		payload = c.completeResponse(resp)
+		// Once written (or joined into a batch's reply, or not written
+		// at all), nothing refers to the payload any more.
+		defer c.payloads.Put(payload)
 	}
 	parts, err := encodeMessage(msg, payload)
 	if err != nil {

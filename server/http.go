@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	fastjson "github.com/segmentio/encoding/json"
 
+	"github.com/repo-mcp/repo-mcp/internal/bufpool"
 	"github.com/repo-mcp/repo-mcp/internal/jsonscan"
 )
 
@@ -69,7 +70,7 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 	if opts.BodyTimeout <= 0 {
 		opts.BodyTimeout = DefaultBodyTimeout
 	}
-	g := &httpGuard{next: engine(true), stream: engine(false), opts: opts, maxBody: int64(s.opts.MaxFrameBytes), log: s.log, callers: s.callers, caller: s.opts.Caller}
+	g := &httpGuard{next: engine(true), stream: engine(false), opts: opts, maxBody: int64(s.opts.MaxFrameBytes), log: s.log, callers: s.callers, caller: s.opts.Caller, payloads: bufpool.New(keptPayloads, maxKeptPayload)}
 	if opts.Auth != nil {
 		g.authenticated = opts.Auth.require(http.HandlerFunc(g.serveAuthenticated))
 	}
@@ -85,6 +86,9 @@ type httpGuard struct {
 	opts    HTTPOptions
 	maxBody int64
 	log     *slog.Logger
+	// payloads are the buffers of prepared payloads, shared by the calls
+	// in flight and taken back once written (prepared.go).
+	payloads *bufpool.Pool
 	// authenticated is serveAuthenticated behind the bearer token check,
 	// when the options ask for one.
 	authenticated http.Handler
@@ -256,7 +260,7 @@ func writeHTTPError(w http.ResponseWriter, status int, id json.RawMessage, code 
 // prepared.go): the engine's response, one JSON-RPC message in the body
 // (JSONResponse), is held back and the payload spliced into it.
 func (g *httpGuard) serveCall(w http.ResponseWriter, r *http.Request, id jsonrpc.ID) {
-	p := &callPreparer{id: id}
+	p := &callPreparer{id: id, payloads: g.payloads}
 	held := &heldResponse{header: w.Header(), status: http.StatusOK}
 	g.next.ServeHTTP(held, r.WithContext(withPreparer(r.Context(), p)))
 	body := held.body.Bytes()
@@ -270,18 +274,32 @@ func (g *httpGuard) serveCall(w http.ResponseWriter, r *http.Request, id jsonrpc
 		body = advertiseModern(body)
 		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	}
+	parts := [][]byte{body}
 	if p.payload != nil {
-		var err error
-		if body, err = spliceResponse(body, p.payload); err != nil {
+		defer g.payloads.Put(p.payload) // written below, or not at all
+		head, tail, err := spliceResponse(body)
+		if err != nil {
 			g.log.Error("prepared result over HTTP", "error", err)
 			w.Header().Del("Content-Length") // the engine's, for the body not sent
 			writeHTTPError(w, http.StatusInternalServerError, rawID(id), jsonrpc.CodeInternalError, "internal error: the result could not be encoded")
 			return
 		}
-		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		parts = [][]byte{head}
+		if tail != nil {
+			parts = [][]byte{head, p.payload, tail}
+		}
+		n := 0
+		for _, part := range parts {
+			n += len(part)
+		}
+		w.Header().Set("Content-Length", strconv.Itoa(n))
 	}
 	w.WriteHeader(held.status)
-	w.Write(body)
+	for _, part := range parts {
+		if _, err := w.Write(part); err != nil {
+			return // the client is gone; the server has nothing to add
+		}
+	}
 }
 
 // serveAdvertised serves a request other than tools/call, with the
@@ -304,9 +322,12 @@ func (g *httpGuard) serveAdvertised(w http.ResponseWriter, r *http.Request) {
 
 // callPreparer takes the prepared payload of one call.
 type callPreparer struct {
-	id      jsonrpc.ID
-	payload []byte
+	id       jsonrpc.ID
+	payload  []byte
+	payloads *bufpool.Pool
 }
+
+func (p *callPreparer) payloadBuffer(n int) []byte { return p.payloads.Get(n) }
 
 func (p *callPreparer) prepare(id jsonrpc.ID, payload []byte) {
 	if id == p.id {
@@ -325,16 +346,18 @@ func (h *heldResponse) Header() http.Header         { return h.header }
 func (h *heldResponse) WriteHeader(status int)      { h.status = status }
 func (h *heldResponse) Write(p []byte) (int, error) { return h.body.Write(p) }
 
-// spliceResponse puts payload into the result of a JSON-RPC response the
-// engine encoded. A response without a result (an error) is returned as
-// it is.
-func spliceResponse(msg, payload []byte) ([]byte, error) {
+// spliceResponse splits a JSON-RPC response the engine encoded where a
+// prepared payload goes: the payload is written between head and tail,
+// not copied into one body with them. A response without a result (an
+// error) is head, as it is, and tail is nil: the payload is not written.
+func spliceResponse(msg []byte) (head, tail []byte, err error) {
 	msg = bytes.TrimSpace(msg)
 	if len(msg) == 0 || msg[0] != '{' || !json.Valid(msg) {
-		return nil, fmt.Errorf("the engine's response is not a JSON object: %.40q", msg)
+		return nil, nil, fmt.Errorf("the engine's response is not a JSON object: %.40q", msg)
 	}
-	out := make([]byte, 0, len(msg)+len(payload)+1)
+	out := make([]byte, 0, len(msg)+2)
 	out = append(out, '{')
+	split := -1
 	for key, value := range jsonscan.Members(msg) {
 		if len(out) > 1 {
 			out = append(out, ',')
@@ -342,10 +365,16 @@ func spliceResponse(msg, payload []byte) ([]byte, error) {
 		out = fastjson.AppendEscape(out, key, 0)
 		out = append(out, ':')
 		if key == "result" && len(value) > 0 && value[0] == '{' {
-			out = appendSpliced(out, value, payload)
+			out = append(out, '{')
+			split = len(out)
+			out = append(appendOtherMembers(out, value), '}')
 		} else {
 			out = append(out, value...)
 		}
 	}
-	return append(out, '}', '\n'), nil
+	out = append(out, '}', '\n')
+	if split < 0 {
+		return out, nil, nil
+	}
+	return out[:split:split], out[split:], nil
 }

@@ -32,9 +32,21 @@ type preparedKey struct{}
 
 // resultPreparer is implemented by a transport connection that writes
 // prepared results: it holds data as the payload of the response to id.
+// The payload is encoded into a buffer it gives (payloadBuffer), and
+// takes back once it has written the payload: a page of a megabyte is
+// not a new buffer per call, cleared and faulted in.
 type resultPreparer interface {
+	payloadBuffer(n int) []byte
 	prepare(id jsonrpc.ID, payload []byte)
 }
+
+// Payload buffers a transport keeps for reuse: two (one being written
+// while the next call's is encoded), of up to 4 MiB (a read_file page of
+// 1 MiB is 1.2 MiB escaped).
+const (
+	keptPayloads   = 2
+	maxKeptPayload = 4 << 20
+)
 
 func withPreparer(ctx context.Context, p resultPreparer) context.Context {
 	return context.WithValue(ctx, preparedKey{}, p)
@@ -54,7 +66,7 @@ func prepareResult(ctx context.Context, req *Request, res *Result, wire *mcp.Cal
 	if !ok || res.size() < minPrepared || !req.rpcID.IsValid() {
 		return wholeText(res, wire)
 	}
-	payload, err := encodePayload(res, wire.Content[1:])
+	payload, err := encodePayload(p.payloadBuffer(payloadSize(res)), res, wire.Content[1:])
 	if err != nil {
 		return wholeText(res, wire)
 	}
@@ -74,15 +86,19 @@ func wholeText(res *Result, wire *mcp.CallToolResult) *mcp.CallToolResult {
 	return wire
 }
 
-// encodePayload encodes the members of a result that carry its payload,
-// content and structuredContent, as the inside of a JSON object. The
-// content is the text, then more, the result's resource links.
-func encodePayload(res *Result, more []mcp.Content) ([]byte, error) {
-	// Room for the text's escapes too (a tenth more for source code, whose
-	// newlines, tabs and quotes are escaped): growing a buffer of a large
-	// text copies all of it each time.
+// payloadSize is the room a result's payload takes, the text's escapes
+// included (a tenth more for source code, whose newlines, tabs and quotes
+// are escaped): growing a buffer of a large text copies all of it each
+// time.
+func payloadSize(res *Result) int {
 	n := res.TextLen()
-	data := make([]byte, 0, n+n/8+len(res.Structured)+64)
+	return n + n/8 + len(res.Structured) + 64
+}
+
+// encodePayload appends to data the members of a result that carry its
+// payload, content and structuredContent, as the inside of a JSON object.
+// The content is the text, then more, the result's resource links.
+func encodePayload(data []byte, res *Result, more []mcp.Content) ([]byte, error) {
 	data = append(data, `"content":[{"type":"text","text":"`...)
 	// The text is escaped once, from its pieces, with < > and & kept as
 	// they are (source code is full of them).

@@ -73,7 +73,8 @@ func runtimeGOROOT(b *testing.B) string {
 
 // readPages reads path in full through read_file's text pages of 1 MiB,
 // each continuing at the last one's next_start_line, and returns the
-// number of bytes read.
+// number of bytes read. Each result is released once read, as a caller
+// paging through a file would.
 func readPages(c *client.Conn, path string) (int, error) {
 	args := map[string]any{"workspace_id": "go", "path": path, "max_bytes": 1 << 20}
 	total := 0
@@ -89,7 +90,9 @@ func readPages(c *client.Conn, path string) (int, error) {
 			Bytes         int `json:"bytes"`
 			NextStartLine int `json:"next_start_line"`
 		}
-		if err := json.Unmarshal(res.StructuredContent, &out); err != nil {
+		err = json.Unmarshal(res.StructuredContent, &out)
+		res.Release() // its page is read: the next is read into its buffer
+		if err != nil {
 			return total, err
 		}
 		total += out.Bytes

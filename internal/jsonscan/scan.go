@@ -375,38 +375,47 @@ func Unquote(raw []byte, escaped bool) string {
 }
 
 // unescape writes the character escaped at raw[i] and returns the index after
-// the escape. A \u escape of a high surrogate followed by one of a low
-// surrogate is one character; any other surrogate is U+FFFD.
+// the escape (see appendUnescaped).
 func unescape(b *strings.Builder, raw []byte, i int) int {
+	var buf [utf8.UTFMax]byte
+	out, next := appendUnescaped(buf[:0], raw, i)
+	b.Write(out)
+	return next
+}
+
+// appendUnescaped appends the character escaped at raw[i] and returns the
+// index after the escape. A \u escape of a high surrogate followed by one
+// of a low surrogate is one character; any other surrogate is U+FFFD.
+func appendUnescaped(out, raw []byte, i int) ([]byte, int) {
 	switch c := raw[i+1]; c {
 	case 'b':
-		b.WriteByte('\b')
+		out = append(out, '\b')
 	case 'f':
-		b.WriteByte('\f')
+		out = append(out, '\f')
 	case 'n':
-		b.WriteByte('\n')
+		out = append(out, '\n')
 	case 'r':
-		b.WriteByte('\r')
+		out = append(out, '\r')
 	case 't':
-		b.WriteByte('\t')
+		out = append(out, '\t')
 	case 'u':
 		r := hex4(raw[i+2:])
 		i += 6
 		if utf16.IsSurrogate(r) {
 			if i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' && hex4(raw[i+2:]) >= 0 {
 				if pair := utf16.DecodeRune(r, hex4(raw[i+2:])); pair != unicode.ReplacementChar {
-					b.WriteRune(pair)
-					return i + 6
+					out = utf8.AppendRune(out, pair)
+					return out, i + 6
 				}
 			}
 			r = unicode.ReplacementChar
 		}
-		b.WriteRune(r)
-		return i
+		out = utf8.AppendRune(out, r)
+		return out, i
 	default: // '"', '\\', '/'
-		b.WriteByte(c)
+		out = append(out, c)
 	}
-	return i + 2
+	return out, i + 2
 }
 
 // KeyIs reports whether an object key selects the struct field whose JSON

@@ -50,6 +50,17 @@ func FuzzUnquote(f *testing.F) {
 		if ok = ok && d.Pos() == len(quoted); ok != (wantErr == nil) || ok && got != want {
 			t.Fatalf("%q: StrValue %q, %v at %d; encoding/json %q, %v", quoted, got, ok, d.Pos(), want, wantErr)
 		}
+		// Twice in one scan: the second string's buffer grows as it goes
+		// when the first one's was sized for the rest of the data.
+		if wantErr == nil {
+			d = NewScanner(append(append(quoted, ' '), quoted...))
+			first, ok1 := d.StrValue()
+			d.SkipSpace()
+			second, ok2 := d.StrValue()
+			if !ok1 || !ok2 || first != want || second != want || !d.End() {
+				t.Fatalf("%q twice: StrValue %q, %v then %q, %v; encoding/json %q", quoted, first, ok1, second, ok2, want)
+			}
+		}
 	})
 }
 
