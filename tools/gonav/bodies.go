@@ -26,6 +26,7 @@ func (l *loader) indexLater(n *node, u *unit) {
 // check left, which importers hold, and the index finds its objects in
 // them (resolveLater), as one read from disk does.
 func (l *loader) checkBodies(n *node, u *unit) *unitIndex {
+	l.log.Debug("go_navigate: checking a package's function bodies for its index", "package", u.id)
 	c, files, info := l.typeCheck(n, indexed)
 	ix := l.buildIndex(c, files, info)
 	if e, err := encode(l.fset, c, files, true); err != nil {
@@ -39,10 +40,16 @@ func (l *loader) checkBodies(n *node, u *unit) *unitIndex {
 }
 
 // indexInBackground starts indexRest once, after the program's first
-// answer: until the program is dropped, or the store's wait, which
-// waits for it as for the entries it writes.
-func (p *program) indexInBackground(store *typeStore) {
+// answer, until the program is dropped; the store's wait waits for it,
+// as for the entries it writes. before, when not nil, runs first in its
+// goroutine (tests hold the build with it).
+func (p *program) indexInBackground(store *typeStore, before func(context.Context)) {
 	p.restOnce.Do(func() {
-		store.pending.Go(func() { p.indexRest(p.life) })
+		store.builds.Go(func() {
+			if before != nil {
+				before(p.life)
+			}
+			p.indexRest(p.life)
+		})
 	})
 }

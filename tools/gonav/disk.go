@@ -46,7 +46,8 @@ const typesDirName = "types-v5"
 type typeStore struct {
 	dir     string // "" keeps nothing
 	writers chan struct{}
-	pending sync.WaitGroup
+	pending sync.WaitGroup // the entries being written
+	builds  sync.WaitGroup // the background builds writing more (indexInBackground)
 	log     *slog.Logger
 	bufs    sync.Pool // of *[]byte, for reading entries (see open)
 }
@@ -143,9 +144,10 @@ func (l *loader) read(n *node) *unit {
 // checked only, however many it checked. On a failure the check's types
 // and objects stay. It sets the unit's API key (see cutoff.go).
 //
-// The entry of a package to be checked in full is not written here: it
-// holds the package's index, and checkBodies writes it.
-func (l *loader) keep(n *node, u *unit, files []*ast.File) {
+// ix is the unit's index, when it is built as it is checked. The entry
+// of a package to be checked in full holds its index: without one, it is
+// not written here, but by checkBodies.
+func (l *loader) keep(n *node, u *unit, files []*ast.File, ix *unitIndex) {
 	e, err := encode(l.fset, u, files, n.full)
 	if err != nil {
 		l.log.Warn("go_navigate: a package's type information cannot be kept", "package", u.id, "error", err)
@@ -160,9 +162,9 @@ func (l *loader) keep(n *node, u *unit, files []*ast.File) {
 		u.apiKey = apiKeyOfEntry(l.fset, u, pkg, e, n.deps)
 	}
 	if n.local {
-		e.APIKey = u.apiKey
+		e.APIKey, e.Index = u.apiKey, ix.stored()
 	}
-	if !n.full {
+	if !n.full || ix != nil {
 		l.store.saveLater(u.id, u.key, e)
 	}
 	if err != nil {
@@ -172,6 +174,10 @@ func (l *loader) keep(n *node, u *unit, files []*ast.File) {
 	u.types = pkg
 	if n.local {
 		u.hidden = hidden
+	}
+	if ix != nil {
+		l.resolveLater(n, u, ix)
+		return // its index names offsets in the parsed files
 	}
 	// Nothing refers to the parsed files now: their line tables go too.
 	for _, f := range files {
@@ -218,7 +224,10 @@ func (s *typeStore) saveLater(id, key string, e *storedUnit) {
 // wait returns when the entries given to saveLater are written, and
 // the programs' background index builds, which write theirs, have
 // ended (indexInBackground).
-func (s *typeStore) wait() { s.pending.Wait() }
+func (s *typeStore) wait() {
+	s.builds.Wait()
+	s.pending.Wait()
+}
 
 func (s *typeStore) path(key string) string {
 	return filepath.Join(s.dir, key[:2], key)

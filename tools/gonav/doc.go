@@ -52,15 +52,23 @@
 // concurrent first calls on one revision load it once (singleflight),
 // reporting progress to the call that started it.
 //
-// A repository package checked with function bodies is indexed as the
-// check ends (index.go): its identifiers with the objects they declare
-// or use and their enclosing functions, its package clauses, imports,
-// calls and the types declared in its functions. Queries read the index;
-// the syntax, types.Info and the check's own objects are dropped.
+// A repository package checked with function bodies has an index
+// (index.go): its identifiers with the objects they declare or use and
+// their enclosing functions, its package clauses, imports, calls and the
+// types declared in its functions. Queries read the index; the syntax,
+// types.Info and the check's own objects are dropped. The load checks
+// such a package's bodies for their type errors, but records nothing for
+// an index: a query builds the indexes of the packages it reads when it
+// first needs them, checking each again (bodies.go, needs.go; for
+// references, the packages whose files hold the name), and the first
+// answer starts building the others in the background, one at a time,
+// until the program is dropped. A unit's index is produced once,
+// however many queries ask at once (unit.indexOf).
 //
 // Every package is kept on disk under the cache directory by key, as
 // export data (disk.go, positions.go), the repository's with their
-// indexes, written in the background. A new process or another replica
+// indexes, written in the background (a repository package's when its
+// index is built). A new process or another replica
 // sharing the directory reads them instead of checking them again. The
 // process that checked a package reads it back from the same entry: a
 // load keeps export data's types, far smaller than a check's scopes,

@@ -33,6 +33,10 @@ type loader struct {
 	maxFileBytes int64
 	// progress is told how many of total packages are loaded.
 	progress func(done, total int)
+	// indexNow, when not nil, says which packages to be checked in full
+	// the query that starts the load will read: they are indexed as
+	// they are checked, rather than checked again for it (indexHint).
+	indexNow func(n *node) bool
 }
 
 // node is a listed package while it loads.
@@ -265,12 +269,22 @@ func newUnit(n *node) *unit {
 // becomes the unit's problems.
 func (l *loader) check(n *node) *unit {
 	depth := declarations
-	if n.full {
+	switch {
+	case n.full && l.indexNow != nil && l.indexNow(n):
+		depth = indexed
+	case n.full:
 		depth = bodies
 	}
-	u, files, _ := l.typeCheck(n, depth)
-	l.keep(n, u, files)
-	if n.full {
+	u, files, info := l.typeCheck(n, depth)
+	var ix *unitIndex
+	if depth == indexed {
+		ix = l.buildIndex(u, files, info)
+	}
+	l.keep(n, u, files, ix)
+	switch {
+	case ix != nil:
+		u.setIndex(ix)
+	case n.full:
 		l.indexLater(n, u)
 	}
 	u.api = l.cache.api(u.apiKey, u.types)

@@ -36,13 +36,13 @@ func (sv *Service) navigate(ctx context.Context, req *server.Request, in GoNavig
 		return GoNavigateOut{}, server.Errorf(server.InvalidInput, "go_navigate reads committed revisions only")
 	}
 	start := time.Now()
-	l, err := sv.program(ctx, req, snap, key)
+	l, err := sv.program(ctx, req, snap, key, indexHint(in))
 	if err != nil {
 		return GoNavigateOut{}, err
 	}
 	p := l.prog
 	defer p.forget()
-	defer p.indexInBackground(sv.loader.store)
+	defer p.indexInBackground(sv.loader.store, sv.beforeIndexRest)
 	ctx = withProgress(ctx, func(done, total int, msg string) { req.Progress(float64(done), float64(total), msg) })
 	out := GoNavigateOut{Revision: snap.Revision().SHA, Relation: in.Relation, Results: []Location{}}
 	out.Precision.Load = LoadFacts{Packages: len(p.units)}

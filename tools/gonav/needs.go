@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -136,4 +139,35 @@ func (p *program) indexRest(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// indexHint says which packages the query that starts a load will read,
+// as far as the load can tell before the query's target is resolved: for
+// callers and callees, all; for a position, those holding the file; for
+// references of a symbol, those whose files hold its last name. The load
+// indexes them as it checks them (loader.indexNow); nil: none is known.
+func indexHint(in GoNavigateIn) func(n *node) bool {
+	switch {
+	case in.Relation == Callers || in.Relation == Callees:
+		return func(*node) bool { return true }
+	case in.Path != "":
+		file := path.Clean(in.Path)
+		return func(n *node) bool { return slices.Contains(n.names, file) }
+	case in.Relation == References:
+		word := []byte(lastName(in.Symbol))
+		return func(n *node) bool {
+			return slices.ContainsFunc(n.hosts, func(host string) bool {
+				data, err := os.ReadFile(host)
+				return err != nil || bytes.Contains(data, word)
+			})
+		}
+	}
+	return nil
+}
+
+// lastName returns the last name of a symbol: M of pkg.T.M or
+// (*pkg.T).M, the last element of an import path.
+func lastName(symbol string) string {
+	s := strings.TrimRight(symbol, "()*")
+	return s[strings.LastIndexAny(s, "./()*")+1:]
 }

@@ -76,9 +76,11 @@ type Service struct {
 	mu    sync.Mutex
 	progs []*loaded // most recent last
 	loads int       // programs loaded, for tests of the singleflight
-	// beforePrepare, when not nil, runs before a program's background
-	// build (see prepareQueries): tests hold the build with it.
-	beforePrepare func(context.Context)
+	// beforePrepare and beforeIndexRest, when not nil, run before a
+	// program's background builds (see prepareQueries and
+	// indexInBackground): tests hold the builds with them.
+	beforePrepare   func(context.Context)
+	beforeIndexRest func(context.Context)
 }
 
 // loaded is a program and what its load cost.
@@ -160,15 +162,16 @@ func (sv *Service) register(s *server.Server) error {
 }
 
 // program returns the loaded program of a snapshot, loading it once
-// however many calls ask at the same time.
-func (sv *Service) program(ctx context.Context, req *server.Request, snap *workspace.Snapshot, key string) (*loaded, error) {
+// however many calls ask at the same time; hint is the indexHint of the
+// call that starts the load.
+func (sv *Service) program(ctx context.Context, req *server.Request, snap *workspace.Snapshot, key string, hint func(*node) bool) (*loaded, error) {
 	if l := sv.cached(key); l != nil {
 		return &loaded{key: key, prog: l.prog}, nil
 	}
 	ch := sv.group.DoChan(key, func() (any, error) {
 		// The load outlives a caller that gives up: others may wait on
 		// it, and the next call finds it done.
-		return sv.load(context.WithoutCancel(ctx), req, snap, key)
+		return sv.load(context.WithoutCancel(ctx), req, snap, key, hint)
 	})
 	select {
 	case <-ctx.Done():
@@ -195,7 +198,7 @@ func (sv *Service) cached(key string) *loaded {
 
 // load exports the snapshot, lists its packages in the sandbox and
 // type-checks them.
-func (sv *Service) load(ctx context.Context, req *server.Request, snap *workspace.Snapshot, key string) (*loaded, error) {
+func (sv *Service) load(ctx context.Context, req *server.Request, snap *workspace.Snapshot, key string, hint func(*node) bool) (*loaded, error) {
 	start := time.Now()
 	report := func(done, total int, msg string) {
 		req.Progress(float64(done), float64(total), msg)
@@ -223,6 +226,7 @@ func (sv *Service) load(ctx context.Context, req *server.Request, snap *workspac
 	}
 	listedAt := time.Now()
 	ld := *sv.loader
+	ld.indexNow = hint
 	// The loader's workers report as each package is checked, at once.
 	var (
 		mu   sync.Mutex
