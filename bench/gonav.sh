@@ -16,8 +16,10 @@
 #                  speed drifts; medians [min-max]. Twice: with empty
 #                  caches on both sides (go_navigate's cache directory,
 #                  gopls's GOPLSCACHE), and with caches an earlier process
-#                  filled (go_navigate: the export and the dependencies'
-#                  types; gopls: its file cache)
+#                  filled (go_navigate: the export, go list's listing, and
+#                  every package's types and index, the earlier process
+#                  waiting for the indexes it builds after its answer;
+#                  gopls: its file cache)
 #   warm queries   the 30 queries of the corpus's gopls comparison on a
 #                  loaded revision: median, 99th percentile and slowest
 #   second load    HEAD after HEAD~1: its load time, wall and CPU, as a share
@@ -91,9 +93,11 @@ stats() {
 
 # ours [CACHE [BIN]]: go_navigate's first references answer in a new
 # process, with CACHE as its cache directory (a new empty one when
-# empty), of the test binary BIN (ours when not given).
+# empty), of the test binary BIN (ours when not given). With FILL=1 in
+# the environment, the process waits after its answer for the indexes
+# it builds in the background, and their entries: it fills the cache.
 ours() {
-	timed env GONAV_BENCH_CACHE="${1:-}" "${2:-$bin}" -test.run '^$' -test.bench '^BenchmarkFirstReferences$' -test.benchtime 1x
+	timed env GONAV_BENCH_CACHE="${1:-}" GONAV_BENCH_FILL="${FILL:-}" "${2:-$bin}" -test.run '^$' -test.bench '^BenchmarkFirstReferences$' -test.benchtime 1x
 }
 
 # theirs CACHE: gopls's first references answer in a new process, in
@@ -109,8 +113,8 @@ firstAnswers() {
 	: >"$work/ours" >"$work/gopls" >"$work/ratio" >"$work/base" >"$work/baseratio"
 	if [ "$filled" = 1 ]; then
 		rm -rf "$work/ourcache" "$work/goplscache" "$work/basecache"
-		ours "$work/ourcache" >/dev/null
-		[ -z "$base" ] || ours "$work/basecache" "$work/base.test" >/dev/null
+		FILL=1 ours "$work/ourcache" >/dev/null
+		[ -z "$base" ] || FILL=1 ours "$work/basecache" "$work/base.test" >/dev/null
 		theirs "$work/goplscache" >/dev/null
 	fi
 	for i in $(seq "$pairs"); do

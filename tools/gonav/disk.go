@@ -2,12 +2,13 @@ package gonav
 
 import (
 	"bytes"
-	"encoding/gob"
+	"context"
 	"errors"
 	"fmt"
 	"go/ast"
 	"go/token"
 	"go/types"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -21,7 +22,7 @@ import (
 
 // typesDirName is the directory, under the cache directory, of the
 // packages' type information; its version changes with the format.
-const typesDirName = "types-v4"
+const typesDirName = "types-v5"
 
 // typeStore keeps on disk the type information of packages by key: a
 // new process or a replica reads them instead of parsing and checking
@@ -48,6 +49,7 @@ type typeStore struct {
 	pending sync.WaitGroup // the entries being written
 	builds  sync.WaitGroup // the background builds writing more (indexInBackground)
 	log     *slog.Logger
+	bufs    sync.Pool // of *[]byte, for reading entries (see open)
 }
 
 // maxWriters bounds the entries written at once.
@@ -79,9 +81,14 @@ type storedUnit struct {
 	// recoded. Empty for the others, whose key serves.
 	APIKey string
 	// Index is what queries read of a repository package checked in
-	// full (see unitIndex); nil for the others.
-	Index *unitIndex
+	// full (see unitIndex); nil for the others, and when the entry was
+	// read without it: hasIndex then says it has one.
+	Index    *unitIndex
+	hasIndex bool
 }
+
+// indexed reports whether the entry has an index, read or not.
+func (e *storedUnit) indexed() bool { return e.Index != nil || e.hasIndex }
 
 // hiddenPrefix starts the path of the package hiddenTypes makes.
 const hiddenPrefix = "gonav.hidden/"
@@ -94,7 +101,8 @@ func (l *loader) read(n *node) *unit {
 		u.types, u.api, u.apiKey = types.Unsafe, types.Unsafe, "unsafe"
 		return u
 	}
-	e, err := l.store.open(n.key)
+	e, release, err := l.store.open(n.key, false)
+	defer release()
 	if err == nil && e != nil {
 		err = e.fits(n)
 	}
@@ -118,7 +126,7 @@ func (l *loader) read(n *node) *unit {
 	if n.local {
 		u.apiKey = e.APIKey
 		if n.full {
-			u.setIndex(l.attach(n, u, e.Index))
+			u.setIndexer(func(ctx context.Context) (*unitIndex, error) { return l.readIndex(ctx, n, u) })
 		}
 	} else {
 		u.apiKey = apiKeyOf(l.fset, u, n.deps)
@@ -225,28 +233,58 @@ func (s *typeStore) path(key string) string {
 	return filepath.Join(s.dir, key[:2], key)
 }
 
-// open reads the entry of a key: nil when there is none, an error when
-// it is damaged (see check).
-func (s *typeStore) open(key string) (*storedUnit, error) {
+// open reads the entry of a key, with its index or without (see
+// readIndex): nil when there is none, an error when it is damaged (see
+// check). The entry's export data is in a buffer the store reuses:
+// the caller decodes it, then calls release, and reads no more of it.
+// Reading each entry into new memory was a third of reading the
+// standard library's entries: the kernel's copy faulting the pages in,
+// and the runtime zeroing them.
+func (s *typeStore) open(key string, withIndex bool) (e *storedUnit, release func(), err error) {
+	release = func() {}
 	if s.dir == "" {
-		return nil, nil
+		return nil, release, nil
 	}
-	data, err := os.ReadFile(s.path(key))
+	f, err := os.Open(s.path(key))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, release, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, release, err
 	}
-	return decodeEntry(data, key)
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, release, err
+	}
+	buf := s.buffer(int(fi.Size()))
+	release = func() { s.bufs.Put(buf) }
+	if _, err := io.ReadFull(f, *buf); err != nil {
+		return nil, release, err
+	}
+	e, err = decodeEntry(*buf, key, withIndex)
+	return e, release, err
 }
 
-// decodeEntry decodes the entry of a key, and checks that it holds
-// together.
-func decodeEntry(data []byte, key string) (*storedUnit, error) {
-	e := new(storedUnit)
-	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(e); err != nil {
-		return nil, fmt.Errorf("%w: %w", errDamaged, err)
+// buffer returns a buffer of n bytes from the store's pool.
+func (s *typeStore) buffer(n int) *[]byte {
+	buf, _ := s.bufs.Get().(*[]byte)
+	if buf == nil {
+		buf = new([]byte)
+	}
+	if cap(*buf) < n {
+		*buf = make([]byte, n)
+	}
+	*buf = (*buf)[:n]
+	return buf
+}
+
+// decodeEntry decodes the entry of a key, with its index or without,
+// and checks that it holds together.
+func decodeEntry(data []byte, key string, withIndex bool) (*storedUnit, error) {
+	e, err := unmarshalEntry(data, withIndex)
+	if err != nil {
+		return nil, err
 	}
 	if err := e.check(key); err != nil {
 		return nil, err
@@ -259,15 +297,11 @@ func (s *typeStore) save(key string, e *storedUnit) error {
 	if s.dir == "" {
 		return nil
 	}
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(e); err != nil {
-		return err
-	}
 	path := s.path(key)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(path, buf.Bytes())
+	return atomicfile.WriteFile(path, e.marshal())
 }
 
 // encode returns the entry of a checked unit, from its syntax; indexed
@@ -299,7 +333,7 @@ func encode(fset *token.FileSet, u *unit, files []*ast.File, indexed bool) (*sto
 // dependencies import, directly or not, by path; direct, those it
 // imports.
 func decode(fset *token.FileSet, e *storedUnit, path string, imports map[string]*types.Package, direct []*types.Package, tables *posTables) (pkg, hidden *types.Package, err error) {
-	pkg, err = gcexportdata.Read(bytes.NewReader(e.Export), fset, imports, path)
+	pkg, err = gcexportdata.Read(exportReader(e.Export), fset, imports, path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading the export data of %s: %w", path, err)
 	}
@@ -310,13 +344,21 @@ func decode(fset *token.FileSet, e *storedUnit, path string, imports map[string]
 	if len(e.Hidden) > 0 {
 		// Reading declares the unexported types in pkg, which the
 		// import map holds.
-		if hidden, err = gcexportdata.Read(bytes.NewReader(e.Hidden), fset, imports, hiddenPrefix+path); err != nil {
+		if hidden, err = gcexportdata.Read(exportReader(e.Hidden), fset, imports, hiddenPrefix+path); err != nil {
 			return nil, nil, fmt.Errorf("reading the unexported types of %s: %w", path, err)
 		}
 		tables.add(fset, hidden, e.Files)
 	}
 	tables.add(fset, pkg, e.Files)
 	return pkg, hidden, nil
+}
+
+// exportReader reads export data for gcexportdata.Read, which copies
+// what it reads at once from a LimitedReader, and grows a buffer from
+// 512 bytes copying as it goes from any other reader. The copy is what
+// lets the store reuse the buffer it read the entry into (see open).
+func exportReader(data []byte) io.Reader {
+	return &io.LimitedReader{R: bytes.NewReader(data), N: int64(len(data))}
 }
 
 // hiddenDecls returns a package whose exported declarations stand for

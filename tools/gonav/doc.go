@@ -44,7 +44,10 @@
 // the API (early cutoff, cutoff.go). A revision whose Go files keep their
 // package clauses, imports and directives reuses the last go list
 // output, and what the first load of that listing read of the files
-// outside the repository, which key the dependencies (outside.go).
+// outside the repository, which key the dependencies (outside.go). The
+// listings are kept on disk too, with the stats of the directories and
+// files outside the export they name: a new process takes one, without
+// running go list, when those stats are unchanged (liststore.go).
 // Loaded programs are kept for the last few revisions;
 // concurrent first calls on one revision load it once (singleflight),
 // reporting progress to the call that started it.
@@ -70,15 +73,19 @@
 // process that checked a package reads it back from the same entry: a
 // load keeps export data's types, far smaller than a check's scopes,
 // and a process answers the same whether it checked a package or read
-// it. An index finds the objects it names in the packages read
-// (indexstore.go); only an object declared in a function (a local
+// it. A load reads a repository package's entry without its index,
+// which the first query that needs the package reads from the entry
+// (indexstore.go). An index finds the objects it names in the packages
+// read; only an object declared in a function (a local
 // variable, a type of a function body) has its package checked again,
 // once, when a query first needs it. Queries avoid needing one: callers
 // names and follows functions by the index, and implementations looks
 // at a local type only when the method names the index keeps of it may
-// relate it to the target (localsets.go). An entry is checked as it is read
-// (entrycheck.go): one that is damaged, or another package's, is a miss,
-// warned of, and its package is checked and written again.
+// relate it to the target (localsets.go). An entry is encoded by hand
+// (entrycodec.go), and checked as it is read (entrycheck.go): one that
+// is damaged, or another package's, is a miss, warned of, and its
+// package is checked and written again; so is an index found damaged
+// when a query reads it.
 //
 // An export links the files the previous export of the workspace holds
 // with the same blob and mode, so a second revision writes only the

@@ -6,7 +6,7 @@ import (
 	"slices"
 )
 
-// An entry of the type store is gob-decoded and then indexed by number
+// An entry of the type store is decoded (entrycodec.go) and then indexed by number
 // everywhere: an identifier's file, object and name, a call's callee, a
 // file's offsets. Our writes are atomic, so only a damaged file, or one
 // another program put in a shared cache directory, can be inconsistent;
@@ -60,8 +60,8 @@ func (e *storedUnit) fits(n *node) error {
 	if n.local && e.APIKey == "" {
 		return damaged("a repository package's entry without an API key")
 	}
-	if n.local && (e.Index != nil) != n.full {
-		return damaged("an index present %t for a package checked in full %t", e.Index != nil, n.full)
+	if n.local && e.indexed() != n.full {
+		return damaged("an index present %t for a package checked in full %t", e.indexed(), n.full)
 	}
 	rest := n.names
 	for _, name := range e.FileNames {

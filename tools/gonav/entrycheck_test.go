@@ -3,8 +3,8 @@ package gonav
 import (
 	"bytes"
 	"context"
-	"encoding/gob"
 	"errors"
+	"fmt"
 	"go/token"
 	"log/slog"
 	"os"
@@ -79,8 +79,22 @@ func writeStoreFixture(t testing.TB) string {
 }
 
 // loadStoreFixture loads the fixture at root as a new process would,
-// with the type store in dir.
+// with the type store in dir, and has every index built or read, as a
+// process does after its first answer (indexRest), and the entries
+// written.
 func loadStoreFixture(t testing.TB, root, dir string) *storeLoad {
+	t.Helper()
+	s := loadUnindexed(t, root, dir)
+	for _, n := range s.nodes {
+		mustIndex(t, n.unit)
+	}
+	s.l.store.wait()
+	return s
+}
+
+// loadUnindexed is loadStoreFixture up to the end of the load: no
+// index is built or read yet.
+func loadUnindexed(t testing.TB, root, dir string) *storeLoad {
 	t.Helper()
 	s := &storeLoad{log: new(bytes.Buffer)}
 	log := slog.New(slog.NewTextHandler(s.log, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -99,12 +113,6 @@ func loadStoreFixture(t testing.TB, root, dir string) *storeLoad {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A process builds the indexes after its first answer, and writes
-	// their packages' entries then (indexRest).
-	for _, n := range order {
-		mustIndex(t, n.unit)
-	}
-	s.l.store.wait()
 	s.nodes, s.checked = nodes, checked
 	return s
 }
@@ -157,8 +165,8 @@ func walkIndex(ix *unitIndex) {
 // rawEntry decodes an entry without checking it.
 func rawEntry(t testing.TB, data []byte) *storedUnit {
 	t.Helper()
-	e := new(storedUnit)
-	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(e); err != nil {
+	e, err := unmarshalEntry(data, true)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return e
@@ -166,14 +174,10 @@ func rawEntry(t testing.TB, data []byte) *storedUnit {
 
 func encodeEntry(t testing.TB, e *storedUnit) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(e); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return e.marshal()
 }
 
-// TestEntryRefusesInconsistentTables decodes entries that gob reads but
+// TestEntryRefusesInconsistentTables decodes entries that decode but
 // whose tables point outside themselves, or that are not the entry of
 // the package they are read for: each is refused as damaged, rather
 // than read to panic a later query or to name a file outside the roots.
@@ -181,7 +185,7 @@ func TestEntryRefusesInconsistentTables(t *testing.T) {
 	s := loadStoreFixture(t, writeStoreFixture(t), t.TempDir())
 	n := s.nodes["example.com/m/p"]
 	data := s.entryOf(t, "example.com/m/p")
-	e, err := decodeEntry(data, n.key)
+	e, err := decodeEntry(data, n.key, true)
 	if err != nil {
 		t.Fatalf("the unspoiled entry: %v", err)
 	}
@@ -244,7 +248,7 @@ func TestEntryRefusesInconsistentTables(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			e := rawEntry(t, data)
 			spoil(e)
-			got, err := decodeEntry(encodeEntry(t, e), n.key)
+			got, err := decodeEntry(encodeEntry(t, e), n.key, true)
 			if err == nil {
 				err = got.fits(n)
 			}
@@ -254,7 +258,7 @@ func TestEntryRefusesInconsistentTables(t *testing.T) {
 		})
 	}
 	for _, cut := range []int{0, 1, len(data) / 3, len(data) / 2, len(data) - 1} {
-		if _, err := decodeEntry(data[:cut], n.key); !errors.Is(err, errDamaged) {
+		if _, err := decodeEntry(data[:cut], n.key, true); !errors.Is(err, errDamaged) {
 			t.Errorf("the entry cut at %d of %d bytes: err %v, want %v", cut, len(data), err, errDamaged)
 		}
 	}
@@ -262,25 +266,30 @@ func TestEntryRefusesInconsistentTables(t *testing.T) {
 
 // TestDamagedEntryIsChecked damages entries on disk: a new process
 // checks their packages again, warns, answers as from a whole entry,
-// and writes the entry again, which the next process reads.
+// and writes the entry again, which the next process reads. Damage in
+// the index, which a load does not read, is found when a query first
+// needs the index (readIndex): the package is checked then.
 func TestDamagedEntryIsChecked(t *testing.T) {
 	root := writeStoreFixture(t)
 	tests := []struct {
 		name   string
 		damage func(t *testing.T, data []byte) []byte
+		// inIndex says the damage is in the index: the load checks
+		// nothing, the first query of the index checks p.
+		inIndex bool
 	}{
-		{"cut", func(t *testing.T, data []byte) []byte { return data[:len(data)/2] }},
-		{"garbage", func(t *testing.T, data []byte) []byte { return bytes.Repeat([]byte{0x5a}, len(data)) }},
+		{"cut", func(t *testing.T, data []byte) []byte { return data[:len(data)/2] }, false},
+		{"garbage", func(t *testing.T, data []byte) []byte { return bytes.Repeat([]byte{0x5a}, len(data)) }, false},
 		{"an identifier of no object", func(t *testing.T, data []byte) []byte {
 			e := rawEntry(t, data)
 			e.Index.Idents[3].Use = int32(len(e.Index.Objects) + 7)
 			return encodeEntry(t, e)
-		}},
+		}, true},
 		{"an offset past the file", func(t *testing.T, data []byte) []byte {
 			e := rawEntry(t, data)
 			e.Index.Calls[0].Off = 1 << 30
 			return encodeEntry(t, e)
-		}},
+		}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -291,18 +300,18 @@ func TestDamagedEntryIsChecked(t *testing.T) {
 			writeFile(t, path, tc.damage(t, first.entryOf(t, "example.com/m/p")))
 
 			second := loadStoreFixture(t, root, dir)
-			if second.checked != 1 {
-				t.Errorf("after damage, %d packages checked, want 1 (p)", second.checked)
+			if wantChecked := map[bool]int{false: 1, true: 0}[tc.inIndex]; second.checked != wantChecked {
+				t.Errorf("after damage, %d packages checked to load, want %d", second.checked, wantChecked)
 			}
+			got := mustIndex(t, second.nodes["example.com/m/p"].unit)
+			second.l.store.wait()
 			if !strings.Contains(second.log.String(), "damaged") {
 				t.Errorf("no warning of the damage; log:\n%s", second.log)
 			}
-			got := mustIndex(t, second.nodes["example.com/m/p"].unit)
-			walkIndex(got)
-			if len(got.Idents) != len(want.Idents) || len(got.Calls) != len(want.Calls) {
-				t.Errorf("p after damage: %d identifiers and %d calls, want %d and %d", len(got.Idents), len(got.Calls), len(want.Idents), len(want.Calls))
-			}
-			if third := loadStoreFixture(t, root, dir); third.checked != 0 || third.log.Len() != 0 {
+			sameTables(t, got, want)
+			third := loadStoreFixture(t, root, dir)
+			walkIndex(mustIndex(t, third.nodes["example.com/m/p"].unit))
+			if third.checked != 0 || third.log.Len() != 0 {
 				t.Errorf("after the entry was written again, %d packages checked, want 0; log:\n%s", third.checked, third.log)
 			}
 		})
@@ -325,7 +334,10 @@ func FuzzTypeStoreEntry(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		writeFile(t, s.l.store.path(n.key), data)
 		if u := s.l.read(n); u != nil {
+			// The index is read now (readIndex); a damaged one has
+			// its package checked, and its entry written again.
 			walkIndex(mustIndex(t, u))
+			s.l.store.wait()
 		}
 	})
 }
@@ -360,12 +372,9 @@ func TestReadFileStaysInRoots(t *testing.T) {
 func TestIndexCodec(t *testing.T) {
 	s := loadStoreFixture(t, writeStoreFixture(t), t.TempDir())
 	want := mustIndex(t, s.nodes["example.com/m/p"].unit).stored()
-	data, err := want.GobEncode()
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := want.encode()
 	got := new(unitIndex)
-	if err := got.GobDecode(data); err != nil {
+	if err := got.decode(data); err != nil {
 		t.Fatal(err)
 	}
 	strip := func(ix *unitIndex) *unitIndex {
@@ -384,11 +393,107 @@ func TestIndexCodec(t *testing.T) {
 		t.Errorf("decoded\n%+v\nencoded\n%+v", strip(got), strip(want))
 	}
 	for _, cut := range []int{0, 1, len(data) / 2, len(data) - 1} {
-		if err := new(unitIndex).GobDecode(data[:cut]); err == nil {
+		if err := new(unitIndex).decode(data[:cut]); err == nil {
 			t.Errorf("the index cut at %d of %d bytes decoded", cut, len(data))
 		}
 	}
-	if err := new(unitIndex).GobDecode(append(data, 0)); err == nil {
+	if err := new(unitIndex).decode(append(data, 0)); err == nil {
 		t.Error("the index with a byte more decoded")
+	}
+}
+
+// TestEntryCodec: an entry decoded and encoded again (entrycodec.go) is
+// the same bytes, which processes sharing the cache directory rely on to
+// write one file under a key; bytes that are not a whole entry of this
+// format are damaged.
+func TestEntryCodec(t *testing.T) {
+	s := loadStoreFixture(t, writeStoreFixture(t), t.TempDir())
+	for _, path := range []string{"example.com/m/p", "example.com/m/q"} {
+		data := s.entryOf(t, path)
+		if again := rawEntry(t, data).marshal(); !bytes.Equal(again, data) {
+			t.Errorf("%s: the entry encoded again differs from the one written", path)
+		}
+	}
+	// Tables of many files, which a map holds.
+	e := rawEntry(t, s.entryOf(t, "example.com/m/p"))
+	for i := range 8 {
+		e.Files[fmt.Sprintf("p/f%d.go", i)] = []lineCol{{1, 1}, {int32(i + 2), 3}}
+	}
+	first := e.marshal()
+	for range 4 {
+		if !bytes.Equal(e.marshal(), first) {
+			t.Fatal("an entry of many files is encoded as different bytes")
+		}
+	}
+	data := s.entryOf(t, "example.com/m/p")
+	for name, spoiled := range map[string][]byte{
+		"another format":   append([]byte("gonav types v4\n"), data[len(entryMagic):]...),
+		"a byte more":      append(bytes.Clone(data), 0),
+		"no index's bytes": data[:len(data)-len(rawEntry(t, data).Index.encode())],
+	} {
+		if _, err := unmarshalEntry(spoiled, true); !errors.Is(err, errDamaged) {
+			t.Errorf("%s: err %v, want %v", name, err, errDamaged)
+		}
+	}
+}
+
+// sameTables reads every row of p's index got, which must have as many
+// identifiers and calls as want.
+func sameTables(t *testing.T, got, want *unitIndex) {
+	t.Helper()
+	walkIndex(got)
+	if len(got.Idents) != len(want.Idents) || len(got.Calls) != len(want.Calls) {
+		t.Errorf("p's index: %d identifiers and %d calls, want %d and %d", len(got.Idents), len(got.Calls), len(want.Idents), len(want.Calls))
+	}
+}
+
+// TestIndexReadWhenAsked: a load reads a repository package's entry
+// without its index, which the first query of it reads (readIndex); an
+// entry gone, damaged or another package's by then is warned of, and the
+// package is checked again for its index.
+func TestIndexReadWhenAsked(t *testing.T) {
+	root := writeStoreFixture(t)
+	tests := []struct {
+		name   string
+		change func(t *testing.T, s *storeLoad, path string)
+		warned bool
+	}{
+		{"kept", func(t *testing.T, s *storeLoad, path string) {}, false},
+		{"removed", func(t *testing.T, s *storeLoad, path string) {
+			if err := os.Remove(path); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+		{"garbage", func(t *testing.T, s *storeLoad, path string) { writeFile(t, path, []byte(entryMagic+"garbage")) }, true},
+		{"another package's", func(t *testing.T, s *storeLoad, path string) {
+			writeFile(t, path, s.entryOf(t, "example.com/m/q"))
+		}, true},
+		{"of the key, another package's files", func(t *testing.T, s *storeLoad, path string) {
+			e := rawEntry(t, s.entryOf(t, "example.com/m/p"))
+			e.FileNames[0], e.Index.Files[0].Name = "q/q.go", "q/q.go"
+			writeFile(t, path, encodeEntry(t, e))
+		}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			first := loadStoreFixture(t, root, dir)
+			want := mustIndex(t, first.nodes["example.com/m/p"].unit)
+			second := loadUnindexed(t, root, dir)
+			u := second.nodes["example.com/m/p"].unit
+			if second.checked != 0 {
+				t.Fatalf("%d packages checked to load, want 0", second.checked)
+			}
+			if _, done := u.indexReady(); done {
+				t.Error("the load read p's index")
+			}
+			tc.change(t, second, second.l.store.path(u.key))
+			got := mustIndex(t, u)
+			second.l.store.wait()
+			sameTables(t, got, want)
+			if warned := strings.Contains(second.log.String(), "damaged"); warned != tc.warned {
+				t.Errorf("warned %t, want %t; log:\n%s", warned, tc.warned, second.log)
+			}
+		})
 	}
 }

@@ -8,14 +8,15 @@ import (
 )
 
 // A unit's index is most of a repository package's entry, and its
-// tables are long: gob encodes each row field by field through
+// tables are long: gob encoded each row field by field through
 // reflection, which was a sixth of a second revision's CPU. The index
-// encodes itself instead, as varints table by table, which gob then
-// holds as bytes. Decoding checks only that the bytes hold the tables;
-// the entry's check (entrycheck.go) then checks what they say.
+// encodes itself instead, as varints table by table, and the entry
+// holds it as bytes (entrycodec.go). Decoding checks only that the bytes
+// hold the tables; the entry's check (entrycheck.go) then checks what
+// they say.
 
-// GobEncode encodes the index's tables.
-func (ix *unitIndex) GobEncode() ([]byte, error) {
+// encode encodes the index's tables.
+func (ix *unitIndex) encode() []byte {
 	w := &indexWriter{}
 	w.count(len(ix.Files))
 	for _, f := range ix.Files {
@@ -67,11 +68,11 @@ func (ix *unitIndex) GobEncode() ([]byte, error) {
 			w.str(name)
 		}
 	}
-	return w.buf, nil
+	return w.buf
 }
 
-// GobDecode decodes what GobEncode wrote.
-func (ix *unitIndex) GobDecode(data []byte) error {
+// decode decodes what encode wrote.
+func (ix *unitIndex) decode(data []byte) error {
 	r := &indexReader{buf: data}
 	ix.Files = make([]indexFile, r.count())
 	for i := range ix.Files {
@@ -123,10 +124,7 @@ func (ix *unitIndex) GobDecode(data []byte) error {
 			set.Names[j] = r.str()
 		}
 	}
-	if r.err == nil && len(r.buf) > 0 {
-		r.err = fmt.Errorf("%d bytes after the index", len(r.buf))
-	}
-	return r.err
+	return r.end("index")
 }
 
 func bit(b bool) int32 {
@@ -155,6 +153,18 @@ func (w *indexWriter) int32s(vs []int32) {
 func (w *indexWriter) str(s string) {
 	w.count(len(s))
 	w.buf = append(w.buf, s...)
+}
+
+func (w *indexWriter) bytes(b []byte) {
+	w.count(len(b))
+	w.buf = append(w.buf, b...)
+}
+
+func (w *indexWriter) strs(ss []string) {
+	w.count(len(ss))
+	for _, s := range ss {
+		w.str(s)
+	}
 }
 
 // indexReader reads what indexWriter wrote; after the first error it
@@ -209,8 +219,33 @@ func (r *indexReader) int32s() []int32 {
 }
 
 func (r *indexReader) str() string {
+	return string(r.bytes())
+}
+
+// bytes returns the next bytes written by indexWriter.bytes, in place.
+func (r *indexReader) bytes() []byte {
 	n := r.count()
-	s := string(r.buf[:n])
+	b := r.buf[:n:n]
 	r.buf = r.buf[n:]
-	return s
+	return b
+}
+
+func (r *indexReader) strs() []string {
+	n := r.count()
+	if n == 0 {
+		return nil
+	}
+	ss := make([]string, n)
+	for i := range ss {
+		ss[i] = r.str()
+	}
+	return ss
+}
+
+// end returns the error of what was read, one when bytes are left.
+func (r *indexReader) end(what string) error {
+	if r.err == nil && len(r.buf) > 0 {
+		r.err = fmt.Errorf("%d bytes after the %s", len(r.buf), what)
+	}
+	return r.err
 }

@@ -1,9 +1,12 @@
 package gonav
 
 import (
+	"context"
+	"errors"
 	"go/token"
 	"go/types"
 	"path"
+	"slices"
 )
 
 // The index of a repository package is kept in the type store with its
@@ -28,6 +31,36 @@ func (ix *unitIndex) stored() *unitIndex {
 		out.Files = append(out.Files, f)
 	}
 	return out
+}
+
+// readIndex reads a unit's index from its entry when a query first
+// needs it: a load reads the entries without their indexes, which were
+// a fifth of reading the standard library's entries and most of what it
+// kept, and a query needs the indexes of a few packages. The entry read
+// again must be the one the unit was read from: its key's, of the same
+// files. One that is gone, damaged or another's is warned of, and the
+// package is checked again for its index, whose entry is written again
+// (checkBodies).
+func (l *loader) readIndex(ctx context.Context, n *node, u *unit) (*unitIndex, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	e, release, err := l.store.open(n.key, true)
+	defer release()
+	if err == nil && e == nil {
+		err = errors.New("the entry is gone")
+	}
+	if err == nil {
+		err = e.fits(n)
+	}
+	if err == nil && (e.Index == nil || !slices.Equal(e.FileNames, u.fileNames)) {
+		err = damaged("not the entry the package was read from")
+	}
+	if err != nil {
+		l.log.Warn("go_navigate: a package's index on disk is damaged; checking the package again", "package", u.id, "error", err)
+		return l.checkBodies(n, u), nil
+	}
+	return l.attach(n, u, e.Index), nil
 }
 
 // attach makes a stored index the unit's: its files are added to the

@@ -47,6 +47,10 @@ type listedPackage struct {
 type lister interface {
 	GoList(ctx context.Context, dir string, args []string, stdout io.Writer, opts ...verify.RunOption) (verify.Result, verify.Isolation)
 	HostPath(dir, p string) (string, bool)
+	// GoRoot and ModCache are the go command's GOROOT and the module
+	// cache go list reads.
+	GoRoot() string
+	ModCache() string
 }
 
 // ListError says go list could not run at all (not: some packages have

@@ -33,13 +33,24 @@ func (s *outsideStats) stat(lp *listedPackage, i int) fileStat {
 	s.once.Do(func() {
 		s.files = make([]fileStat, len(lp.GoFiles))
 		for j, f := range lp.GoFiles {
-			fi, err := os.Stat(filepath.Join(lp.Dir, f))
-			if err != nil {
-				s.files[j] = fileStat{err: err}
-				continue
-			}
-			s.files[j] = fileStat{size: fi.Size(), modTime: fi.ModTime()}
+			s.files[j] = statPath(filepath.Join(lp.Dir, f))
 		}
 	})
 	return s.files[i]
+}
+
+// set gives the stats of the package's Go files, read by whoever checked
+// that a listing kept on disk still holds (see listStore), before any
+// stat call.
+func (s *outsideStats) set(files []fileStat) {
+	s.once.Do(func() { s.files = files })
+}
+
+// statPath returns what os.Stat says of a path.
+func statPath(path string) fileStat {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileStat{err: err}
+	}
+	return fileStat{size: fi.Size(), modTime: fi.ModTime()}
 }

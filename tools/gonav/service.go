@@ -23,10 +23,11 @@ import (
 
 // Options configure the service.
 type Options struct {
-	// CacheDir keeps exports under CacheDir/exports, and the packages'
+	// CacheDir keeps exports under CacheDir/exports, the packages'
 	// type information (the repository's with their indexes) under
-	// CacheDir/types-v4; empty means a temporary directory for exports,
-	// removed at Close, and type information kept in memory only.
+	// CacheDir/types-v5, and go list's listings under CacheDir/lists-v1;
+	// empty means a temporary directory for exports, removed at Close,
+	// and type information and listings kept in memory only.
 	CacheDir string
 	// Logger receives load progress and warnings. Default: discard.
 	Logger *slog.Logger
@@ -113,11 +114,12 @@ func New(reg *workspace.Registry, opts Options) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	sv := &Service{reg: reg, checker: checker, log: opts.Logger, opts: opts, lists: &listCache{max: opts.Programs}}
+	sv := &Service{reg: reg, checker: checker, log: opts.Logger, opts: opts, lists: &listCache{max: opts.Programs, store: listStore{log: opts.Logger}}}
 	sv.loader = &loader{fset: token.NewFileSet(), cache: newUnitCache(), store: newTypeStore("", opts.Logger), tables: &posTables{}, log: opts.Logger, workers: opts.Workers, maxFileBytes: opts.MaxFileBytes}
 	if opts.CacheDir != "" {
 		sv.dir = filepath.Join(opts.CacheDir, "exports")
 		sv.loader.store.dir = filepath.Join(opts.CacheDir, typesDirName)
+		sv.lists.store.dir = filepath.Join(opts.CacheDir, listsDirName)
 	}
 	return sv, nil
 }
