@@ -21,20 +21,11 @@ import (
 // to read that page; callers who share a server without waiting on each
 // other's answers are on connections of their own.
 func BenchmarkReadContendedHTTP(b *testing.B) {
-	dir := sizedCorpus(b)
-	for _, v := range builds(b) {
-		for _, paging := range []bool{false, true} {
-			name := map[bool]string{false: "alone", true: "paging"}[paging]
-			if v.name != "ours" {
-				name = v.name + "-" + name
-			}
-			b.Run(name, func(b *testing.B) {
-				url, pid := startHTTPBinary(b, v.bin, dir)
-				reader, pager := dialBench(b, url), dialBench(b, url)
-				measureContended(b, pid, reader, pager, paging)
-			})
-		}
-	}
+	contendedVariants(b, func(b *testing.B, bin, dir string, paging bool) {
+		url, pid := startHTTPBinary(b, bin, dir)
+		reader, pager := dialBench(b, url), dialBench(b, url)
+		measureContended(b, pid, reader, pager, paging)
+	})
 }
 
 // serverURL finds the URL the server prints on stderr once it listens.

@@ -27,40 +27,34 @@ import (
 // long-running git cat-file --batch reading the same blob. bench/readlarge.sh
 // prints the ratios.
 
-var sizedRepo struct {
-	once sync.Once
-	dir  string
-}
-
 // sizedFiles are the paths of the sized corpus and their sizes.
 var sizedFiles = map[string]int{"big.go": 10 << 20, "mid.go": 100 << 10, "small.go": 1 << 10}
 
+// sizedCorpus makes the repository of the sized files, for one benchmark:
+// it lives in b's temporary directory, gone once b ends.
 func sizedCorpus(b *testing.B) string {
-	sizedRepo.once.Do(func() {
-		var src strings.Builder
-		files, err := filepath.Glob(filepath.Join(runtimeGOROOT(b), "src", "net", "http", "*.go"))
-		if err != nil || len(files) == 0 {
-			b.Fatalf("no Go source to build the corpus from: %v", err)
+	var src strings.Builder
+	files, err := filepath.Glob(filepath.Join(runtimeGOROOT(b), "src", "net", "http", "*.go"))
+	if err != nil || len(files) == 0 {
+		b.Fatalf("no Go source to build the corpus from: %v", err)
+	}
+	for i := 0; src.Len() < sizedFiles["big.go"]; i++ {
+		data, err := os.ReadFile(files[i%len(files)])
+		if err != nil {
+			b.Fatal(err)
 		}
-		for i := 0; src.Len() < sizedFiles["big.go"]; i++ {
-			data, err := os.ReadFile(files[i%len(files)])
-			if err != nil {
-				b.Fatal(err)
-			}
-			src.Write(data)
-		}
-		all := src.String()
-		repo := gitfixture.New(b)
-		content := map[string]gitfixture.File{}
-		for path, size := range sizedFiles {
-			cut := strings.LastIndexByte(all[:size], '\n') + 1
-			content[path] = gitfixture.Text(all[:cut])
-		}
-		repo.Commit(b, "sized files", content)
-		gitfixture.Git(b, repo.Dir, "gc", "-q")
-		sizedRepo.dir = repo.Dir
-	})
-	return sizedRepo.dir
+		src.Write(data)
+	}
+	all := src.String()
+	repo := gitfixture.New(b)
+	content := map[string]gitfixture.File{}
+	for path, size := range sizedFiles {
+		cut := strings.LastIndexByte(all[:size], '\n') + 1
+		content[path] = gitfixture.Text(all[:cut])
+	}
+	repo.Commit(b, "sized files", content)
+	gitfixture.Git(b, repo.Dir, "gc", "-q")
+	return repo.Dir
 }
 
 func runtimeGOROOT(b *testing.B) string {
@@ -195,7 +189,11 @@ func BenchmarkRead1KB(b *testing.B) { benchmarkSized(b, "small.go") }
 // without pause ("paging"; "base-alone" and "base-paging" with the build
 // REPO_MCP_BENCH_BASE names). The p99 ratio shows whether the paging holds
 // up the other caller.
-func BenchmarkReadContended(b *testing.B) {
+func BenchmarkReadContended(b *testing.B) { contendedVariants(b, readContended) }
+
+// contendedVariants runs read, for each build, alone and paging, as the
+// sub-benchmarks the contended benchmarks name.
+func contendedVariants(b *testing.B, read func(b *testing.B, bin, dir string, paging bool)) {
 	dir := sizedCorpus(b)
 	for _, v := range builds(b) {
 		for _, paging := range []bool{false, true} {
@@ -203,7 +201,7 @@ func BenchmarkReadContended(b *testing.B) {
 			if v.name != "ours" {
 				name = v.name + "-" + name
 			}
-			b.Run(name, func(b *testing.B) { readContended(b, v.bin, dir, paging) })
+			b.Run(name, func(b *testing.B) { read(b, v.bin, dir, paging) })
 		}
 	}
 }
