@@ -13,7 +13,7 @@
 #     (BenchmarkReadContendedHTTP)
 # read_file goes through client/, which decodes each answer, and the server
 # is warm (rounds of 500 reads or 20 MiB of the file, until a round has
-# it fault at most once in 50 calls: a server that allocates little takes
+# it fault at most once in 50 calls, or 10 times: a server that allocates little takes
 # thousands of calls to grow its heap to the floor); each variant reports
 # the server's CPU per op (srv-cpu-µs/op, the pager's included), this
 # process's (clt-cpu-µs/op: the client decoding answers, the pager's

@@ -167,12 +167,14 @@ func benchmarkSized(b *testing.B, path string) {
 // 20-50 µs). So the
 // warm-up goes in rounds of warmUpCalls reads of the file, or warmUpBytes
 // of it, whichever comes first (once at least), until a round has the
-// server fault at most once in settledCallsPerFault calls, or
+// server fault at most once in settledCallsPerFault calls (or at most
+// settledFaults times: a round of the 10 MB file is 22 calls), or
 // maxWarmUpRounds have gone.
 const (
 	warmUpCalls          = 500
 	warmUpBytes          = 20 << 20
 	settledCallsPerFault = 50
+	settledFaults        = 10
 	maxWarmUpRounds      = 20
 )
 
@@ -182,7 +184,7 @@ func warmUp(b *testing.B, pid int, c *client.Conn, path string) {
 		before, ok := minorFaults(pid)
 		calls := warmUpRound(b, c, path)
 		after, ok2 := minorFaults(pid)
-		if !ok || !ok2 || (after-before)*settledCallsPerFault <= int64(calls) {
+		if !ok || !ok2 || after-before <= max(int64(calls/settledCallsPerFault), settledFaults) {
 			return
 		}
 	}
