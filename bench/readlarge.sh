@@ -12,10 +12,13 @@
 #     on a second connection to one server over Streamable HTTP
 #     (BenchmarkReadContendedHTTP)
 # read_file goes through client/, which decodes each answer, and the server
-# is warm (500 reads or 20 MiB of the file first); each variant reports the
-# server's CPU per op (srv-cpu-µs/op, the pager's included), this process's
-# (clt-cpu-µs/op: the client decoding answers, the pager's included) and
-# the server's peak RSS. "base-paging"'s ratio is against ours alone, so
+# is warm (rounds of 500 reads or 20 MiB of the file, until a round has
+# it fault at most once in 50 calls, or 10 times: a server that allocates little takes
+# thousands of calls to grow its heap to the floor); each variant reports
+# the server's CPU per op (srv-cpu-µs/op, the pager's included), this
+# process's (clt-cpu-µs/op: the client decoding answers, the pager's
+# included), the server's minor page faults per op (srv-faults/op, near 0
+# when warm) and its peak RSS. "base-paging"'s ratio is against ours alone, so
 # read base-alone beside it.
 # One stdio stream cannot meet the p99 target: its answers are frames in
 # one order, and a 1 KB answer ready while a 1 MiB page (a 1.2 MiB frame)

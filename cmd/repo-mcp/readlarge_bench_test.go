@@ -133,7 +133,7 @@ func benchmarkSized(b *testing.B, path string) {
 	for _, v := range builds(b) {
 		b.Run(v.name, func(b *testing.B) {
 			c := startBinary(b, v.bin, dir)
-			warmUp(b, c, path)
+			warmUp(b, c.PID(), c, path)
 			measureServer(b, c.PID(), func(int) error {
 				n, err := readPages(c, path)
 				if err == nil && n < sizedFiles[path]-1<<10 {
@@ -152,27 +152,58 @@ func benchmarkSized(b *testing.B, path string) {
 	})
 }
 
-// A server is measured warm: it has read its file warmUpCalls times, or
-// warmUpBytes of it, whichever comes first (once at least), so that its
-// heap has grown to its working size and been collected a few times, as
-// a long-running server's has. A new process's first calls cost more (its
-// heap's pages are touched for the first time, at about 50 µs a page on
-// this kind of virtual machine); they are the cold start's to measure
-// (BenchmarkColdStart).
+// A server is measured warm: its heap has grown to its working size and
+// been collected a few times, as a long-running server's has. A new
+// process's first calls cost more (its heap's pages are touched for the
+// first time, at 20-50 µs a page on this kind of virtual machine); they
+// are the cold start's to measure (BenchmarkColdStart).
+//
+// How many calls that takes depends on what a call allocates: the heap
+// floor (internal/heapfloor) lets the heap grow to 32 MiB before it is
+// collected, so a server that allocates 140 KiB a call is warm after some
+// 250 calls, and one that allocates 17 KiB only after some 2,000. A fixed
+// number of calls measured the second's first touches as its per-call
+// cost (1.5 page faults a call, where warm it takes 0.03; each fault
+// 20-50 µs). So the
+// warm-up goes in rounds of warmUpCalls reads of the file, or warmUpBytes
+// of it, whichever comes first (once at least), until a round has the
+// server fault at most once in settledCallsPerFault calls (or at most
+// settledFaults times: a round of the 10 MB file is 22 calls), or
+// maxWarmUpRounds have gone.
 const (
-	warmUpCalls = 500
-	warmUpBytes = 20 << 20
+	warmUpCalls          = 500
+	warmUpBytes          = 20 << 20
+	settledCallsPerFault = 50
+	settledFaults        = 10
+	maxWarmUpRounds      = 20
 )
 
-// warmUp reads path through c as a warm server has.
-func warmUp(b *testing.B, c *client.Conn, path string) {
-	for calls, n := 0, 0; calls == 0 || calls < warmUpCalls && n < warmUpBytes; calls++ {
+// warmUp reads path through c until the server, process pid, is warm.
+func warmUp(b *testing.B, pid int, c *client.Conn, path string) {
+	for range maxWarmUpRounds {
+		before, ok := minorFaults(pid)
+		calls := warmUpRound(b, c, path)
+		after, ok2 := minorFaults(pid)
+		if !ok || !ok2 || after-before <= max(int64(calls/settledCallsPerFault), settledFaults) {
+			return
+		}
+	}
+}
+
+// warmUpRound reads path through c warmUpCalls times, or warmUpBytes of
+// it, whichever comes first (once at least), and returns the number of
+// read_file calls made.
+func warmUpRound(b *testing.B, c *client.Conn, path string) (calls int) {
+	pages := sizedFiles[path]>>20 + 1 // readPages reads a page per call
+	for reads, n := 0, 0; reads == 0 || reads < warmUpCalls && n < warmUpBytes; reads++ {
 		read, err := readPages(c, path)
 		if err != nil {
 			b.Fatal(err)
 		}
 		n += read
+		calls += pages
 	}
+	return calls
 }
 
 // BenchmarkReadPaged10MB: a 10 MB file read in full, in 1 MiB pages.
@@ -218,8 +249,8 @@ func readContended(b *testing.B, bin, dir string, paging bool) {
 // process pid, with pager paging the 10 MB file meanwhile when paging is
 // set; reader and pager may be one connection.
 func measureContended(b *testing.B, pid int, reader, pager *client.Conn, paging bool) {
-	warmUp(b, pager, "big.go")
-	warmUp(b, reader, "small.go")
+	warmUp(b, pid, pager, "big.go")
+	warmUp(b, pid, reader, "small.go")
 	ctx, stop := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	if paging {
@@ -242,13 +273,19 @@ func measureContended(b *testing.B, pid int, reader, pager *client.Conn, paging 
 // process pid spent per op (srv-cpu-µs/op, from /proc, so in ticks
 // of 10 ms: time enough ops), the CPU time this process spent (clt-cpu-µs/op:
 // the client's side, decoding the answers, with the benchmark's own small
-// share) and the server's peak resident memory (srv-peak-MiB).
+// share), the server's minor page faults per op (srv-faults/op: a warm
+// server's are near 0; see warmUp) and its peak resident memory
+// (srv-peak-MiB).
 // Under load, wall-clock latency moves with the machine's other work and
 // CPU time much less.
 func measureServer(b *testing.B, pid int, op func(int) error) {
 	before, ok := processCPU(pid)
 	ownBefore, ownOK := processCPU(os.Getpid())
+	faultsBefore, faultsOK := minorFaults(pid)
 	benchlat.Measure(b, op)
+	if after, ok2 := minorFaults(pid); faultsOK && ok2 {
+		b.ReportMetric(float64(after-faultsBefore)/float64(b.N), "srv-faults/op")
+	}
 	if after, ok2 := processCPU(pid); ok && ok2 {
 		b.ReportMetric(float64((after-before).Microseconds())/float64(b.N), "srv-cpu-µs/op")
 	}
