@@ -242,31 +242,40 @@ func contendedVariants(b *testing.B, read func(b *testing.B, bin, dir string, pa
 // is set.
 func readContended(b *testing.B, bin, dir string, paging bool) {
 	c := startBinary(b, bin, dir)
-	measureContended(b, c.PID(), c, c, paging)
+	measureContended(b, c.PID(), c, c, paging, pageInProcess)
 }
 
 // measureContended measures 1 KB reads through reader, on the server
-// process pid, with pager paging the 10 MB file meanwhile when paging is
-// set; reader and pager may be one connection.
-func measureContended(b *testing.B, pid int, reader, pager *client.Conn, paging bool) {
+// process pid, warmed through reader and pager, with the pager startPaging
+// starts paging the 10 MB file meanwhile when paging is set; reader and
+// pager may be one connection.
+func measureContended(b *testing.B, pid int, reader, pager *client.Conn, paging bool, startPaging func(*testing.B, *client.Conn) (stop func())) {
 	warmUp(b, pid, pager, "big.go")
 	warmUp(b, pid, reader, "small.go")
-	ctx, stop := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
 	if paging {
-		wg.Go(func() {
-			for ctx.Err() == nil {
-				readPages(pager, "big.go")
-			}
-		})
-		time.Sleep(10 * time.Millisecond) // let the pager start
+		defer startPaging(b, pager)()
 	}
 	measureServer(b, pid, func(int) error {
 		_, err := readPages(reader, "small.go")
 		return err
 	})
-	stop()
-	wg.Wait()
+}
+
+// pageInProcess pages the 10 MB file through pager in this process
+// until stop is called.
+func pageInProcess(b *testing.B, pager *client.Conn) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for ctx.Err() == nil {
+			readPages(pager, "big.go")
+		}
+	})
+	time.Sleep(10 * time.Millisecond) // let the pager start
+	return func() {
+		cancel()
+		wg.Wait()
+	}
 }
 
 // measureServer is benchlat.Measure, and reports the CPU time the server
