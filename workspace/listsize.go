@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -267,10 +268,19 @@ func (x *packIndex) offset(h plumbing.Hash) (int64, bool) {
 		return 0, false
 	}
 	names := x.data[idxFanout : idxFanout+20*x.count]
+	// Names are compared by their first eight bytes as a number, which
+	// settles all but the last steps of a search: a listing looks up every
+	// file it sizes, and bytes.Compare's call was most of the search.
+	key := binary.BigEndian.Uint64(h[:8])
 	found := false
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		switch c := bytes.Compare(names[20*m:20*m+20], h[:]); {
+		name := names[20*m : 20*m+20]
+		c := cmp.Compare(binary.BigEndian.Uint64(name), key)
+		if c == 0 {
+			c = bytes.Compare(name[8:], h[8:])
+		}
+		switch {
 		case c < 0:
 			lo = m + 1
 		case c > 0:
