@@ -63,6 +63,37 @@ type denyRule struct {
 	// (decided once: a listing tests every entry's name).
 	name     string
 	nameGlob bool
+	// quick, where hasQuick is set, is a byte every name the rule denies
+	// has at its start (at its end, with quickEnd): a listing judges
+	// every entry by every rule, and most names fail that one comparison.
+	quick    byte
+	quickEnd bool
+	hasQuick bool
+}
+
+// withQuick sets the byte a name must have for r to deny it, where r's
+// kind gives one.
+func (r denyRule) withQuick() denyRule {
+	switch {
+	case (r.kind == rulePrefix || r.kind == ruleName) && r.lit != "":
+		r.quick, r.hasQuick = r.lit[0], true
+	case r.kind == ruleSuffix && r.lit != "":
+		r.quick, r.quickEnd, r.hasQuick = r.lit[len(r.lit)-1], true, true
+	case r.kind == ruleGlob && !r.nameGlob && r.name != "" && r.name != "**":
+		r.quick, r.hasQuick = r.name[0], true
+	}
+	return r
+}
+
+// skips reports that lowerName fails r's quick byte.
+func (r *denyRule) skips(lowerName string) bool {
+	if !r.hasQuick || lowerName == "" {
+		return false
+	}
+	if r.quickEnd {
+		return lowerName[len(lowerName)-1] != r.quick
+	}
+	return lowerName[0] != r.quick
 }
 
 type ruleKind int
@@ -116,7 +147,7 @@ func (d *denyList) add(pattern string) error {
 			return fmt.Errorf("deny pattern: %w", err)
 		}
 		name := lower[strings.LastIndexByte(lower, '/')+1:]
-		d.rules = append(d.rules, denyRule{pattern: pattern, kind: ruleGlob, glob: g, name: name, nameGlob: strings.ContainsAny(name, "*?[\\")})
+		d.rules = append(d.rules, denyRule{pattern: pattern, kind: ruleGlob, glob: g, name: name, nameGlob: strings.ContainsAny(name, "*?[\\")}.withQuick())
 		return nil
 	}
 	g, err := ParseGlob(lower)
@@ -128,13 +159,13 @@ func (d *denyList) add(pattern string) error {
 	case !strings.ContainsAny(lower, "*?[\\"):
 		d.exact[lower] = pattern
 	case strings.ContainsAny(body, "*?[\\"):
-		d.rules = append(d.rules, denyRule{pattern: pattern, kind: ruleName, glob: g, lit: literalPrefix(lower)})
+		d.rules = append(d.rules, denyRule{pattern: pattern, kind: ruleName, glob: g, lit: literalPrefix(lower)}.withQuick())
 	case strings.HasPrefix(lower, "*") && !strings.HasSuffix(lower, "*"):
-		d.rules = append(d.rules, denyRule{pattern: pattern, kind: ruleSuffix, lit: body})
+		d.rules = append(d.rules, denyRule{pattern: pattern, kind: ruleSuffix, lit: body}.withQuick())
 	case strings.HasSuffix(lower, "*") && !strings.HasPrefix(lower, "*"):
-		d.rules = append(d.rules, denyRule{pattern: pattern, kind: rulePrefix, lit: body})
+		d.rules = append(d.rules, denyRule{pattern: pattern, kind: rulePrefix, lit: body}.withQuick())
 	default:
-		d.rules = append(d.rules, denyRule{pattern: pattern, kind: ruleName, glob: g, lit: literalPrefix(lower)})
+		d.rules = append(d.rules, denyRule{pattern: pattern, kind: ruleName, glob: g, lit: literalPrefix(lower)}.withQuick())
 	}
 	return nil
 }
@@ -193,6 +224,9 @@ func (d *denyList) matchEntry(p string) (string, bool) {
 	var lowerPath string
 	for i := range d.rules {
 		r := &d.rules[i]
+		if r.skips(lowerName) {
+			continue
+		}
 		switch r.kind {
 		case rulePrefix:
 			if strings.HasPrefix(lowerName, r.lit) {

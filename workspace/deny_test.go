@@ -1,6 +1,11 @@
 package workspace
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
+)
 
 // TestDefaultDenyPatterns lists common secret files, which the default
 // patterns must deny, and ordinary files that look like them, which they
@@ -128,6 +133,22 @@ func TestDefaultDenyPatterns(t *testing.T) {
 			t.Errorf("%q is not denied", tc.path)
 		case !tc.denied && denied:
 			t.Errorf("%q is denied by %q", tc.path, pat)
+		}
+	}
+}
+
+// BenchmarkDenyMatchEntry judges every path of the benchmark corpus by the
+// default deny list, as a first listing does.
+func BenchmarkDenyMatchEntry(b *testing.B) {
+	dir, _ := benchCorpus(b)
+	paths := strings.Fields(gitfixture.Git(b, dir, "ls-tree", "-r", "-t", "--name-only", "HEAD"))
+	d, err := compileDenyList(DefaultDenyPatterns)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		for _, p := range paths {
+			d.matchEntry(p)
 		}
 	}
 }

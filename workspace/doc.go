@@ -123,7 +123,8 @@
 // of commit directories are cached too, with the workspace's deny verdict
 // on each entry (the caller's policy still applies on every call), and a
 // cold listing reads blob sizes from the pack entries' headers, in windows
-// of the pack file. The mutex is held to find an object, not to inflate
+// of the pack file (a delta's, from the first bytes of the delta, decoded
+// by hand rather than through compress/flate). The mutex is held to find an object, not to inflate
 // it: one caller reading a large file does not hold up the others. The
 // registry keeps whole inflated blobs, within Options.BlobCacheBytes, for
 // the next read of any part of them (paging through a large file inflates

@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -158,22 +159,41 @@ func (pr *packReader) entrySize(p *mappedPack, off int64) (int64, error) {
 // deltaSize inflates the start of the delta at the start of b and decodes
 // the size of its result. Input cut short only leaves the answer unknown:
 // the inflater hands out what it decoded before the input ran out.
+//
+// The delta's first bytes are read by hand (inflatehead.go), first as
+// many as two sizes under 256 MiB take; compress/flate reads what that
+// does not.
 func (pr *packReader) deltaSize(b []byte) (int64, error) {
-	zr, err := pr.inflater(b)
-	if err != nil {
-		return 0, err
-	}
 	var out [20]byte
-	n, _ := io.ReadFull(zr, out[:])
-	_, skip, ok := uvarint(out[:n], 0, 0)
-	if !ok {
-		return 0, errPackFormat
+	n, err := inflateHead(b, out[:8])
+	if err == nil && n == 8 {
+		if size, ok := deltaResultSize(out[:n]); ok {
+			return size, nil
+		}
+		n, err = inflateHead(b, out[:])
 	}
-	size, _, ok := uvarint(out[skip:n], 0, 0)
-	if !ok {
-		return 0, errPackFormat
+	if errors.Is(err, errInflateHead) {
+		zr, err := pr.inflater(b)
+		if err != nil {
+			return 0, err
+		}
+		n, _ = io.ReadFull(zr, out[:])
 	}
-	return int64(size), nil
+	if size, ok := deltaResultSize(out[:n]); ok {
+		return size, nil
+	}
+	return 0, errPackFormat
+}
+
+// deltaResultSize decodes the size of a delta's result from the delta's
+// first bytes: the size of its base, then the size of the result.
+func deltaResultSize(head []byte) (int64, bool) {
+	_, skip, ok := uvarint(head, 0, 0)
+	if !ok {
+		return 0, false
+	}
+	size, _, ok := uvarint(head[skip:], 0, 0)
+	return int64(size), ok
 }
 
 // uvarint decodes the little-endian base-128 number git writes in pack
@@ -248,10 +268,19 @@ func (x *packIndex) offset(h plumbing.Hash) (int64, bool) {
 		return 0, false
 	}
 	names := x.data[idxFanout : idxFanout+20*x.count]
+	// Names are compared by their first eight bytes as a number, which
+	// settles all but the last steps of a search: a listing looks up every
+	// file it sizes, and bytes.Compare's call was most of the search.
+	key := binary.BigEndian.Uint64(h[:8])
 	found := false
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		switch c := bytes.Compare(names[20*m:20*m+20], h[:]); {
+		name := names[20*m : 20*m+20]
+		c := cmp.Compare(binary.BigEndian.Uint64(name), key)
+		if c == 0 {
+			c = bytes.Compare(name[8:], h[8:])
+		}
+		switch {
 		case c < 0:
 			lo = m + 1
 		case c > 0:

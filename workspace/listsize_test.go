@@ -1,10 +1,13 @@
 package workspace
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -239,5 +242,59 @@ func TestListingMapsNewPacks(t *testing.T) {
 	defer r.mu.Unlock()
 	if size, ok := r.packedSizeLocked(plumbing.NewHash(e.SHA)); !ok || size != 900 {
 		t.Errorf("new.txt: packed size %d (%v), want 900", size, ok)
+	}
+}
+
+// TestPackIndexFindsNamesSharingPrefixes looks up names in an index whose
+// names share their first bytes (eight, nine, nineteen), and names it
+// does not hold that fall between them.
+func TestPackIndexFindsNamesSharingPrefixes(t *testing.T) {
+	var names []plumbing.Hash
+	for _, shared := range []int{0, 8, 9, 19} {
+		for k := range 3 {
+			var h plumbing.Hash
+			h[0] = byte(0x40 + shared)
+			for i := 1; i < shared; i++ {
+				h[i] = 0x77
+			}
+			for i := shared; i < len(h); i++ {
+				h[i] = byte(2 * (k + 1)) // even: an odd byte makes a name between
+			}
+			names = append(names, h)
+		}
+	}
+	slices.SortFunc(names, func(a, b plumbing.Hash) int { return bytes.Compare(a[:], b[:]) })
+	data := []byte("\xfftOc\x00\x00\x00\x02")
+	for b := range 256 {
+		n := 0
+		for _, h := range names {
+			if int(h[0]) <= b {
+				n++
+			}
+		}
+		data = binary.BigEndian.AppendUint32(data, uint32(n))
+	}
+	for _, h := range names {
+		data = append(data, h[:]...)
+	}
+	data = append(data, make([]byte, 4*len(names))...) // CRCs
+	for i := range names {
+		data = binary.BigEndian.AppendUint32(data, uint32(100+i))
+	}
+	x, err := parsePackIndex(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, h := range names {
+		if off, ok := x.offset(h); !ok || off != int64(100+i) {
+			t.Errorf("offset(%s) = %d, %v; want %d", h, off, ok, 100+i)
+		}
+		for _, at := range []int{8, 9, 19} {
+			missing := h
+			missing[at]++ // odd: between two names, or past the last
+			if off, ok := x.offset(missing); ok {
+				t.Errorf("offset(%s) = %d for a name the index does not hold", missing, off)
+			}
+		}
 	}
 }

@@ -1,7 +1,9 @@
 package jsonquote
 
 import (
+	"encoding/binary"
 	"math/bits"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -25,62 +27,136 @@ func AppendText[S ~string | ~[]byte](b []byte, s S) []byte {
 
 // AppendEscaped appends s escaped as the inside of a JSON string literal,
 // without the quotes; html escapes <, > and & as json.Marshal does.
+//
+// s is escaped a chunk at a time into the room b has beyond its length,
+// each chunk as much of s as fits there at its worst (every byte six):
+// a run that needs no escape is then written eight bytes at a time, word
+// by word, with no bounds to check per run. Source code has an escape every
+// ten bytes or so (tabs, newlines, quotes), so a copy call per run, as
+// append makes, cost more than the runs themselves.
 func AppendEscaped[S ~string | ~[]byte](b []byte, s S, html bool) []byte {
-	start := 0
-	for i := 0; i < len(s); {
-		i = nextAttention(s, i, html)
-		if i == len(s) {
-			break
+	for len(s) > 0 {
+		n := min(len(s), (cap(b)-len(b)-wordSlack)/maxEscape)
+		if n < minChunk && n < len(s) {
+			// Too little room left: grow for the rest of s as text
+			// usually expands, or at least for one chunk at its worst.
+			b = slices.Grow(b, max(len(s)+len(s)/8, maxEscape*minChunk)+wordSlack)
+			continue
 		}
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			r, n := decodeRune(s[i:])
-			switch {
-			case r == utf8.RuneError && n == 1:
-				b = append(b, s[start:i]...)
-				b = append(b, `\ufffd`...)
-			case r == '\u2028' || r == '\u2029':
-				b = append(b, s[start:i]...)
-				b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
-			default:
-				i += n
+		n = chunkEnd(s, n)
+		b = escapeInto(b, s[:n], html)
+		s = s[n:]
+	}
+	return b
+}
+
+const (
+	// maxEscape is the most bytes one byte of input becomes: \u00XX for a
+	// control character, \ufffd for a byte of invalid UTF-8.
+	maxEscape = 6
+	// wordSlack is the room a word written past the end of the output
+	// needs.
+	wordSlack = 8
+	// minChunk is the least input worth a chunk.
+	minChunk = 32
+)
+
+// chunkEnd returns where a chunk of at most n bytes of s ends: at n, or
+// before a character that n would cut (invalid UTF-8 is replaced
+// character by character, so a chunk must not end inside one).
+func chunkEnd[S ~string | ~[]byte](s S, n int) int {
+	if n == len(s) {
+		return n
+	}
+	for i := n; i > max(n-utf8.UTFMax, 0); i-- {
+		if utf8.RuneStart(s[i]) {
+			return i
+		}
+	}
+	return n // no character starts near n: whatever s[n] is, it is cut either way
+}
+
+// escapeInto appends s escaped to b, which has room beyond its length for
+// maxEscape*len(s)+wordSlack bytes.
+func escapeInto[S ~string | ~[]byte](b []byte, s S, html bool) []byte {
+	j := len(b)
+	b = b[:cap(b)]
+	for i := 0; i < len(s); {
+		if i+8 <= len(s) {
+			w := s[i : i+8] // of a known length: no bounds to check, one load
+			x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+				uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+			// The whole word is written; only the bytes before the first
+			// that needs attention count, and the rest is written again.
+			binary.LittleEndian.PutUint64(b[j:], x)
+			// The bytes that may need escaping (a control character, a
+			// quote, a backslash, a byte of a multi-byte character, and
+			// with html <, > and &), exact up to the lowest.
+			found := x | (x-ones*0x20)&^x | eq(x, '"') | eq(x, '\\')
+			if html {
+				found |= eq(x, '<') | eq(x, '>') | eq(x, '&')
+			}
+			if found &= highs; found == 0 {
+				i, j = i+8, j+8
 				continue
 			}
-			i += n
-			start = i
+			k := bits.TrailingZeros64(found) / 8
+			i, j = i+k, j+k
+		} else if c := s[i]; c < utf8.RuneSelf && !needsEscape(c, html) {
+			b[j] = c
+			i, j = i+1, j+1
 			continue
 		}
-		if c >= 0x20 && c != '"' && c != '\\' && !(html && (c == '<' || c == '>' || c == '&')) {
-			i++ // an HTML character in text mode
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if e := shortEscape(c); e != 0 {
+				b[j], b[j+1] = '\\', e
+				j += 2
+			} else {
+				b[j], b[j+1], b[j+2], b[j+3], b[j+4], b[j+5] = '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf]
+				j += 6
+			}
+			i++
 			continue
 		}
-		b = append(b, s[start:i]...)
-		b = appendEscape(b, c)
-		i++
-		start = i
+		r, n := decodeRune(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			j += copy(b[j:], `\ufffd`)
+		case r == '\u2028' || r == '\u2029':
+			j += copy(b[j:], `\u202`)
+			b[j] = hex[r&0xf]
+			j++
+		default:
+			for t := range n {
+				b[j+t] = s[i+t]
+			}
+			j += n
+		}
+		i += n
 	}
-	return append(b, s[start:]...)
+	return b[:j]
+}
+
+// needsEscape reports whether ASCII byte c is escaped.
+func needsEscape(c byte, html bool) bool {
+	return c < 0x20 || c == '"' || c == '\\' || html && (c == '<' || c == '>' || c == '&')
 }
 
 const hex = "0123456789abcdef"
 
-// appendEscape appends the escape of an ASCII byte that needs one.
-func appendEscape(b []byte, c byte) []byte {
-	switch c {
-	case '"', '\\':
-		return append(b, '\\', c)
-	case '\n':
-		return append(b, '\\', 'n')
-	case '\r':
-		return append(b, '\\', 'r')
-	case '\t':
-		return append(b, '\\', 't')
-	case '\b':
-		return append(b, '\\', 'b')
-	case '\f':
-		return append(b, '\\', 'f')
+// shortEscape returns the letter of the two-byte escape of an ASCII byte
+// that needs escaping (n for a newline, a quote for a quote), or 0 when it
+// takes six (\u00XX).
+func shortEscape(c byte) byte {
+	const controls = "\x00\x00\x00\x00\x00\x00\x00\x00btn\x00fr" // \b \t \n \f \r
+	switch {
+	case c == '"' || c == '\\':
+		return c
+	case int(c) < len(controls):
+		return controls[c]
 	}
-	return append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+	return 0
 }
 
 // decodeRune is utf8.DecodeRune for either form of text.
@@ -102,27 +178,4 @@ const (
 func eq(x uint64, c byte) uint64 {
 	t := x ^ (ones * uint64(c))
 	return (t - ones) &^ t
-}
-
-// nextAttention returns the index of the first byte of s[i:] that may need
-// escaping (a control character, a quote, a backslash, a byte of a
-// multi-byte character, and with html <, > and &), or len(s).
-func nextAttention[S ~string | ~[]byte](s S, i int, html bool) int {
-	for ; i+8 <= len(s); i += 8 {
-		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		found := x | (x-ones*0x20)&^x | eq(x, '"') | eq(x, '\\')
-		if html {
-			found |= eq(x, '<') | eq(x, '>') | eq(x, '&')
-		}
-		if found &= highs; found != 0 {
-			return i + bits.TrailingZeros64(found)/8
-		}
-	}
-	for ; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' || html && (c == '<' || c == '>' || c == '&') {
-			return i
-		}
-	}
-	return i
 }

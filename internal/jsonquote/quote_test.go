@@ -101,3 +101,21 @@ func BenchmarkEncoderNoHTML(b *testing.B) {
 		enc.Encode(src)
 	}
 }
+
+// TestChunksKeepCharacters escapes text into buffers with every amount of
+// room from none to plenty: the text is then escaped in chunks that end
+// wherever the room does, and a chunk that cut a character would turn it
+// into U+FFFD.
+func TestChunksKeepCharacters(t *testing.T) {
+	s := strings.Repeat("x\"世界\u2028\t\xffé<", 40)
+	want := marshal(t, s, false)
+	for room := range 300 {
+		for lead := range 3 {
+			b := make([]byte, lead, lead+room)
+			got := string(AppendText(b, s)[lead:])
+			if got != want {
+				t.Fatalf("with %d bytes of room after %d: %s, want %s", room, lead, got, want)
+			}
+		}
+	}
+}
