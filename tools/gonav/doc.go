@@ -20,9 +20,10 @@
 // not the server's Go's (goroot.go). The packages it reports, test
 // variants included, are parsed and type-checked in
 // this process with go/types (type-checking is not executing), for
-// their declarations only, which is what importers need; the repository
-// packages the query that starts the load reads, with function bodies
-// and full type information too. The repository's other packages have
+// their declarations only, which is what importers need, each file
+// parsed with its functions' bodies blanked out (blank.go); the
+// repository packages the query that starts the load reads, with
+// function bodies and full type information too. The repository's other packages have
 // their bodies checked when a query first reads them (bodies.go). A
 // repository package recompiled for another package's test (q [p.test])
 // is checked as a dependency is: the package, or its own test variant,

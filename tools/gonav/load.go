@@ -314,7 +314,7 @@ func (l *loader) typeCheck(n *node, depth checkDepth) (*unit, []*ast.File, *type
 			u.problems = append(u.problems, fmt.Sprintf("%s cannot be read; left out", name))
 			continue
 		}
-		f, err := parser.ParseFile(l.fset, name, src, parser.SkipObjectResolution)
+		f, err := l.parse(name, n.hosts[i], src, depth)
 		if err != nil {
 			u.problems = append(u.problems, parseProblem(err))
 		}
@@ -349,6 +349,27 @@ func (l *loader) typeCheck(n *node, depth checkDepth) (*unit, []*ast.File, *type
 		u.problems = append(u.problems, fmt.Sprintf("and %d more type errors", typeErrs-maxTypeErrors))
 	}
 	return u, files, info
+}
+
+// parse parses a file of a package, read from host into src, for a
+// check to depth: for declarations only, with its functions' bodies
+// blanked out (blankBodies), unless that parse fails, when the file's
+// own parse says why.
+func (l *loader) parse(name, host string, src []byte, depth checkDepth) (*ast.File, error) {
+	if depth != declarations || !blankBodies(src) {
+		return parser.ParseFile(l.fset, name, src, parser.SkipObjectResolution)
+	}
+	f, err := parser.ParseFile(l.fset, name, src, parser.SkipObjectResolution)
+	if err == nil {
+		return f, nil
+	}
+	if f != nil {
+		l.fset.RemoveFile(l.fset.File(f.FileStart))
+	}
+	if src, err = os.ReadFile(host); err != nil {
+		return nil, err
+	}
+	return parser.ParseFile(l.fset, name, src, parser.SkipObjectResolution)
 }
 
 // depsImporter imports a node's dependencies' API packages.
