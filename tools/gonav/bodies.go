@@ -2,12 +2,13 @@ package gonav
 
 import "context"
 
-// A repository package checked in full is first checked without the
-// type information its index records (loader.check), and checked again
-// with it, and indexed, when a query first needs its index: a first
-// answer waits for the indexes of the packages it reads, not for the
-// whole repository's. The program builds the other indexes after its
-// first answer, in the background (program.indexRest).
+// A repository package checked in full that the first query does not
+// read is first checked for its declarations only (loader.check), as
+// its importers need, and checked again with its function bodies, and
+// indexed, when a query first needs its index: a first answer waits for
+// the bodies of the packages it reads, not for the whole repository's.
+// The program builds the other indexes after its first answer, in the
+// background (program.indexRest).
 
 // indexLater has the unit's index built by checkBodies when it is first
 // asked for.
@@ -20,14 +21,19 @@ func (l *loader) indexLater(n *node, u *unit) {
 	})
 }
 
-// checkBodies checks a package again, recording what its index needs,
-// and indexes it. Its entry is written then, with the index, under the
-// key the first check kept; the unit's types stay those the first
-// check left, which importers hold, and the index finds its objects in
-// them (resolveLater), as one read from disk does.
+// checkBodies checks a package again, with its function bodies and
+// recording what its index needs, and indexes it. The unit's problems
+// are this check's, complete: its bodies' type errors too. Its entry is
+// written then, with the index and those problems, under the key the
+// first check kept (an entry of a package checked in full always has
+// its index, so none is written from a check without bodies); the
+// unit's types stay those the first check left, which importers hold,
+// and the index finds its objects in them (resolveLater), as one read
+// from disk does.
 func (l *loader) checkBodies(n *node, u *unit) *unitIndex {
 	l.log.Debug("go_navigate: checking a package's function bodies for its index", "package", u.id)
 	c, files, info := l.typeCheck(n, indexed)
+	u.problems = c.problems // its function bodies' type errors too
 	ix := l.buildIndex(c, files, info)
 	if e, err := encode(l.fset, c, files, true); err != nil {
 		l.log.Warn("go_navigate: a package's type information cannot be kept", "package", u.id, "error", err)

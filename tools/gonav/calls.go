@@ -44,6 +44,7 @@ func (p *program) callGraph(ctx context.Context) (*callIndex, error) {
 	p.callsMu.Lock()
 	defer p.callsMu.Unlock()
 	if p.calls != nil {
+		noteRead(ctx, p.local...)
 		return p.calls, nil
 	}
 	calls := &callIndex{byCallee: map[string][]callSite{}, byCaller: map[string][]callSite{}}
@@ -69,6 +70,7 @@ func (p *program) callGraph(ctx context.Context) (*callIndex, error) {
 		}
 	}
 	p.calls = calls
+	noteRead(ctx, p.local...)
 	return calls, nil
 }
 

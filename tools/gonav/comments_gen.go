@@ -58,7 +58,7 @@ func goComments() map[string]string {
 		"github.com/repo-mcp/repo-mcp/tools/gonav.PackageProblem.Problems":   "Its first errors.",
 		"github.com/repo-mcp/repo-mcp/tools/gonav.Precision":                 "Precision says how the results were found.",
 		"github.com/repo-mcp/repo-mcp/tools/gonav.Precision.CallGraph":       "call_graph says how callers and callees were found, and what they may miss.",
-		"github.com/repo-mcp/repo-mcp/tools/gonav.Precision.Failed":          "failed lists the repository's packages that did not type-check, and why (at most 20).",
+		"github.com/repo-mcp/repo-mcp/tools/gonav.Precision.Failed":          "failed lists the repository's packages that did not type-check, and why (at most 20): of the packages the query read, every problem; of the others, what go list and their files said (their function bodies may not be checked yet).",
 		"github.com/repo-mcp/repo-mcp/tools/gonav.Precision.FailedTotal":     "failed_total counts them all.",
 		"github.com/repo-mcp/repo-mcp/tools/gonav.Precision.Load":            "load describes the type information used.",
 		"github.com/repo-mcp/repo-mcp/tools/gonav.Precision.Mode":            "Typed (every package the results come from type-checked), partial (some did not; their results are found by name, see failed), or syntactic (no type information at all: go list could not run; see reason).",

@@ -19,11 +19,15 @@
 // with GOROOT set to its export: its standard library is the revision's,
 // not the server's Go's (goroot.go). The packages it reports, test
 // variants included, are parsed and type-checked in
-// this process with go/types (type-checking is not executing):
-// dependencies for their declarations only, the repository's packages
-// with function bodies and full type information. A repository package
-// recompiled for another package's test (q [p.test]) is checked as a
-// dependency is: the package, or its own test variant, has its files.
+// this process with go/types (type-checking is not executing), for
+// their declarations only, which is what importers need, each file
+// parsed with its functions' bodies blanked out (blank.go); the
+// repository packages the query that starts the load reads, with
+// function bodies and full type information too. The repository's other packages have
+// their bodies checked when a query first reads them (bodies.go). A
+// repository package recompiled for another package's test (q [p.test])
+// is checked as a dependency is: the package, or its own test variant,
+// has its files.
 //
 // # Relations
 //
@@ -57,12 +61,14 @@
 // their enclosing functions, its package clauses, imports, calls and the
 // types declared in its functions. Queries read the index; the syntax,
 // types.Info and the check's own objects are dropped. The load checks
-// such a package's bodies for their type errors, but records nothing for
-// an index: a query builds the indexes of the packages it reads when it
-// first needs them, checking each again (bodies.go, needs.go; for
-// references, the packages whose files hold the name), and the first
-// answer starts building the others in the background, one at a time,
-// until the program is dropped. A unit's index is produced once,
+// such a package's declarations only, unless the query that starts it
+// reads the package: a query builds the indexes of the packages it reads
+// when it first needs them, checking their bodies then (bodies.go,
+// needs.go; for references, the packages whose files hold the name),
+// and the package's problems are complete once its index is. An entry
+// of such a package is written with its index, never from a check
+// without bodies. The first answer starts building the others in the
+// background, one at a time, until the program is dropped. A unit's index is produced once,
 // however many queries ask at once (unit.indexOf).
 //
 // Every package is kept on disk under the cache directory by key, as
@@ -98,7 +104,11 @@
 // type-check (a type error, a dependency missing from the module cache,
 // an oversized file) still answers: identifiers go/types could not
 // resolve are matched by name and marked syntactic_reference, and the
-// result lists the failed packages with their first errors. When go list
+// result lists the failed packages with their first errors: all of them
+// for the packages whose indexes the query read (for references, those
+// naming the identifier), and for the others what go list and their
+// files said, since their function bodies may not be checked yet and
+// the answer does not depend on them. When go list
 // cannot run at all (a replace directive outside the export, no go
 // command), each directory is checked alone and the result says
 // syntactic.

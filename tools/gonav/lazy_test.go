@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/repo-mcp/repo-mcp/internal/gitfixture"
+	"github.com/repo-mcp/repo-mcp/server/servertest"
 )
 
 // TestQueriesIndexWhatTheyRead: a revision's first queries build the
@@ -142,4 +143,84 @@ func TestLoadIndexesWhatTheFirstQueryReads(t *testing.T) {
 	if strings.Contains(checks.String(), "checking a package's function bodies for its index") {
 		t.Errorf("a package was checked again for the first query:\n%s", checks.String())
 	}
+}
+
+// TestBodyErrorsOfPackagesReadLater: a package whose function body does
+// not type-check (broken) is checked for its declarations only by a load
+// whose first query does not read it, and that answer does not list it;
+// a later query that reads it lists its body's type error: in the
+// process that checked it, in a new process on the same cache directory
+// that finds no entry of it (none is written before its index is
+// built), and in one that reads the entry written with its index.
+func TestBodyErrorsOfPackagesReadLater(t *testing.T) {
+	repo := gitfixture.New(t)
+	repo.Commit(t, "nav", txtarFiles(t, "testdata/nav.txtar"))
+	opts := testOptions(t)
+	const bodyError = `cannot use "not an int"`
+	unread := map[string]any{"relation": "references", "symbol": "square.Square.Side"}
+	read := map[string]any{"relation": "references", "symbol": "shape.Total"}
+	start := func() (*servertest.Client, *Service) {
+		c, sv := serve(t, repo.Dir, opts)
+		sv.beforeIndexRest = func(ctx context.Context) { <-ctx.Done() }
+		return c, sv
+	}
+
+	c, sv := start()
+	if why := brokenProblems(navigate(t, c, unread)); why != "" {
+		t.Errorf("a query that does not read broken lists it: %q", why)
+	}
+	broken := unitNamed(t, sv.progs[0].prog, "example.com/nav/broken")
+	if _, ready := broken.indexReady(); ready {
+		t.Fatal("broken is indexed, but the first query does not read it")
+	}
+	sv.loader.store.pending.Wait()
+	entry := sv.loader.store.path(broken.key)
+	if _, err := os.Stat(entry); err == nil {
+		t.Fatal("broken's entry is written before its function bodies are checked")
+	}
+
+	c2, sv2 := start()
+	fresh := brokenProblems(navigate(t, c2, read))
+	if !strings.Contains(fresh, bodyError) {
+		t.Errorf("a new process reading broken: %q, want its body's type error", fresh)
+	}
+	// The new process checked broken in full as it loaded, and wrote its
+	// entry: the entry the last process reads is to be the first one's.
+	sv2.loader.store.pending.Wait()
+	if err := os.Remove(entry); err != nil {
+		t.Fatal(err)
+	}
+	if got := brokenProblems(navigate(t, c, read)); got != fresh {
+		t.Errorf("the first process, reading broken later: %q, want %q", got, fresh)
+	}
+	sv.loader.store.pending.Wait()
+	if _, err := os.Stat(entry); err != nil {
+		t.Fatalf("broken's entry, once indexed: %v", err)
+	}
+
+	c3, _ := start()
+	if got := brokenProblems(navigate(t, c3, read)); got != fresh {
+		t.Errorf("a process reading broken's entry: %q, want %q", got, fresh)
+	}
+}
+
+// brokenProblems returns what a result says of the fixture's broken
+// package, "" when it does not list it.
+func brokenProblems(out GoNavigateOut) string {
+	for _, f := range out.Precision.Failed {
+		if f.Package == "example.com/nav/broken" {
+			return strings.Join(f.Problems, "; ")
+		}
+	}
+	return ""
+}
+
+// unitNamed returns a program's unit of a go list identifier.
+func unitNamed(t *testing.T, p *program, id string) *unit {
+	t.Helper()
+	u := p.byID[id]
+	if u == nil {
+		t.Fatalf("no package %s", id)
+	}
+	return u
 }

@@ -253,7 +253,7 @@ func (l *loader) checkAll(ctx context.Context, order []*node) (int, error) {
 
 // newUnit returns the unit of a node, to be checked or read.
 func newUnit(n *node) *unit {
-	u := &unit{id: n.lp.ImportPath, path: n.lp.ImportPath, name: n.lp.Name, dir: n.dir, local: n.local, key: n.key, problems: slices.Clone(n.problems)}
+	u := &unit{id: n.lp.ImportPath, path: n.lp.ImportPath, name: n.lp.Name, dir: n.dir, local: n.local, key: n.key, problems: slices.Clone(n.problems), listed: n.problems}
 	if n.lp.ForTest != "" || u.test() {
 		u.path, _, _ = cutVariant(n.lp.ImportPath)
 	}
@@ -261,19 +261,19 @@ func newUnit(n *node) *unit {
 }
 
 // check parses and type-checks one package, and keeps it in the store:
-// a dependency without its function bodies, which is what its importers
-// need; a package to be checked in full with them, for their type
-// errors, which its precision and its entry's say, but without the type
-// information its index reads: a query that first needs the index
-// checks it again for it (indexLater). It never fails: what goes wrong
+// without its function bodies, which is what its importers need, unless
+// it is to be checked in full and the query that starts the load reads
+// its index (indexNow): then with them, and indexed. A package to be
+// checked in full that the query does not read has its bodies checked,
+// their type errors found and its index built when a query first needs
+// its index (indexLater, checkBodies); a result that does not read it
+// does not depend on them (see program.precision). Its entry, which
+// holds the index, is written then. It never fails: what goes wrong
 // becomes the unit's problems.
 func (l *loader) check(n *node) *unit {
 	depth := declarations
-	switch {
-	case n.full && l.indexNow != nil && l.indexNow(n):
+	if n.full && l.indexNow != nil && l.indexNow(n) {
 		depth = indexed
-	case n.full:
-		depth = bodies
 	}
 	u, files, info := l.typeCheck(n, depth)
 	var ix *unitIndex
@@ -300,8 +300,7 @@ type checkDepth int
 
 const (
 	declarations checkDepth = iota // what importers need: no function bodies
-	bodies                         // function bodies too, for their type errors
-	indexed                        // and what the index records of each identifier
+	indexed                        // function bodies too, and what the index records of each identifier
 )
 
 // typeCheck parses and type-checks one package to depth; info is nil
@@ -315,7 +314,7 @@ func (l *loader) typeCheck(n *node, depth checkDepth) (*unit, []*ast.File, *type
 			u.problems = append(u.problems, fmt.Sprintf("%s cannot be read; left out", name))
 			continue
 		}
-		f, err := parser.ParseFile(l.fset, name, src, parser.SkipObjectResolution)
+		f, err := l.parse(name, n.hosts[i], src, depth)
 		if err != nil {
 			u.problems = append(u.problems, parseProblem(err))
 		}
@@ -350,6 +349,27 @@ func (l *loader) typeCheck(n *node, depth checkDepth) (*unit, []*ast.File, *type
 		u.problems = append(u.problems, fmt.Sprintf("and %d more type errors", typeErrs-maxTypeErrors))
 	}
 	return u, files, info
+}
+
+// parse parses a file of a package, read from host into src, for a
+// check to depth: for declarations only, with its functions' bodies
+// blanked out (blankBodies), unless that parse fails, when the file's
+// own parse says why.
+func (l *loader) parse(name, host string, src []byte, depth checkDepth) (*ast.File, error) {
+	if depth != declarations || !blankBodies(src) {
+		return parser.ParseFile(l.fset, name, src, parser.SkipObjectResolution)
+	}
+	f, err := parser.ParseFile(l.fset, name, src, parser.SkipObjectResolution)
+	if err == nil {
+		return f, nil
+	}
+	if f != nil {
+		l.fset.RemoveFile(l.fset.File(f.FileStart))
+	}
+	if src, err = os.ReadFile(host); err != nil {
+		return nil, err
+	}
+	return parser.ParseFile(l.fset, name, src, parser.SkipObjectResolution)
 }
 
 // depsImporter imports a node's dependencies' API packages.

@@ -44,6 +44,7 @@ func (sv *Service) navigate(ctx context.Context, req *server.Request, in GoNavig
 	defer p.forget()
 	defer p.indexInBackground(sv.loader.store, sv.beforeIndexRest)
 	ctx = withProgress(ctx, func(done, total int, msg string) { req.Progress(float64(done), float64(total), msg) })
+	ctx, reads := withReads(ctx)
 	out := GoNavigateOut{Revision: snap.Revision().SHA, Relation: in.Relation, Results: []Location{}}
 	out.Precision.Load = LoadFacts{Packages: len(p.units)}
 	if l.dur > 0 { // this call waited for the load
@@ -62,7 +63,7 @@ func (sv *Service) navigate(ctx context.Context, req *server.Request, in GoNavig
 			out.Candidates = append(out.Candidates, loc)
 		}
 		p.withText(out.Candidates)
-		out.Precision = p.precision(out.Precision, nil)
+		out.Precision = p.precision(out.Precision, reads)
 		return out, nil
 	}
 	described, err := p.describe(ctx, t)
@@ -86,7 +87,7 @@ func (sv *Service) navigate(ctx context.Context, req *server.Request, in GoNavig
 		return out, err
 	}
 	p.withText(out.Results)
-	out.Precision = p.precision(out.Precision, out.Results)
+	out.Precision = p.precision(out.Precision, reads)
 	if in.Relation == Callers || in.Relation == Callees {
 		out.Precision.CallGraph = callGraphNote
 	}
@@ -238,13 +239,20 @@ func queryDigest(in GoNavigateIn, key string) string {
 
 // precision says how the results were found: typed when every
 // repository package type-checked, partial when some did not, syntactic
-// when go list could not run.
-func (p *program) precision(prec Precision, results []Location) Precision {
+// when go list could not run. A package the query read the index of
+// (reads) says all its problems, its function bodies' type errors
+// included; another, what its listing said (unit.listed): its bodies may
+// not have been checked yet, and the answer does not depend on them.
+func (p *program) precision(prec Precision, reads *unitsRead) Precision {
 	prec.Mode = "typed"
 	var failed []PackageProblem
 	for _, u := range p.local {
-		if !u.typed() {
-			failed = append(failed, PackageProblem{Package: u.id, Problems: u.problems})
+		problems := u.listed
+		if !u.indexed || reads.has(u) {
+			problems = u.problems
+		}
+		if len(problems) > 0 {
+			failed = append(failed, PackageProblem{Package: u.id, Problems: problems})
 		}
 	}
 	switch {

@@ -34,6 +34,53 @@ func withProgress(ctx context.Context, report func(done, total int, msg string))
 	return context.WithValue(ctx, progressKey{}, report)
 }
 
+// readsKey carries the units a query reads (withReads).
+type readsKey struct{}
+
+// unitsRead are the repository packages whose indexes a query read: its
+// precision lists those of them that did not type-check with every
+// problem, which is complete once a unit's index is built (checkBodies),
+// and the others only with the problems their listing gave (see
+// unit.listed). The set depends on the query alone, not on which indexes
+// earlier queries or the background build left ready: references count
+// a package read when its index names the identifier, not when it was
+// merely scanned.
+type unitsRead struct {
+	mu    sync.Mutex
+	units map[*unit]bool
+}
+
+// withReads returns a context whose queries note the units they read in
+// the set returned.
+func withReads(ctx context.Context) (context.Context, *unitsRead) {
+	r := &unitsRead{units: map[*unit]bool{}}
+	return context.WithValue(ctx, readsKey{}, r), r
+}
+
+// noteRead adds units to the context's set of units read; they have an
+// index, built already.
+func noteRead(ctx context.Context, units ...*unit) {
+	r, _ := ctx.Value(readsKey{}).(*unitsRead)
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, u := range units {
+		r.units[u] = true
+	}
+}
+
+// has reports whether u was read; a nil set has none.
+func (r *unitsRead) has(u *unit) bool {
+	if r == nil {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.units[u]
+}
+
 // indexesOf returns the indexes of units, in their order (nil for a unit
 // without one), building those not built yet on the program's workers.
 func (p *program) indexesOf(ctx context.Context, units []*unit) ([]*unitIndex, error) {

@@ -116,6 +116,7 @@ func (p *program) localTypes(ctx context.Context, path string, target localSet) 
 		if ix == nil {
 			continue
 		}
+		noteRead(ctx, u)
 		for j, i := range ix.LocalTypes {
 			if !mayRelate(target, ix.LocalSets[j]) {
 				continue

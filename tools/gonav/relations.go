@@ -29,6 +29,7 @@ func (p *program) packageClauses(ctx context.Context, u *unit) ([]Location, erro
 	if ix == nil {
 		return nil, err
 	}
+	noteRead(ctx, u)
 	var out []Location
 	for i, f := range ix.Files {
 		loc := p.location(ix.pos(int32(i), f.Clause), "package", u.path)
@@ -63,7 +64,8 @@ func (p *program) references(ctx context.Context, t *target) ([]Location, error)
 	var out []Location
 	want := p.key(t.obj)
 	for i, u := range units {
-		if ixs[i] != nil {
+		if ixs[i] != nil && len(ixs[i].named(t.obj.Name())) > 0 {
+			noteRead(ctx, u)
 			out = p.referencesIn(out, u, ixs[i], want, t.obj.Name(), related)
 		}
 	}
@@ -110,6 +112,7 @@ func (p *program) importsOf(ctx context.Context, path string) ([]Location, error
 		}
 		for _, spec := range ixs[i].Imports {
 			if spec.Path == path {
+				noteRead(ctx, u)
 				out = append(out, p.location(ixs[i].pos(spec.File, spec.Off), "reference", u.path))
 			}
 		}

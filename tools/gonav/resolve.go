@@ -188,6 +188,7 @@ func (p *program) resolvePosition(ctx context.Context, path string, line, col in
 	if err != nil {
 		return nil, err
 	}
+	noteRead(ctx, units...)
 	for ui, u := range units {
 		ix := ixs[ui]
 		if ix == nil {

@@ -151,7 +151,7 @@ func (sv *Service) register(s *server.Server) error {
 			"callees (static call graph, bounded depth), or package_api (a package's exported API like go doc). Name the " +
 			"symbol as search_symbol does (pkg.Name, pkg.Type.Method, (*pkg.T).M) or by file, line and column; an " +
 			"ambiguous name answers with candidates. Results: file, line, column, the line's text, kind, package, sorted " +
-			"and paged; precision says whether every package type-checked. The first call on a revision loads it (seconds).",
+			"and paged; precision says whether the packages read type-checked. The first call on a revision loads it (seconds).",
 		Effect:         server.ReadOnly,
 		Family:         string(toolkit.FamilyNavigate),
 		Action:         string(workspace.ActionSearch),

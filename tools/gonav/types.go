@@ -108,7 +108,7 @@ type Precision struct {
 	Mode string `json:"mode"`
 	// Reason says why the mode is not typed.
 	Reason string `json:"reason,omitempty"`
-	// Failed lists the repository's packages that did not type-check, and why (at most 20).
+	// Failed lists the repository's packages that did not type-check, and why (at most 20): of the packages the query read, every problem; of the others, what go list and their files said (their function bodies may not be checked yet).
 	Failed []PackageProblem `json:"failed,omitempty"`
 	// FailedTotal counts them all.
 	FailedTotal int `json:"failed_total,omitempty"`

@@ -32,8 +32,15 @@ type unit struct {
 	hiddenMu   sync.Mutex
 	unexported map[string]types.Object
 	// problems say why the package is not fully typed: go list's error,
-	// skipped files, type errors. None: typed.
+	// skipped files, type errors. None: typed. Those of a package with
+	// an index are complete once its index is built: the load may check
+	// it without its function bodies, and checkBodies sets them then,
+	// before the index is handed out (see lazyIndex), so a reader who has
+	// the index reads them without a race. listed are the problems known
+	// before it is checked (go list's error, skipped files), which never
+	// change.
 	problems []string
+	listed   []string
 	key      string
 	// api is what importers import: the types of the first unit checked
 	// with the same API key (see cutoff.go), which may be an earlier
