@@ -42,15 +42,23 @@ func TestSlowBodies(t *testing.T) {
 			}
 			if tc.timeout == time.Hour {
 				// The slow body holds alice's one call: her next request is
-				// refused as soon as the server counts it.
-				// Polled for up to a minute, not a thousand tries: on a loaded
-				// machine the server may read the slow request's headers late.
+				// refused once the server counts it. On a loaded machine the
+				// server may read the slow request's headers late, after a
+				// probe of alice's: the probe's own body or call then holds
+				// her one call, and the slow request is refused or read
+				// uncounted. So each probe comes after a pause, longer each
+				// time, and one that is answered starts another slow request.
 				status, header, body := 0, http.Header{}, ""
-				for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
-					if status, header, body = postCall(t, ts.URL, "Bearer alice", "echo", call); status == http.StatusTooManyRequests {
+				deadline := time.Now().Add(2 * time.Minute)
+				for pause := 10 * time.Millisecond; ; pause = min(2*pause, 2*time.Second) {
+					time.Sleep(pause)
+					if status, header, body = postCall(t, ts.URL, "Bearer alice", "echo", call); status == http.StatusTooManyRequests || time.Now().After(deadline) {
 						break
 					}
-					time.Sleep(time.Millisecond)
+					slow.Close()
+					if slow, err = mcphttp.Trickle(ts.URL+"/mcp", "Bearer alice", "echo", call, 10); err != nil {
+						t.Fatal(err)
+					}
 				}
 				if status != http.StatusTooManyRequests || header.Get("Retry-After") == "" || !strings.Contains(body, "too many calls in progress") {
 					t.Errorf("alice's request beside her slow body: %d %v %s", status, header, body)
