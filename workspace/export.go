@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -138,13 +139,14 @@ func (s *Snapshot) Export(ctx context.Context, dest string, opts ExportOptions) 
 	if err != nil {
 		return ExportStats{}, err
 	}
-	defer root.Close()
-	e := &exporter{s: s, opts: opts, root: root, dest: dest, jobs: make(chan exportJob, 64)}
+	e := &exporter{s: s, opts: opts, dest: dest, jobs: make(chan exportJob, 64)}
 	var wg sync.WaitGroup
 	for range 2 {
 		wg.Go(e.write)
 	}
-	err = e.walk(ctx, cs.tree, "", false)
+	top := newExportDir(root)
+	err = e.walk(ctx, cs.tree, "", top, false)
+	top.release()
 	close(e.jobs)
 	wg.Wait()
 	if err == nil {
@@ -153,8 +155,34 @@ func (s *Snapshot) Export(ctx context.Context, dest string, opts ExportOptions) 
 	return e.stats, err
 }
 
+// exportDir is a directory of the export, open as a root of its own so
+// that a file is created in it by name: one openat, where a path from the
+// export's root would be opened a component at a time. It is closed once
+// its walk and every write in it are done.
+type exportDir struct {
+	root    *os.Root
+	pending atomic.Int32
+}
+
+// newExportDir returns root as a directory held once, by its walk.
+func newExportDir(root *os.Root) *exportDir {
+	d := &exportDir{root: root}
+	d.pending.Store(1)
+	return d
+}
+
+func (d *exportDir) hold() { d.pending.Add(1) }
+
+func (d *exportDir) release() {
+	if d.pending.Add(-1) == 0 {
+		d.root.Close()
+	}
+}
+
 type exportJob struct {
-	path string
+	path string // in the tree
+	dir  *exportDir
+	name string // in dir
 	data []byte
 	mode filemode.FileMode
 	// link is a host file holding data (ExportOptions.Reuse), which is
@@ -166,7 +194,6 @@ type exportJob struct {
 type exporter struct {
 	s     *Snapshot
 	opts  ExportOptions
-	root  *os.Root
 	dest  string
 	jobs  chan exportJob
 	stats ExportStats
@@ -175,9 +202,10 @@ type exporter struct {
 	err error
 }
 
-// walk exports a tree; secret says a secret pattern denied an ancestor
-// that was exported as a fixture, so every file below is one too.
-func (e *exporter) walk(ctx context.Context, tree plumbing.Hash, dir string, secret bool) error {
+// walk exports a tree, at dir in the export, into d; secret says a
+// secret pattern denied an ancestor that was exported as a fixture, so
+// every file below is one too.
+func (e *exporter) walk(ctx context.Context, tree plumbing.Hash, dir string, d *exportDir, secret bool) error {
 	r := e.s.grant.ws.repo
 	r.mu.Lock()
 	entries, err := r.treeLocked(tree)
@@ -207,10 +235,7 @@ func (e *exporter) walk(ctx context.Context, tree plumbing.Hash, dir string, sec
 		}
 		switch te.mode {
 		case filemode.Dir:
-			if err := e.root.Mkdir(filepath.FromSlash(p), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-				return err
-			}
-			if err := e.walk(ctx, te.hash, p, isSecret); err != nil {
+			if err := e.dir(ctx, te, p, d, isSecret); err != nil {
 				return err
 			}
 		case filemode.Symlink:
@@ -225,10 +250,27 @@ func (e *exporter) walk(ctx context.Context, tree plumbing.Hash, dir string, sec
 			if isSecret {
 				e.stats.Fixtures = append(e.stats.Fixtures, p)
 			}
+			job.dir, job.name = d, te.name
+			d.hold()
 			e.jobs <- job
 		}
 	}
 	return nil
+}
+
+// dir makes the directory of te, at p in the export, in parent and
+// exports its tree into it.
+func (e *exporter) dir(ctx context.Context, te treeEntry, p string, parent *exportDir, secret bool) error {
+	if err := parent.root.Mkdir(te.name, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("exporting %s: %w", p, err)
+	}
+	root, err := parent.root.OpenRoot(te.name)
+	if err != nil {
+		return fmt.Errorf("exporting %s: %w", p, err)
+	}
+	d := newExportDir(root)
+	defer d.release()
+	return e.walk(ctx, te.hash, p, d, secret)
 }
 
 // file returns the job of writing a file: its blob's content, or a host
@@ -287,29 +329,36 @@ func (e *exporter) fixture(p string, isDir bool) bool {
 
 func (e *exporter) write() {
 	for job := range e.jobs {
-		if e.firstErr() != nil {
-			continue
+		e.writeJob(job)
+		job.dir.release()
+	}
+}
+
+// writeJob writes a job's file into its directory: a link to the host
+// file that holds it, or its content.
+func (e *exporter) writeJob(job exportJob) {
+	if e.firstErr() != nil {
+		return
+	}
+	if job.link != "" {
+		// The export's directories are its own, made by walk: no link in
+		// them leads out of dest.
+		if os.Link(job.link, filepath.Join(e.dest, filepath.FromSlash(job.path))) == nil {
+			return
 		}
-		if job.link != "" {
-			// The export's directories are its own, made by walk: no
-			// link in them leads out of dest.
-			if os.Link(job.link, filepath.Join(e.dest, filepath.FromSlash(job.path))) == nil {
-				continue
-			}
-			data, err := e.read(job.blob)
-			if err != nil {
-				e.fail(err)
-				continue
-			}
-			job.data = data
-		}
-		perm := fs.FileMode(0o644)
-		if job.mode == filemode.Executable {
-			perm = 0o755
-		}
-		if err := e.root.WriteFile(filepath.FromSlash(job.path), job.data, perm); err != nil {
+		data, err := e.read(job.blob)
+		if err != nil {
 			e.fail(err)
+			return
 		}
+		job.data = data
+	}
+	perm := fs.FileMode(0o644)
+	if job.mode == filemode.Executable {
+		perm = 0o755
+	}
+	if err := job.dir.root.WriteFile(job.name, job.data, perm); err != nil {
+		e.fail(fmt.Errorf("exporting %s: %w", job.path, err))
 	}
 }
 
