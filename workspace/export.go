@@ -152,6 +152,7 @@ func (s *Snapshot) Export(ctx context.Context, dest string, opts ExportOptions) 
 	if err == nil {
 		err = e.firstErr()
 	}
+	e.stats.Bytes += e.bytes.Load()
 	return e.stats, err
 }
 
@@ -183,12 +184,11 @@ type exportJob struct {
 	path string // in the tree
 	dir  *exportDir
 	name string // in dir
-	data []byte
 	mode filemode.FileMode
-	// link is a host file holding data (ExportOptions.Reuse), which is
-	// then read only if linking it fails; blob is its id.
-	link string
 	blob plumbing.Hash
+	// link is a host file holding the blob (ExportOptions.Reuse), which
+	// is then read only if linking it fails.
+	link string
 }
 
 type exporter struct {
@@ -197,6 +197,7 @@ type exporter struct {
 	dest  string
 	jobs  chan exportJob
 	stats ExportStats
+	bytes atomic.Int64 // written by the writers: stats.Bytes's share of read blobs
 
 	mu  sync.Mutex
 	err error
@@ -291,20 +292,22 @@ func (e *exporter) file(p string, blob plumbing.Hash, mode filemode.FileMode) (e
 			job.link = ""
 		}
 	}
-	data, err := e.read(blob)
-	if err != nil {
-		return exportJob{}, err
-	}
-	job.data = data
-	e.stats.Bytes += int64(len(data))
 	return job, nil
 }
 
+// read returns a blob's content. A packed blob is read outside the
+// repository's lock, on the pack views of the caller's own (two writers
+// then inflate at once); any other through go-git, under the lock. Neither
+// fills the blob cache: an export reads many blobs once each, and would
+// only evict the ones callers are paging.
 func (e *exporter) read(blob plumbing.Hash) ([]byte, error) {
 	r := e.s.grant.ws.repo
-	r.mu.Lock()
-	data, _, err := r.readBlobLocked(blob, 0, 1<<62)
-	r.mu.Unlock()
+	data, found, err := r.readPackedBlob(blob)
+	if !found {
+		r.mu.Lock()
+		data, _, err = r.readBlobLocked(blob, 0, 1<<62)
+		r.mu.Unlock()
+	}
 	if err != nil {
 		return nil, e.s.grant.ws.internalError("reading a blob", err)
 	}
@@ -340,24 +343,24 @@ func (e *exporter) writeJob(job exportJob) {
 	if e.firstErr() != nil {
 		return
 	}
-	if job.link != "" {
-		// The export's directories are its own, made by walk: no link in
-		// them leads out of dest.
-		if os.Link(job.link, filepath.Join(e.dest, filepath.FromSlash(job.path))) == nil {
-			return
-		}
-		data, err := e.read(job.blob)
-		if err != nil {
-			e.fail(err)
-			return
-		}
-		job.data = data
+	// The export's directories are its own, made by walk: no link in
+	// them leads out of dest.
+	if job.link != "" && os.Link(job.link, filepath.Join(e.dest, filepath.FromSlash(job.path))) == nil {
+		return
+	}
+	data, err := e.read(job.blob)
+	if err != nil {
+		e.fail(err)
+		return
+	}
+	if job.link == "" {
+		e.bytes.Add(int64(len(data)))
 	}
 	perm := fs.FileMode(0o644)
 	if job.mode == filemode.Executable {
 		perm = 0o755
 	}
-	if err := job.dir.root.WriteFile(job.name, job.data, perm); err != nil {
+	if err := job.dir.root.WriteFile(job.name, data, perm); err != nil {
 		e.fail(fmt.Errorf("exporting %s: %w", job.path, err))
 	}
 }
