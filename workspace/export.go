@@ -32,6 +32,9 @@ type ExportStats struct {
 	Links, Submodules int
 	// Invalid counts entries whose names cannot be written.
 	Invalid int
+	// Skipped counts the entries ExportOptions.Skip left out (a directory
+	// once, not what is below it).
+	Skipped int
 	// Fixtures lists the files a secret pattern matches that were exported
 	// anyway, as the workspace's verify_secret_fixtures allow: whoever
 	// shows output of code run on the export redacts their contents.
@@ -78,6 +81,15 @@ type ExportOptions struct {
 	Reuse func(ExportedFile) string
 	// Exported, when not nil, is told each file the export holds.
 	Exported func(ExportedFile)
+	// Skip, when not nil, leaves out the entries it reports true for, and
+	// everything below a directory it skips: a caller that reads only part
+	// of a tree (go list ignores testdata directories) writes only that
+	// part, and creates fewer files, the larger share of an export's cost.
+	// Entries a skipped export left out can be written later by another
+	// Export into the same directory, skipping what is there. SkipRule names the
+	// rule in ExportKey: a different rule writes a different export.
+	Skip     func(path string, isDir bool) bool
+	SkipRule string
 }
 
 // ExportedFile is a file of an export: its path in the tree, its blob's
@@ -103,6 +115,9 @@ func (s *Snapshot) ExportKey(opts ExportOptions) (string, bool) {
 	field("export/v2")
 	field(s.grant.ws.id)
 	field(cs.tree.String())
+	if opts.Skip != nil {
+		field("skip " + opts.SkipRule)
+	}
 	for _, p := range s.grant.ws.deny.patterns {
 		field("deny " + p)
 	}
@@ -125,8 +140,9 @@ func (s *Snapshot) ExportKey(opts ExportOptions) (string, bool) {
 	return hex.EncodeToString(h.Sum(nil)), true
 }
 
-// Export writes the snapshot's commit tree into dest, an existing empty
-// directory, as regular files and directories only: no .git, no symlinks,
+// Export writes the snapshot's commit tree into dest, an existing
+// directory (empty, unless it holds what an export skipped), as regular
+// files and directories only: no .git, no symlinks,
 // no submodules, nothing the caller may not read (but, with
 // opts.SecretFixtures, the fixtures). It is `git archive | tar -x` with
 // the workspace's policies applied.
@@ -224,6 +240,10 @@ func (e *exporter) walk(ctx context.Context, tree plumbing.Hash, dir string, d *
 		p := joinPath(dir, te.name)
 		if !validEntryName(te.name) {
 			e.stats.Invalid++
+			continue
+		}
+		if e.opts.Skip != nil && e.opts.Skip(p, te.mode == filemode.Dir) {
+			e.stats.Skipped++
 			continue
 		}
 		isSecret := secret

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -339,5 +340,68 @@ func TestApplyWorktreeEditDuringApply(t *testing.T) {
 	}
 	if out := gitfixture.Git(t, repo.Dir, "status", "--porcelain"); strings.TrimSpace(out) != "M a.c" {
 		t.Errorf("status:\n%s", out)
+	}
+}
+
+// TestExportSkip: a skipped directory is not written, nor anything below
+// it; another export into the same directory writes it later, skipping
+// what is there; the rule changes the key.
+func TestExportSkip(t *testing.T) {
+	repo := gitfixture.New(t)
+	head := repo.Commit(t, "skip", map[string]gitfixture.File{
+		"go.mod":                gitfixture.Text("module m\n"),
+		"a/a.go":                gitfixture.Text("package a\n"),
+		"a/testdata/in.txt":     gitfixture.Text("input\n"),
+		"a/testdata/deep/x.txt": gitfixture.Text("x\n"),
+		"b/testdata/other.txt":  gitfixture.Text("other\n"),
+		"testdatanot/kept.go":   gitfixture.Text("package testdatanot\n"),
+	})
+	s := snapshot(t, openOne(t, repo.Dir, nil), head)
+	isTestdata := func(p string, isDir bool) bool { return isDir && path.Base(p) == "testdata" }
+	dir := t.TempDir()
+	var exported []string
+	stats, err := s.Export(t.Context(), dir, ExportOptions{Skip: isTestdata, SkipRule: "testdata", Exported: func(f ExportedFile) { exported = append(exported, f.Path) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Skipped != 2 || stats.Files != 3 {
+		t.Errorf("stats %+v, want 2 skipped and 3 files", stats)
+	}
+	if want := []string{"a/a.go", "go.mod", "testdatanot/kept.go"}; !slices.Equal(exported, want) {
+		t.Errorf("exported %q, want %q", exported, want)
+	}
+	for p, want := range map[string]bool{"a/a.go": true, "a/testdata": false, "b/testdata": false, "testdatanot/kept.go": true} {
+		if _, err := os.Lstat(filepath.Join(dir, p)); (err == nil) != want {
+			t.Errorf("%s exported: %v, want %v", p, err == nil, want)
+		}
+	}
+
+	// The rest of a/testdata, into the same directory: a's own file is
+	// there already and skipped.
+	os.WriteFile(filepath.Join(dir, "a/a.go"), []byte("kept as it was\n"), 0o644)
+	inA := func(p string, isDir bool) bool {
+		return !(p == "a" || p == "a/testdata" || strings.HasPrefix(p, "a/testdata/"))
+	}
+	stats, err = s.Export(t.Context(), dir, ExportOptions{Skip: inA})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Files != 2 {
+		t.Errorf("second export: stats %+v, want 2 files", stats)
+	}
+	for p, want := range map[string]string{"a/testdata/in.txt": "input\n", "a/testdata/deep/x.txt": "x\n", "a/a.go": "kept as it was\n"} {
+		if got, err := os.ReadFile(filepath.Join(dir, p)); string(got) != want {
+			t.Errorf("%s: %q, %v; want %q", p, got, err, want)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "b/testdata")); err == nil {
+		t.Errorf("b/testdata exported by the second export")
+	}
+
+	all, _ := s.ExportKey(ExportOptions{})
+	skipping, _ := s.ExportKey(ExportOptions{Skip: isTestdata, SkipRule: "testdata"})
+	other, _ := s.ExportKey(ExportOptions{Skip: isTestdata, SkipRule: "testdata and more"})
+	if all == skipping || skipping == other {
+		t.Errorf("ExportKey: %s without a skip rule, %s and %s with two", all, skipping, other)
 	}
 }
