@@ -9,7 +9,8 @@
 // # How a revision is loaded
 //
 // The revision is exported (workspace's Snapshot.Export, the tree
-// verify_patch checks, kept on disk by its ExportKey), then go list
+// verify_patch checks but its testdata directories, which nothing of the
+// load reads (exportskip.go), kept on disk by its ExportKey), then go list
 // -deps -test runs on it inside verify's sandbox (Checker.GoList: another
 // uid, no network, GOPROXY=off, GOFLAGS=-mod=readonly, GOTOOLCHAIN=local,
 // CGO_ENABLED=0, the module cache read-only). go list is the only process;

@@ -264,11 +264,13 @@ func (sv *Service) load(ctx context.Context, req *server.Request, snap *workspac
 }
 
 // exportOptions leave the secret fixtures out of go_navigate's exports:
-// nothing is run on them, and their files' lines are shown to the caller.
+// nothing is run on them, and their files' lines are shown to the caller;
+// and the testdata directories, which the load does not read
+// (exportskip.go).
 // A function, not a package variable, which any code of the package
 // could change for every later export.
 func exportOptions() workspace.ExportOptions {
-	return workspace.ExportOptions{SecretFixtures: false}
+	return workspace.ExportOptions{SecretFixtures: false, Skip: isTestdata, SkipRule: skipRule}
 }
 
 // export returns the directory holding the snapshot's export, writing it
