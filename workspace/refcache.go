@@ -45,7 +45,7 @@ type refCache struct {
 	gitDir    string // HEAD and per-worktree refs live here
 	commonDir string // refs/ and packed-refs live here (== gitDir unless a linked worktree)
 	entries   map[plumbing.ReferenceName]refEntry
-	watch     *refWatch // nil: every hit is checked by lstat
+	watch     *refWatch // the registry's; nil: every hit is checked by lstat
 	// hits and resolutions count the names served from the cache and those
 	// resolved through go-git, and watchedHits the hits served without an
 	// lstat, so that tests can tell which happened.
@@ -114,7 +114,6 @@ func newRefCache(layout gitLayout) *refCache {
 		gitDir:    layout.gitDir,
 		commonDir: common,
 		entries:   make(map[plumbing.ReferenceName]refEntry),
-		watch:     newRefWatch(layout.gitDir, common),
 	}
 }
 
@@ -319,9 +318,9 @@ func (c *refCache) invalidate() {
 	}
 }
 
-// close releases the watch; the cache is not used after.
-func (c *refCache) close() {
+// watchWith makes the cache use w, the registry's watch (nil: none).
+func (c *refCache) watchWith(w *refWatch) {
 	if c != nil {
-		c.watch.close()
+		c.watch = w
 	}
 }

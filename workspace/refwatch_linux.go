@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"errors"
+	"sync"
 	"syscall"
 	"unsafe"
 )
@@ -20,21 +21,24 @@ import (
 // with its directories watched before the check, is served without one
 // for as long as the generation stays g.
 //
-// A refWatch is made only for local file systems (a network file system
-// reports no change made by another machine); a nil refWatch watches
-// nothing and the cache stamps every file on every call. It belongs to a
-// refCache and is guarded by the repo's mu.
+// Only directories on local file systems are watched (a network file
+// system reports no change made by another machine); a nil refWatch
+// watches nothing and the cache stamps every file on every call. One
+// refWatch serves all of a registry's repositories, as the kernel allows a
+// user few inotify instances (128 by default): an event in any of them
+// sends every entry back to its lstat check once.
 type refWatch struct {
+	mu     sync.Mutex
 	fd     int
 	dirs   map[string]int32 // watched directory -> watch descriptor
 	gen    uint64           // starts at 1; an entry's 0 means never checked
-	broken bool             // a read failed: watch nothing more
+	broken bool             // a read failed, or closed: watch nothing more
 	buf    []byte
 }
 
-// maxWatchedDirs bounds the directories one repository watches: ref names
+// maxWatchedDirs bounds the directories a registry watches: ref names
 // come from callers, and each nested directory of refs/ is a watch.
-const maxWatchedDirs = 64
+const maxWatchedDirs = 1024
 
 // watchMask is every change to a directory's entries or to the directory
 // itself: a file created, removed, renamed, written or touched.
@@ -42,15 +46,9 @@ const watchMask = syscall.IN_CREATE | syscall.IN_DELETE | syscall.IN_MODIFY | sy
 	syscall.IN_MOVED_FROM | syscall.IN_MOVED_TO | syscall.IN_DELETE_SELF | syscall.IN_MOVE_SELF |
 	syscall.IN_ONLYDIR
 
-// newRefWatch returns a watch for the ref files under dirs, or nil when any
-// of them is not on a local file system or inotify is unavailable (the
-// per-user limit of instances reached, for one).
-func newRefWatch(dirs ...string) *refWatch {
-	for _, d := range dirs {
-		if !localFS(d) {
-			return nil
-		}
-	}
+// newRefWatch returns a watch of no directory yet, or nil when inotify is
+// unavailable (the per-user limit of instances reached, for one).
+func newRefWatch() *refWatch {
 	fd, err := syscall.InotifyInit1(syscall.IN_NONBLOCK | syscall.IN_CLOEXEC)
 	if err != nil {
 		return nil
@@ -81,7 +79,12 @@ func localFS(dir string) bool {
 // generation they leave; ok is false when nothing is watched (a nil watch,
 // or one whose descriptor failed), and then no entry may skip its lstat.
 func (w *refWatch) poll() (gen uint64, ok bool) {
-	if w == nil || w.broken {
+	if w == nil {
+		return 0, false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.broken {
 		return 0, false
 	}
 	for {
@@ -132,14 +135,19 @@ func (w *refWatch) forgetRemoved(events []byte) {
 // dirs are watched. It must be called before the lstat checks whose
 // outcome the watch is to keep valid.
 func (w *refWatch) ensure(dirs []string) bool {
-	if w == nil || w.broken {
+	if w == nil {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.broken {
 		return false
 	}
 	for _, d := range dirs {
 		if _, ok := w.dirs[d]; ok {
 			continue
 		}
-		if len(w.dirs) >= maxWatchedDirs {
+		if len(w.dirs) >= maxWatchedDirs || !localFS(d) {
 			return false
 		}
 		wd, err := syscall.InotifyAddWatch(w.fd, d, watchMask)
@@ -151,9 +159,14 @@ func (w *refWatch) ensure(dirs []string) bool {
 	return true
 }
 
-// close releases the descriptor; the watch is not used after.
+// close releases the descriptor; the watch watches nothing after.
 func (w *refWatch) close() {
-	if w != nil {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.broken {
 		syscall.Close(w.fd)
 		w.broken = true
 	}

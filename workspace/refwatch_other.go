@@ -7,7 +7,7 @@ package workspace
 // every file it depends on at every call.
 type refWatch struct{}
 
-func newRefWatch(...string) *refWatch { return nil }
+func newRefWatch() *refWatch { return nil }
 
 func (w *refWatch) poll() (uint64, bool) { return 0, false }
 

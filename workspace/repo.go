@@ -143,7 +143,6 @@ func (r *repo) close() error {
 	r.blobs.forget(r)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.refs.close()
 	return errors.Join(r.hist.close(), r.storage.Close())
 }
 
