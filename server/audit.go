@@ -53,7 +53,9 @@ func (s *Server) audit(next Handler) Handler {
 		if s.opts.AuditArguments {
 			attrs = append(attrs, slog.String("arguments", string(req.Arguments)))
 		}
-		s.auditLog.LogAttrs(ctx, slog.LevelInfo, "tool call", attrs...)
+		if !s.auditOut.line(time.Now(), "tool call", attrs) {
+			s.auditLog.LogAttrs(ctx, slog.LevelInfo, "tool call", attrs...)
+		}
 		return res
 	}
 }

@@ -99,6 +99,7 @@ type Server struct {
 	opts     Options
 	log      *slog.Logger
 	auditLog *slog.Logger
+	auditOut *auditWriter // auditLog's writer; the audit line's encoder writes to it too
 	callers  *callerLimit // nil: no limit
 	stacks   *warmStacks  // where calls run (warmstack.go)
 
@@ -133,11 +134,13 @@ func New(info Info, opts Options) *Server {
 	if len(opts.StateKey) == 0 {
 		opts.StateKey = newStateKey()
 	}
+	audit := &auditWriter{w: opts.Audit}
 	return &Server{
 		info:     info,
 		opts:     opts,
 		log:      opts.Logger,
-		auditLog: slog.New(slog.NewJSONHandler(opts.Audit, nil)),
+		auditLog: slog.New(slog.NewJSONHandler(audit, nil)),
+		auditOut: audit,
 		callers:  newCallerLimit(opts.MaxCallsPerCaller),
 		stacks:   newWarmStacks(idleStacks),
 		tools:    make(map[string]*registered),

@@ -29,6 +29,12 @@ import (
 // reads, give or take the margin; a network file system whose server clock
 // lags further behind could defeat it.
 //
+// On Linux the files' directories are watched too (refwatch_linux.go): an
+// entry checked by lstat after its directories were watched is served
+// without a system call for each file until an event arrives in any of
+// them, so the usual call makes one read of the watch instead of three
+// lstat calls.
+//
 // A short name ("main") is looked up as each of its candidates
 // ("refs/heads/main", "refs/tags/main", ...), and each candidate, found or
 // not, is an entry of its own, so ambiguities are reported as go-git
@@ -39,9 +45,11 @@ type refCache struct {
 	gitDir    string // HEAD and per-worktree refs live here
 	commonDir string // refs/ and packed-refs live here (== gitDir unless a linked worktree)
 	entries   map[plumbing.ReferenceName]refEntry
+	watch     *refWatch // the registry's; nil: every hit is checked by lstat
 	// hits and resolutions count the names served from the cache and those
-	// resolved through go-git, so that tests can tell which happened.
-	hits, resolutions int
+	// resolved through go-git, and watchedHits the hits served without an
+	// lstat, so that tests can tell which happened.
+	hits, resolutions, watchedHits int
 }
 
 // refEntry is one cached outcome: the hash reference a name resolved to,
@@ -50,6 +58,9 @@ type refCache struct {
 type refEntry struct {
 	ref  *plumbing.Reference
 	deps []fileDep
+	// checked is the watch's generation in which deps were last found
+	// unchanged by lstat with their directories watched; 0 if never.
+	checked uint64
 }
 
 type fileDep struct {
@@ -114,7 +125,7 @@ func (c *refCache) resolve(s storer.ReferenceStorer, name plumbing.ReferenceName
 		return storer.ResolveReference(s, name)
 	}
 	if e, ok := c.entries[name]; ok {
-		if c.unchanged(e.deps) {
+		if c.valid(name, e) {
 			c.hits++
 			if e.ref == nil {
 				return nil, plumbing.ErrReferenceNotFound
@@ -216,6 +227,46 @@ func (c *refCache) refPath(name plumbing.ReferenceName) (string, bool) {
 	return filepath.Join(dir, filepath.FromSlash(n)), true
 }
 
+// valid reports whether entry e of name still holds: without a system call
+// when no event arrived since its files were last found unchanged with
+// their directories watched, else by lstat, after which it records the
+// generation if its directories are watched. The watch is read and the
+// directories watched before the lstat calls, so a change made after them
+// is an event the next call reads.
+func (c *refCache) valid(name plumbing.ReferenceName, e refEntry) bool {
+	gen, watching := c.watch.poll()
+	if watching && e.checked == gen {
+		c.watchedHits++
+		return true
+	}
+	watched := watching && c.watch.ensure(c.watchDirs(e.deps))
+	if !c.unchanged(e.deps) {
+		return false
+	}
+	if watched {
+		e.checked = gen
+		c.entries[name] = e
+	}
+	return true
+}
+
+// watchDirs returns the directories to watch for deps: each file's
+// directory and every directory above it up to the git or common
+// directory, so that a directory on the way renamed or replaced is an
+// event too.
+func (c *refCache) watchDirs(deps []fileDep) []string {
+	dirs := make([]string, 0, 2*len(deps))
+	for _, d := range deps {
+		for dir := filepath.Dir(d.path); ; dir = filepath.Dir(dir) {
+			dirs = append(dirs, dir)
+			if dir == c.gitDir || dir == c.commonDir || dir == filepath.Dir(dir) {
+				break
+			}
+		}
+	}
+	return dirs
+}
+
 // unchanged reports whether every file still stats as stamped.
 func (c *refCache) unchanged(deps []fileDep) bool {
 	for _, d := range deps {
@@ -264,5 +315,12 @@ func (c *refCache) store(name plumbing.ReferenceName, e refEntry) {
 func (c *refCache) invalidate() {
 	if c != nil {
 		clear(c.entries)
+	}
+}
+
+// watchWith makes the cache use w, the registry's watch (nil: none).
+func (c *refCache) watchWith(w *refWatch) {
+	if c != nil {
+		c.watch = w
 	}
 }

@@ -73,6 +73,7 @@ type Registry struct {
 	opts       Options
 	workspaces map[string]*Workspace
 	policies   []*policy
+	refWatch   *refWatch // the ref caches' watch, shared; nil: none
 }
 
 // Workspace is one configured repository. Its root path is never part of
@@ -116,7 +117,7 @@ func Open(cfg Config, opts Options) (*Registry, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	reg := &Registry{opts: opts, workspaces: make(map[string]*Workspace)}
+	reg := &Registry{opts: opts, workspaces: make(map[string]*Workspace), refWatch: newRefWatch()}
 	blobs := newBlobCache(opts.BlobCacheBytes)
 	bulk := func() {}
 	if opts.BeforeBulk != nil {
@@ -140,6 +141,7 @@ func Open(cfg Config, opts Options) (*Registry, error) {
 			return nil, fmt.Errorf("workspace %q: %w", wc.ID, err)
 		}
 		ws.beforeBulk = bulk
+		ws.repo.refs.watchWith(reg.refWatch)
 		reg.workspaces[wc.ID] = ws
 	}
 	return reg, nil
@@ -238,6 +240,7 @@ func (r *Registry) Close() error {
 			errs = append(errs, ws.rootFS.Close())
 		}
 	}
+	r.refWatch.close()
 	return errors.Join(errs...)
 }
 
