@@ -164,14 +164,14 @@ func (sv *Service) register(s *server.Server) error {
 // program returns the loaded program of a snapshot, loading it once
 // however many calls ask at the same time; hint is the indexHint of the
 // call that starts the load.
-func (sv *Service) program(ctx context.Context, req *server.Request, snap *workspace.Snapshot, key string, hint func(*node) bool) (*loaded, error) {
+func (sv *Service) program(ctx context.Context, req *server.Request, snap *workspace.Snapshot, key string, hint, want func(*node) bool) (*loaded, error) {
 	if l := sv.cached(key); l != nil {
 		return &loaded{key: key, prog: l.prog}, nil
 	}
 	ch := sv.group.DoChan(key, func() (any, error) {
 		// The load outlives a caller that gives up: others may wait on
 		// it, and the next call finds it done.
-		return sv.load(context.WithoutCancel(ctx), req, snap, key, hint)
+		return sv.load(context.WithoutCancel(ctx), req, snap, key, hint, want)
 	})
 	select {
 	case <-ctx.Done():
@@ -198,7 +198,7 @@ func (sv *Service) cached(key string) *loaded {
 
 // load exports the snapshot, lists its packages in the sandbox and
 // type-checks them.
-func (sv *Service) load(ctx context.Context, req *server.Request, snap *workspace.Snapshot, key string, hint func(*node) bool) (*loaded, error) {
+func (sv *Service) load(ctx context.Context, req *server.Request, snap *workspace.Snapshot, key string, hint, want func(*node) bool) (*loaded, error) {
 	start := time.Now()
 	report := func(done, total int, msg string) {
 		req.Progress(float64(done), float64(total), msg)
@@ -241,7 +241,7 @@ func (sv *Service) load(ctx context.Context, req *server.Request, snap *workspac
 			sv.log.Debug("go_navigate: loading", "request_id", req.ID, "done", done, "total", total)
 		}
 	}
-	prog, err := ld.load(ctx, listed, r, sums)
+	prog, err := ld.load(ctx, listed, r, sums, want)
 	if err != nil {
 		return nil, err
 	}
@@ -258,7 +258,7 @@ func (sv *Service) load(ctx context.Context, req *server.Request, snap *workspac
 		sv.progs = slices.Delete(sv.progs, 0, drop)
 	}
 	sv.mu.Unlock()
-	sv.log.Info("go_navigate: loaded", "revision", snap.Revision().SHA, "packages", len(prog.units), "checked", prog.checked, "duration", l.dur,
+	sv.log.Info("go_navigate: loaded", "revision", snap.Revision().SHA, "packages", prog.total, "checked", prog.checked, "duration", l.dur,
 		"export", exported.Sub(start), "list", listedAt.Sub(exported), "check", time.Since(listedAt))
 	return l, nil
 }
