@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -81,6 +82,10 @@ type Service struct {
 	// indexInBackground): tests hold the builds with them.
 	beforePrepare   func(context.Context)
 	beforeIndexRest func(context.Context)
+	// beforeLoad, when not nil, runs as a load starts; waiting counts
+	// the calls waiting for a load: tests hold a load and see who waits.
+	beforeLoad func(context.Context)
+	waiting    atomic.Int32
 }
 
 // loaded is a program and what its load cost.
@@ -173,6 +178,8 @@ func (sv *Service) program(ctx context.Context, req *server.Request, snap *works
 		// it, and the next call finds it done.
 		return sv.load(context.WithoutCancel(ctx), req, snap, key, hint, want)
 	})
+	sv.waiting.Add(1)
+	defer sv.waiting.Add(-1)
 	select {
 	case <-ctx.Done():
 		return nil, ctx.Err()
@@ -199,6 +206,9 @@ func (sv *Service) cached(key string) *loaded {
 // load exports the snapshot, lists its packages in the sandbox and
 // type-checks them.
 func (sv *Service) load(ctx context.Context, req *server.Request, snap *workspace.Snapshot, key string, hint, want func(*node) bool) (*loaded, error) {
+	if sv.beforeLoad != nil {
+		sv.beforeLoad(ctx)
+	}
 	start := time.Now()
 	report := func(done, total int, msg string) {
 		req.Progress(float64(done), float64(total), msg)
