@@ -7,9 +7,10 @@ import (
 
 // prepareQueries starts building the named types and their method
 // index, which implementations reads, once a load is done and every
-// unit is checked (publish), in the background: seconds on a large repository, which the first query of
-// another relation need not wait for, and the first implementations
-// query waits for only what is left of. The identifiers by name are each
+// unit is checked (publish), in the background: seconds on a large
+// repository, which the first query of another relation need not wait
+// for, and the first implementations query waits for only what is left
+// of. The identifiers by name are each
 // unit's (unitIndex.named), shared by the programs of every revision.
 // The call graph is left to the first callers or callees query: it is
 // the larger, in memory and time, and only those two relations read it.
