@@ -247,3 +247,48 @@ func txtarText(t *testing.T, text string) map[string]gitfixture.File {
 	}
 	return files
 }
+
+// TestProblemsOfDeferredVariants: a query's precision lists every
+// problem of the test variants it reads, and of the others what go list
+// said, whether they are checked yet or not: the answer is the same
+// before and after the background build checks them. c does not
+// type-check, and is recompiled for a's test ("c [a.test]"), which the
+// query does not need.
+func TestProblemsOfDeferredVariants(t *testing.T) {
+	files := txtarText(t, testsFixture)
+	files["c/c.go"] = gitfixture.Text("package c\n\nimport \"example.com/m/a\"\n\n// Bad does not type-check.\nvar Bad int = \"not an int\"\n\n// C calls a.Target.\nfunc C() int { return a.Target() }\n")
+	files["a/c_ext_test.go"] = gitfixture.Text("package a_test\n\nimport (\n\t\"testing\"\n\n\t\"example.com/m/c\"\n)\n\nfunc TestC(t *testing.T) { _ = c.C() }\n")
+	files["other/other_test.go"] = gitfixture.Text("package other\n\nimport \"testing\"\n\nfunc TestAlone(t *testing.T) {\n\tvar n int = \"not an int\"\n\t_ = n + Alone()\n}\n")
+	repo := gitfixture.New(t)
+	repo.Commit(t, "tests", files)
+	c, sv := serve(t, repo.Dir, testOptions(t))
+	release := make(chan struct{})
+	sv.beforeIndexRest = func(ctx context.Context) {
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+	}
+	q := map[string]any{"relation": References, "symbol": "other.Alone"}
+	first := navigate(t, c, q)
+	var failed []string
+	for _, f := range first.Precision.Failed {
+		failed = append(failed, f.Package)
+	}
+	if want := []string{"example.com/m/other [example.com/m/other.test]"}; !slices.Equal(failed, want) {
+		t.Errorf("failed packages %q, want %q (the variant read, with its body's error)", failed, want)
+	}
+	if checkedNode(t, sv.progs[0].prog, "example.com/m/c [example.com/m/a.test]") {
+		t.Fatal("c [a.test] is checked, but the query does not need it")
+	}
+	close(release)
+	sv.loader.store.wait()
+	if !sv.progs[0].prog.complete() {
+		t.Fatal("the background build left packages unchecked")
+	}
+	again := navigate(t, c, q)
+	first.Precision.Load, again.Precision.Load = LoadFacts{}, LoadFacts{}
+	if !reflect.DeepEqual(first, again) {
+		t.Errorf("%v: first\n%s\nwith every package checked\n%s", q, renderOut(first), renderOut(again))
+	}
+}
