@@ -17,7 +17,7 @@ const maxSignature = 1024
 // methods, in that order, each with its signature and the first sentence
 // of its doc comment. The package itself comes first, with its synopsis.
 func (p *program) packageAPI(u *unit) []Location {
-	if plain := p.byID[u.path]; plain != nil {
+	if plain := p.unitByID(u.path); plain != nil {
 		u = plain // the API leaves tests out, as go doc does
 	}
 	fset := token.NewFileSet()

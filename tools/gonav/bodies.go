@@ -45,17 +45,37 @@ func (l *loader) checkBodies(n *node, u *unit) *unitIndex {
 	return ix
 }
 
-// indexInBackground starts indexRest once, after the program's first
-// answer, until the program is dropped; the store's wait waits for it,
-// as for the entries it writes. before, when not nil, runs first in its
-// goroutine (tests hold the build with it).
+// indexInBackground starts, once, after the program's first answer and
+// until the program is dropped, the check of the units no query needed
+// yet, one at a time (see deferred), then indexRest; the store's wait
+// waits for them, as for the entries they write. before, when not nil,
+// runs first in its goroutine (tests hold the build with it).
 func (p *program) indexInBackground(store *typeStore, before func(context.Context)) {
 	p.restOnce.Do(func() {
 		store.builds.Go(func() {
 			if before != nil {
 				before(p.life)
 			}
-			p.indexRest(p.life)
+			if p.checkRest(p.life) == nil {
+				p.indexRest(p.life)
+			}
 		})
 	})
+}
+
+// checkRest checks every unit not checked yet on one of the loader's
+// workers, leaving the others to the queries, which check what they
+// need first.
+func (p *program) checkRest(ctx context.Context) error {
+	if p.complete() {
+		return nil
+	}
+	ld := *p.lazy.l
+	ld.workers = 1
+	_, err := ld.run(ctx, p.lazy.closure(everything), p.lazy)
+	if err == nil {
+		err = waitChecked(ctx, p.lazy.order)
+	}
+	p.publish()
+	return err
 }

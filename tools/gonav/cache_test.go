@@ -333,7 +333,7 @@ func TestIndexOnDisk(t *testing.T) {
 // rechecked counts the units read from disk that were checked again.
 func rechecked(p *program) int {
 	n := 0
-	for _, u := range p.local {
+	for _, u := range p.localUnits() {
 		if ix, _ := u.indexReady(); ix != nil {
 			ix.mu.Lock()
 			if ix.checked {
@@ -389,7 +389,7 @@ func TestChecksDropped(t *testing.T) {
 	// parsed files of the units with an index, which names offsets in
 	// them; not the others' syntax.
 	kept := map[*token.File]bool{}
-	for _, u := range prog.units {
+	for _, u := range prog.allUnits() {
 		if ix, _ := u.indexReady(); ix != nil {
 			for _, f := range ix.Files {
 				kept[f.tf] = true
@@ -403,7 +403,7 @@ func TestChecksDropped(t *testing.T) {
 		return true
 	})
 	fromCheck := func(p *types.Package) bool { return p != nil && p.Scope().NumChildren() > 0 }
-	for _, u := range prog.units {
+	for _, u := range prog.allUnits() {
 		if fromCheck(u.types) {
 			t.Errorf("%s: the program keeps the check's types", u.id)
 		}

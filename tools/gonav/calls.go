@@ -41,10 +41,14 @@ type callIndex struct {
 // unit's index records. When ctx ends first, nothing is kept, and the
 // next caller builds it.
 func (p *program) callGraph(ctx context.Context) (*callIndex, error) {
+	if err := p.ensure(ctx, everything, everything); err != nil {
+		return nil, err
+	}
+	local := p.localUnits()
 	p.callsMu.Lock()
 	defer p.callsMu.Unlock()
 	if p.calls != nil {
-		noteRead(ctx, p.local...)
+		noteRead(ctx, local...)
 		return p.calls, nil
 	}
 	calls := &callIndex{byCallee: map[string][]callSite{}, byCaller: map[string][]callSite{}}
@@ -53,11 +57,11 @@ func (p *program) callGraph(ctx context.Context) (*callIndex, error) {
 		off  int32
 	}
 	seen := map[at]bool{} // a file checked twice (p, p [p.test]) counts once
-	ixs, err := p.indexesOf(ctx, p.local)
+	ixs, err := p.indexesOf(ctx, local)
 	if err != nil {
 		return nil, err
 	}
-	for i, u := range p.local {
+	for i, u := range local {
 		ix := ixs[i]
 		if ix == nil {
 			continue
@@ -70,7 +74,7 @@ func (p *program) callGraph(ctx context.Context) (*callIndex, error) {
 		}
 	}
 	p.calls = calls
-	noteRead(ctx, p.local...)
+	noteRead(ctx, local...)
 	return calls, nil
 }
 

@@ -13,6 +13,9 @@ import (
 // declared in the functions of the target's own package. Interfaces with
 // no methods (any) are left out: everything implements them.
 func (p *program) implementations(ctx context.Context, t *target) ([]Location, error) {
+	if err := p.ensureAll(ctx); err != nil {
+		return nil, err
+	}
 	objs, err := p.implementers(ctx, t)
 	if err != nil {
 		return nil, err

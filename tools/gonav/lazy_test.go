@@ -53,7 +53,7 @@ func TestQueriesIndexWhatTheyRead(t *testing.T) {
 		return err == nil
 	}
 	var built, left int
-	for _, u := range prog.local {
+	for _, u := range prog.localUnits() {
 		if !u.indexed {
 			continue
 		}
@@ -79,7 +79,7 @@ func TestQueriesIndexWhatTheyRead(t *testing.T) {
 
 	close(release)
 	sv.loader.store.wait()
-	for _, u := range prog.local {
+	for _, u := range prog.localUnits() {
 		if _, ready := u.indexReady(); u.indexed && (!ready || !stored(u)) {
 			t.Errorf("%s after the background build: indexed %t, entry written %t", u.id, ready, stored(u))
 		}
@@ -123,7 +123,7 @@ func TestLoadIndexesWhatTheFirstQueryReads(t *testing.T) {
 	}
 	prog := sv.progs[0].prog
 	var built, left int
-	for _, u := range prog.local {
+	for _, u := range prog.localUnits() {
 		if !u.indexed {
 			continue
 		}
@@ -218,7 +218,7 @@ func brokenProblems(out GoNavigateOut) string {
 // unitNamed returns a program's unit of a go list identifier.
 func unitNamed(t *testing.T, p *program, id string) *unit {
 	t.Helper()
-	u := p.byID[id]
+	u := p.unitByID(id)
 	if u == nil {
 		t.Fatalf("no package %s", id)
 	}

@@ -59,27 +59,24 @@ type node struct {
 	done     chan struct{}
 }
 
-// load builds the program of one export from go list's packages.
-func (l *loader) load(ctx context.Context, listed []*listedPackage, r roots, sums *fileSums) (*program, error) {
+// load builds the program of one export from go list's packages: each
+// of them but the test variants want does not select, which wait until
+// a query needs them (see deferred).
+func (l *loader) load(ctx context.Context, listed []*listedPackage, r roots, sums *fileSums, want func(*node) bool) (*program, error) {
 	nodes, order := l.graph(listed, r)
 	for _, n := range order {
 		l.prepare(n, r, sums)
 	}
-	checked, err := l.checkAll(ctx, order)
+	later := *l
+	later.progress, later.indexNow = nil, nil // the load's call's
+	d := newDeferred(&later, listed, nodes, order)
+	checked, err := l.run(ctx, d.closure(func(n *node) bool { return !n.variant() || want(n) }), d)
 	if err != nil {
 		return nil, err
 	}
 	l.log.Debug("go_navigate: hashed the repository's files the export did not name", "hashed", sums.hashed)
-	p := &program{fset: l.fset, tables: l.tables, roots: r, byID: map[string]*unit{}, checked: checked, workers: l.workers}
-	for _, lp := range listed {
-		n := nodes[lp.ImportPath]
-		if n == nil || n.unit == nil || p.byID[n.unit.id] != nil {
-			continue
-		}
-		p.units = append(p.units, n.unit)
-		p.byID[n.unit.id] = n.unit
-	}
-	p.index()
+	p := &program{fset: l.fset, tables: l.tables, roots: r, lazy: d, total: len(order), checked: checked, workers: l.workers}
+	p.setUnits()
 	return p, nil
 }
 
@@ -210,45 +207,68 @@ func statFile(n *node, i int, host string) fileStat {
 	return fileStat{size: fi.Size(), modTime: fi.ModTime()}
 }
 
-// checkAll finds or type-checks the nodes, given in dependency order,
-// on the loader's workers: a node waits for its dependencies, which come
-// before it and so are done or being checked, since its key holds their
-// API keys. It returns how many were checked.
+// checkAll finds or type-checks the nodes, given in dependency order;
+// it returns how many were checked.
 func (l *loader) checkAll(ctx context.Context, order []*node) (int, error) {
+	return l.run(ctx, order, newDeferred(l, nil, nil, order))
+}
+
+// run finds or type-checks the nodes of todo, given in dependency order,
+// that d lets it claim, on the loader's workers: a node waits for its
+// dependencies, which come before it and so are checked or being
+// checked, here or by another run, since its key holds their API keys.
+// When ctx ends, it claims no more, and finishes those it claimed. It
+// returns how many it checked.
+func (l *loader) run(ctx context.Context, todo []*node, d *deferred) (int, error) {
 	jobs := make(chan *node)
 	var wg sync.WaitGroup
 	var done, checked atomic.Int64
-	for range max(l.workers, 1) {
+	for range min(max(l.workers, 1), len(todo)) {
 		wg.Go(func() {
 			for n := range jobs {
-				for _, d := range n.deps {
-					<-d.done
+				for _, dep := range n.deps {
+					<-dep.done
 				}
-				n.key = keyOf(n)
-				if n.unit = l.cache.get(n.key); n.unit == nil {
-					if n.unit = l.read(n); n.unit == nil {
-						n.unit = l.check(n)
-						checked.Add(1)
-					}
-					l.cache.put(n.unit)
+				if l.settle(n) {
+					checked.Add(1)
 				}
+				d.left.Add(-1)
 				close(n.done)
 				if l.progress != nil {
-					l.progress(int(done.Add(1)), len(order))
+					l.progress(int(done.Add(1)), len(todo))
 				}
 			}
 		})
 	}
 	var err error
-	for _, n := range order {
+	for _, n := range todo {
 		if err = ctx.Err(); err != nil {
 			break
 		}
-		jobs <- n
+		if d.claim(n) {
+			jobs <- n
+		}
 	}
 	close(jobs)
 	wg.Wait()
 	return int(checked.Load()), err
+}
+
+// settle gives a node whose dependencies are done its unit: one an
+// earlier load left with the same key, one read from the store, or its
+// check's. It reports whether it checked it.
+func (l *loader) settle(n *node) bool {
+	n.key = keyOf(n)
+	if n.unit = l.cache.get(n.key); n.unit != nil {
+		return false
+	}
+	checked := false
+	if n.unit = l.read(n); n.unit == nil {
+		n.unit = l.check(n)
+		checked = true
+	}
+	l.cache.put(n.unit)
+	return checked
 }
 
 // newUnit returns the unit of a node, to be checked or read.

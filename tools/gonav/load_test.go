@@ -36,21 +36,21 @@ func TestRecompiledVariants(t *testing.T) {
 	}
 
 	prog := sv.progs[0].prog
-	variant := prog.byID["example.com/nav/circle [example.com/nav/shape.test]"]
+	variant := prog.unitByID("example.com/nav/circle [example.com/nav/shape.test]")
 	if variant == nil {
 		t.Fatalf("go list reported no recompiled circle; units: %v", unitIDs(prog))
 	}
 	if variant.indexed {
 		t.Errorf("%s is indexed: a package recompiled for another's test is checked as a dependency", variant.id)
 	}
-	if own := prog.byID["example.com/nav/circle"]; own == nil || !own.indexed {
+	if own := prog.unitByID("example.com/nav/circle"); own == nil || !own.indexed {
 		t.Errorf("circle's own unit is not indexed")
 	}
 }
 
 func unitIDs(p *program) []string {
 	var ids []string
-	for _, u := range p.units {
+	for _, u := range p.allUnits() {
 		ids = append(ids, u.id)
 	}
 	return ids

@@ -41,7 +41,7 @@ func TestMethodIndexMissesNothing(t *testing.T) {
 		}
 		return p.objectKeys(objs)
 	}
-	for _, u := range p.local {
+	for _, u := range p.localUnits() {
 		candidates = append(candidates[:len(candidates):len(candidates)], localTypes(u.path)...)
 	}
 	var targets, answered int

@@ -36,7 +36,7 @@ func (sv *Service) navigate(ctx context.Context, req *server.Request, in GoNavig
 		return GoNavigateOut{}, server.Errorf(server.InvalidInput, "go_navigate reads committed revisions only")
 	}
 	start := time.Now()
-	l, err := sv.program(ctx, req, snap, key, indexHint(in))
+	l, err := sv.program(ctx, req, snap, key, indexHint(in), loadWants(in))
 	if err != nil {
 		return GoNavigateOut{}, err
 	}
@@ -46,7 +46,7 @@ func (sv *Service) navigate(ctx context.Context, req *server.Request, in GoNavig
 	ctx = withProgress(ctx, func(done, total int, msg string) { req.Progress(float64(done), float64(total), msg) })
 	ctx, reads := withReads(ctx)
 	out := GoNavigateOut{Revision: snap.Revision().SHA, Relation: in.Relation, Results: []Location{}}
-	out.Precision.Load = LoadFacts{Packages: len(p.units)}
+	out.Precision.Load = LoadFacts{Packages: p.total}
 	if l.dur > 0 { // this call waited for the load
 		out.Precision.Load.Checked, out.Precision.Load.DurationMS = p.checked, l.dur.Milliseconds()
 	}
@@ -116,7 +116,7 @@ func (in GoNavigateIn) check() error {
 // ambiguous symbol.
 func (sv *Service) resolve(ctx context.Context, snap *workspace.Snapshot, p *program, in GoNavigateIn) (*target, []*target, error) {
 	if in.Symbol != "" {
-		return p.resolveSymbol(in.Symbol)
+		return p.resolveSymbol(ctx, in.Symbol, indexHint(in))
 	}
 	clean, err := snap.Authorize(in.Path, false)
 	if err != nil {
@@ -242,17 +242,16 @@ func queryDigest(in GoNavigateIn, key string) string {
 // when go list could not run. A package the query read the index of
 // (reads) says all its problems, its function bodies' type errors
 // included; another, what its listing said (unit.listed): its bodies may
-// not have been checked yet, and the answer does not depend on them.
+// not have been checked yet, and the answer does not depend on them. So
+// does a test variant that the query did not read, which may not have
+// been checked at all (see deferred); a package without an index (one
+// whose test variant has it) says the problems of its declarations.
 func (p *program) precision(prec Precision, reads *unitsRead) Precision {
 	prec.Mode = "typed"
 	var failed []PackageProblem
-	for _, u := range p.local {
-		problems := u.listed
-		if !u.indexed || reads.has(u) {
-			problems = u.problems
-		}
-		if len(problems) > 0 {
-			failed = append(failed, PackageProblem{Package: u.id, Problems: problems})
+	for _, n := range p.lazy.local {
+		if problems := problemsOf(n, reads); len(problems) > 0 {
+			failed = append(failed, PackageProblem{Package: n.lp.ImportPath, Problems: problems})
 		}
 	}
 	switch {
@@ -264,6 +263,19 @@ func (p *program) precision(prec Precision, reads *unitsRead) Precision {
 	prec.FailedTotal = len(failed)
 	prec.Failed = failed[:min(len(failed), maxFailedShown)]
 	return prec
+}
+
+// problemsOf returns the problems precision says of a repository
+// package.
+func problemsOf(n *node, reads *unitsRead) []string {
+	if !n.checked() {
+		return n.problems // what its listing said
+	}
+	u := n.unit
+	if reads.has(u) || (!u.indexed && !u.test()) {
+		return u.problems
+	}
+	return u.listed
 }
 
 func truncate(s string, n int) string {

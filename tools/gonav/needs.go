@@ -181,7 +181,7 @@ func holding(units []*unit, file string) []*unit {
 // the type store gets their entries. One at a time leaves the other
 // workers to the queries, which build what they need first.
 func (p *program) indexRest(ctx context.Context) {
-	for _, u := range p.local {
+	for _, u := range p.localUnits() {
 		if _, err := u.indexOf(ctx); err != nil {
 			return
 		}

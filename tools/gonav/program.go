@@ -8,17 +8,19 @@ import (
 	"go/types"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // program is the type information of one export: every package go list
-// reported, its repository packages with full type information.
+// reported, its repository packages with full type information; the
+// test variants as queries need them (see deferred).
 type program struct {
 	fset   *token.FileSet
 	tables *posTables // of the files of packages read from the store
 	roots  roots
-	units  []*unit
-	byID   map[string]*unit
-	local  []*unit
+	set    atomic.Pointer[unitSet] // the units checked so far
+	lazy   *deferred               // every node, checked or not
+	total  int                     // packages listed
 	// listFailed says why go list could not run: the units are then the
 	// repository's directories, checked without their imports.
 	listFailed string
@@ -31,24 +33,17 @@ type program struct {
 	// queryMu guards named and methodIx, which prepareQueries builds
 	// (see there). life is the program's while the service keeps it:
 	// stopPrepare ends it, and the background builds with it.
-	queryMu     sync.Mutex
-	named       []namedType
-	methodIx    *methodIndex
-	life        context.Context
-	stopPrepare context.CancelFunc
-	restOnce    sync.Once // starts indexRest
+	queryMu      sync.Mutex
+	named        []namedType
+	methodIx     *methodIndex
+	life         context.Context
+	stopPrepare  context.CancelFunc
+	beforeTables func(context.Context) // see prepareQueries
+	tablesOnce   sync.Once             // starts buildQueryTables
+	restOnce     sync.Once             // starts indexRest
 
 	filesMu sync.Mutex
 	lines   map[string][][]byte // display name -> lines, for results' text
-}
-
-// index sorts the program's units for queries.
-func (p *program) index() {
-	for _, u := range p.units {
-		if u.local {
-			p.local = append(p.local, u)
-		}
-	}
 }
 
 // key names a declaration across packages and test variants: the same

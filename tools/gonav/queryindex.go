@@ -6,10 +6,11 @@ import (
 )
 
 // prepareQueries starts building the named types and their method
-// index, which implementations reads, once a load is done, in the
-// background: seconds on a large repository, which the first query of
-// another relation need not wait for, and the first implementations
-// query waits for only what is left of. The identifiers by name are each
+// index, which implementations reads, once a load is done and every
+// unit is checked (publish), in the background: seconds on a large
+// repository, which the first query of another relation need not wait
+// for, and the first implementations query waits for only what is left
+// of. The identifiers by name are each
 // unit's (unitIndex.named), shared by the programs of every revision.
 // The call graph is left to the first callers or callees query: it is
 // the larger, in memory and time, and only those two relations read it.
@@ -18,14 +19,24 @@ import (
 // service drops is not kept alive by it. before, when not nil, runs
 // first in the build's goroutine (tests hold the build with it).
 func (p *program) prepareQueries(before func(context.Context)) {
-	ctx, cancel := context.WithCancel(context.Background())
-	p.life, p.stopPrepare = ctx, cancel
-	go func() {
-		if before != nil {
-			before(ctx)
-		}
-		p.buildQueryTables(ctx)
-	}()
+	p.life, p.stopPrepare = context.WithCancel(context.Background())
+	p.beforeTables = before
+	if p.complete() {
+		p.startTables()
+	}
+}
+
+// startTables starts prepareQueries' build, once, when every unit is
+// checked: the tables hold every package's types.
+func (p *program) startTables() {
+	p.tablesOnce.Do(func() {
+		go func() {
+			if p.beforeTables != nil {
+				p.beforeTables(p.life)
+			}
+			p.buildQueryTables(p.life)
+		}()
+	})
 }
 
 // stop ends the background builds of prepareQueries and indexRest; a
@@ -82,7 +93,7 @@ func (p *program) namedTypes() []namedType {
 // collectNamed lists namedTypes' types, unless ctx ends first.
 func (p *program) collectNamed(ctx context.Context) ([]namedType, error) {
 	var named []namedType
-	for _, u := range p.units {
+	for _, u := range p.allUnits() {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -105,7 +116,7 @@ func (p *program) collectNamed(ctx context.Context) ([]namedType, error) {
 // positions.
 func (p *program) localTypes(ctx context.Context, path string, target localSet) ([]namedType, error) {
 	var out []namedType
-	for _, u := range p.local {
+	for _, u := range p.localUnits() {
 		if u.path != path {
 			continue
 		}

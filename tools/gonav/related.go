@@ -93,6 +93,6 @@ func (p *program) declaredLocally(fn *types.Func) bool {
 	if n == nil || n.Obj().Pkg() == nil || n.Obj().Parent() != n.Obj().Pkg().Scope() {
 		return false
 	}
-	u := p.byID[n.Obj().Pkg().Path()]
+	u := p.unitByID(n.Obj().Pkg().Path())
 	return u != nil && u.local
 }

@@ -55,8 +55,12 @@ func (p *program) references(ctx context.Context, t *target) ([]Location, error)
 	if t.obj == nil {
 		return p.importsOf(ctx, t.unit.path)
 	}
+	name := spelling(t.obj.Name())
+	if err := p.ensure(ctx, name, name); err != nil {
+		return nil, err
+	}
 	related := p.relatedMethods(t.obj)
-	units := p.mentioning(p.local, t.obj.Name())
+	units := p.mentioning(p.localUnits(), t.obj.Name())
 	ixs, err := p.indexesOf(ctx, units)
 	if err != nil {
 		return nil, err
@@ -100,7 +104,11 @@ func (p *program) referencesIn(out []Location, u *unit, ix *unitIndex, want, nam
 // importsOf answers the references of a package: the import specs that
 // name it.
 func (p *program) importsOf(ctx context.Context, path string) ([]Location, error) {
-	units := p.mentioning(p.local, path)
+	spelled := spelling(path)
+	if err := p.ensure(ctx, spelled, spelled); err != nil {
+		return nil, err
+	}
+	units := p.mentioning(p.localUnits(), path)
 	ixs, err := p.indexesOf(ctx, units)
 	if err != nil {
 		return nil, err

@@ -37,12 +37,44 @@ func validSymbol(s string) bool {
 }
 
 // resolveSymbol finds what a symbol names. More than one declaration:
-// the candidates, and no target.
-func (p *program) resolveSymbol(symbol string) (*target, []*target, error) {
+// the candidates, and no target. It first has the test variants whose
+// files spell the symbol's names checked (symbolWords), the ones of
+// them index selects indexed as they are; when the symbol names nothing
+// in those, every one.
+func (p *program) resolveSymbol(ctx context.Context, symbol string, index func(*node) bool) (*target, []*target, error) {
 	if !validSymbol(symbol) {
 		return nil, nil, server.Errorf(server.InvalidInput, "symbol %q is not a Go name: want pkg.Name, pkg.Type.Method, (*pkg.Type).Method or an import path", symbol)
 	}
 	s := strings.NewReplacer("(", "", ")", "", "*", "").Replace(symbol)
+	if err := p.ensure(ctx, spelling(symbolWords(s)...), index); err != nil {
+		return nil, nil, err
+	}
+	t, cands, err := p.lookupSymbol(s)
+	if t == nil && cands == nil && !p.complete() {
+		// A member promoted from a field of a type declared in a test
+		// file is not spelled where the type is.
+		if err := p.ensureAll(ctx); err != nil {
+			return nil, nil, err
+		}
+		return p.lookupSymbol(s)
+	}
+	return t, cands, err
+}
+
+// symbolWords returns the names a declaration a symbol may name spells:
+// its last name, and of pkg.Type.Member, the type's.
+func symbolWords(s string) []string {
+	names := strings.Split(s[strings.LastIndex(s, "/")+1:], ".")
+	words := []string{names[len(names)-1]}
+	if len(names) >= 3 {
+		words = append(words, names[len(names)-2])
+	}
+	return words
+}
+
+// lookupSymbol finds what a symbol, without parentheses and stars,
+// names among the units checked.
+func (p *program) lookupSymbol(s string) (*target, []*target, error) {
 	found := map[string]*target{}
 	var order []string
 	add := func(t *target) {
@@ -68,7 +100,7 @@ func (p *program) resolveSymbol(symbol string) (*target, []*target, error) {
 	}
 	switch len(order) {
 	case 0:
-		return nil, nil, server.Errorf(server.NotFound, "no declaration named %q in the packages loaded (the repository's and their dependencies)", symbol).
+		return nil, nil, server.Errorf(server.NotFound, "no declaration named %q in the packages loaded (the repository's and their dependencies)", s).
 			WithHint("search_symbol finds declarations by partial names")
 	case 1:
 		return found[order[0]], nil, nil
@@ -115,10 +147,11 @@ func splits(s string) []split {
 // variant, the variant is taken: it declares everything the package
 // does, and its tests' names.
 func (p *program) packagesNamed(ref string) []*unit {
-	exact := ref != "" && slices.ContainsFunc(p.units, func(u *unit) bool { return u.path == ref && u.types != nil })
+	units := p.allUnits()
+	exact := ref != "" && slices.ContainsFunc(units, func(u *unit) bool { return u.path == ref && u.types != nil })
 	best := map[string]*unit{}
 	var order []string
-	for _, u := range p.units {
+	for _, u := range units {
 		match := ref == "" && u.local
 		switch {
 		case exact:
@@ -183,7 +216,11 @@ func lookup(u *unit, rest string) types.Object {
 // resolvePosition finds the identifier at a 1-based line and column of a
 // repository file.
 func (p *program) resolvePosition(ctx context.Context, path string, line, col int) (*target, error) {
-	units := holding(p.local, path)
+	holds := holdingFile(path)
+	if err := p.ensure(ctx, holds, holds); err != nil {
+		return nil, err
+	}
+	units := holding(p.localUnits(), path)
 	ixs, err := p.indexesOf(ctx, units)
 	if err != nil {
 		return nil, err

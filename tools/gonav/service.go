@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -81,6 +82,10 @@ type Service struct {
 	// indexInBackground): tests hold the builds with them.
 	beforePrepare   func(context.Context)
 	beforeIndexRest func(context.Context)
+	// beforeLoad, when not nil, runs as a load starts; waiting counts
+	// the calls waiting for a load: tests hold a load and see who waits.
+	beforeLoad func(context.Context)
+	waiting    atomic.Int32
 }
 
 // loaded is a program and what its load cost.
@@ -162,17 +167,22 @@ func (sv *Service) register(s *server.Server) error {
 }
 
 // program returns the loaded program of a snapshot, loading it once
-// however many calls ask at the same time; hint is the indexHint of the
-// call that starts the load.
-func (sv *Service) program(ctx context.Context, req *server.Request, snap *workspace.Snapshot, key string, hint func(*node) bool) (*loaded, error) {
+// however many calls ask at the same time; hint and want are the
+// indexHint and loadWants of the call that starts the load. The program
+// may lack test variants another call's query reads: every query
+// ensures what it reads first (program.ensure), so a call that waited
+// for another's load answers as on the whole program.
+func (sv *Service) program(ctx context.Context, req *server.Request, snap *workspace.Snapshot, key string, hint, want func(*node) bool) (*loaded, error) {
 	if l := sv.cached(key); l != nil {
 		return &loaded{key: key, prog: l.prog}, nil
 	}
 	ch := sv.group.DoChan(key, func() (any, error) {
 		// The load outlives a caller that gives up: others may wait on
 		// it, and the next call finds it done.
-		return sv.load(context.WithoutCancel(ctx), req, snap, key, hint)
+		return sv.load(context.WithoutCancel(ctx), req, snap, key, hint, want)
 	})
+	sv.waiting.Add(1)
+	defer sv.waiting.Add(-1)
 	select {
 	case <-ctx.Done():
 		return nil, ctx.Err()
@@ -198,7 +208,10 @@ func (sv *Service) cached(key string) *loaded {
 
 // load exports the snapshot, lists its packages in the sandbox and
 // type-checks them.
-func (sv *Service) load(ctx context.Context, req *server.Request, snap *workspace.Snapshot, key string, hint func(*node) bool) (*loaded, error) {
+func (sv *Service) load(ctx context.Context, req *server.Request, snap *workspace.Snapshot, key string, hint, want func(*node) bool) (*loaded, error) {
+	if sv.beforeLoad != nil {
+		sv.beforeLoad(ctx)
+	}
 	start := time.Now()
 	report := func(done, total int, msg string) {
 		req.Progress(float64(done), float64(total), msg)
@@ -241,7 +254,7 @@ func (sv *Service) load(ctx context.Context, req *server.Request, snap *workspac
 			sv.log.Debug("go_navigate: loading", "request_id", req.ID, "done", done, "total", total)
 		}
 	}
-	prog, err := ld.load(ctx, listed, r, sums)
+	prog, err := ld.load(ctx, listed, r, sums, want)
 	if err != nil {
 		return nil, err
 	}
@@ -258,7 +271,7 @@ func (sv *Service) load(ctx context.Context, req *server.Request, snap *workspac
 		sv.progs = slices.Delete(sv.progs, 0, drop)
 	}
 	sv.mu.Unlock()
-	sv.log.Info("go_navigate: loaded", "revision", snap.Revision().SHA, "packages", len(prog.units), "checked", prog.checked, "duration", l.dur,
+	sv.log.Info("go_navigate: loaded", "revision", snap.Revision().SHA, "packages", prog.total, "checked", prog.checked, "duration", l.dur,
 		"export", exported.Sub(start), "list", listedAt.Sub(exported), "check", time.Since(listedAt))
 	return l, nil
 }
