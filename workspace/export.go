@@ -264,10 +264,7 @@ func (e *exporter) walk(ctx context.Context, tree plumbing.Hash, dir string, d *
 		case filemode.Submodule:
 			e.stats.Submodules++
 		default:
-			job, err := e.file(p, te.hash, te.mode)
-			if err != nil {
-				return err
-			}
+			job := e.file(p, te.hash, te.mode)
 			if isSecret {
 				e.stats.Fixtures = append(e.stats.Fixtures, p)
 			}
@@ -294,9 +291,9 @@ func (e *exporter) dir(ctx context.Context, te treeEntry, p string, parent *expo
 	return e.walk(ctx, te.hash, p, d, secret)
 }
 
-// file returns the job of writing a file: its blob's content, or a host
+// file returns the job of writing a file, which the writer reads (read), or a host
 // file holding it to link (ExportOptions.Reuse).
-func (e *exporter) file(p string, blob plumbing.Hash, mode filemode.FileMode) (exportJob, error) {
+func (e *exporter) file(p string, blob plumbing.Hash, mode filemode.FileMode) exportJob {
 	f := ExportedFile{Path: p, Blob: blob.String(), Mode: uint32(mode)}
 	if e.opts.Exported != nil {
 		e.opts.Exported(f)
@@ -307,12 +304,12 @@ func (e *exporter) file(p string, blob plumbing.Hash, mode filemode.FileMode) (e
 		if job.link = e.opts.Reuse(f); job.link != "" {
 			if fi, err := os.Lstat(job.link); err == nil && fi.Mode().IsRegular() {
 				e.stats.Bytes += fi.Size()
-				return job, nil
+				return job
 			}
 			job.link = ""
 		}
 	}
-	return job, nil
+	return job
 }
 
 // read returns a blob's content. A packed blob is read outside the
