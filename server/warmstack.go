@@ -13,9 +13,19 @@ import "sync/atomic"
 // work itself. At most maxIdle of them wait for work; a burst of calls past
 // that starts goroutines that end with it.
 type warmStacks struct {
-	maxIdle int
-	work    chan func()
-	idle    atomic.Int32 // goroutines waiting on work, or about to
+	maxIdle int32
+	work    chan warmJob
+	// idle counts the goroutines that will take a job from work, less
+	// the jobs callers have claimed them for and not yet handed over. A
+	// goroutine is counted before its caller learns its call is done, so
+	// the next call of that caller always finds it.
+	idle atomic.Int32
+}
+
+// warmJob is a call, and the channel closed once it has run.
+type warmJob struct {
+	f    func()
+	done chan struct{}
 }
 
 // idleStacks is how many warm goroutines a server keeps waiting: the calls
@@ -23,35 +33,66 @@ type warmStacks struct {
 const idleStacks = 16
 
 func newWarmStacks(maxIdle int) *warmStacks {
-	return &warmStacks{maxIdle: maxIdle, work: make(chan func())}
+	return &warmStacks{maxIdle: int32(maxIdle), work: make(chan warmJob)}
 }
 
 // run calls f on a warm goroutine, or a new one when none is idle, and
 // returns once f has.
 func (w *warmStacks) run(f func()) {
-	done := make(chan struct{})
-	job := func() {
-		defer close(done)
-		f()
-	}
-	select {
-	case w.work <- job:
-	default:
+	job := warmJob{f: f, done: make(chan struct{})}
+	if w.claim() {
+		w.work <- job
+	} else {
 		go w.serve(job)
 	}
-	<-done
+	<-job.done
+}
+
+// claim takes one idle goroutine for a job, if there is one.
+func (w *warmStacks) claim() bool {
+	for {
+		n := w.idle.Load()
+		if n == 0 {
+			return false
+		}
+		if w.idle.CompareAndSwap(n, n-1) {
+			return true
+		}
+	}
+}
+
+// stay counts the calling goroutine idle, unless maxIdle are already.
+func (w *warmStacks) stay() bool {
+	for {
+		n := w.idle.Load()
+		if n >= w.maxIdle {
+			return false
+		}
+		if w.idle.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
 }
 
 // serve runs job, then the jobs handed to it while it is one of the idle
 // goroutines, and ends when there are maxIdle of them already.
-func (w *warmStacks) serve(job func()) {
-	for {
-		job()
-		if int(w.idle.Add(1)) > w.maxIdle {
-			w.idle.Add(-1)
-			return
-		}
+func (w *warmStacks) serve(job warmJob) {
+	for w.call(job) {
 		job = <-w.work
-		w.idle.Add(-1)
 	}
+}
+
+// call runs job and reports whether its goroutine stays to take another.
+func (w *warmStacks) call(job warmJob) (kept bool) {
+	ran := false
+	defer func() {
+		if !ran { // f ended the goroutine (runtime.Goexit)
+			close(job.done)
+		}
+	}()
+	job.f()
+	ran = true
+	kept = w.stay()
+	close(job.done)
+	return kept
 }
