@@ -22,6 +22,11 @@ import (
 // walk comes to them; the walk reads the rest itself.
 const maxPrefetchShare = 2
 
+// prefetchBatch is about how many entries the tree stage hands the sizer
+// at a time: one wake-up, and one view of the packs, for some twenty
+// directories rather than one each.
+const prefetchBatch = 256
+
 // prefetchJob is a directory's listing on its way to the sizer, with the
 // tree entries its entries were made from.
 type prefetchJob struct {
@@ -37,13 +42,22 @@ type prefetchJob struct {
 // done.
 func (c *commitSource) prefetch(ctx context.Context, root Entry, depth int, sess *listSession) {
 	cache := c.ws.deny.listings
-	jobs := make(chan prefetchJob, 64)
+	jobs := make(chan []prefetchJob, 16)
 	sized := make(chan struct{})
 	go func() {
 		defer close(sized)
 		c.sizeListings(ctx, jobs)
 	}()
+	var batch []prefetchJob
+	inBatch := 0
+	flush := func() {
+		if len(batch) > 0 {
+			jobs <- batch
+			batch, inBatch = nil, 0
+		}
+	}
 	defer func() {
+		flush()
 		close(jobs)
 		<-sized
 	}()
@@ -78,19 +92,22 @@ func (c *commitSource) prefetch(ctx context.Context, root Entry, depth int, sess
 			}
 		}
 		if read {
-			jobs <- prefetchJob{key, l, valid}
+			batch = append(batch, prefetchJob{key, l, valid})
+			if inBatch += len(l.entries); inBatch >= prefetchBatch {
+				flush()
+			}
 		}
 	}
 }
 
 // sizeListings fills in the sizes of the listings of jobs, and shares
 // each listing it completes through the cache. It reads the packs through
-// a view, outside r.mu, kept from one listing to the next while more are
-// queued. A view is handed back before waiting for the next listing, and
+// a view, outside r.mu, kept from one batch to the next while more are
+// queued. A view is handed back before waiting for the next batch, and
 // before r.mu is taken for what the packs cannot tell: a caller holding
 // r.mu may be waiting for the views out (dropDeleted), and the tree stage,
 // which is to send the next listing, for r.mu.
-func (c *commitSource) sizeListings(ctx context.Context, jobs <-chan prefetchJob) {
+func (c *commitSource) sizeListings(ctx context.Context, jobs <-chan []prefetchJob) {
 	r := c.ws.repo
 	var pr, view *packReader
 	release := func() {
@@ -101,34 +118,36 @@ func (c *commitSource) sizeListings(ctx context.Context, jobs <-chan prefetchJob
 	}
 	defer release()
 	for {
-		var j prefetchJob
+		var batch []prefetchJob
 		var ok bool
 		select {
-		case j, ok = <-jobs:
+		case batch, ok = <-jobs:
 		default:
 			release()
-			j, ok = <-jobs
+			batch, ok = <-jobs
 		}
 		if !ok {
 			return
 		}
-		if ctx.Err() != nil {
-			continue
-		}
-		if view == nil {
-			r.mu.Lock()
-			pr = r.packsLocked()
-			view = pr.checkout()
-			r.mu.Unlock()
-		}
-		if missed := packedSizes(view, j.l.entries, j.valid); len(missed) > 0 {
-			release()
-			if c.objectSizes(j.l.entries, j.valid, missed) != nil {
-				continue // the walk reads it again, and reports the error
+		for _, j := range batch {
+			if ctx.Err() != nil {
+				break
 			}
+			if view == nil {
+				r.mu.Lock()
+				pr = r.packsLocked()
+				view = pr.checkout()
+				r.mu.Unlock()
+			}
+			if missed := packedSizes(view, j.l.entries, j.valid); len(missed) > 0 {
+				release()
+				if c.objectSizes(j.l.entries, j.valid, missed) != nil {
+					continue // the walk reads it again, and reports the error
+				}
+			}
+			j.l.sized = true
+			c.ws.deny.listings.put(j.key, j.l)
 		}
-		j.l.sized = true
-		c.ws.deny.listings.put(j.key, j.l)
 	}
 }
 
