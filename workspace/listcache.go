@@ -134,9 +134,21 @@ func (c *commitSource) listing(dir Entry, sizes bool, sess *listSession) (*dirLi
 
 // judge records the workspace deny list's verdict on each entry of l.
 func (c *commitSource) judge(l *dirListing) {
-	l.denied = make([]bool, len(l.entries))
-	for i, e := range l.entries {
-		_, l.denied[i] = c.ws.deny.matchEntry(e.Path)
+	c.judgeSome(l, true)
+	c.judgeSome(l, false)
+}
+
+// judgeSome records the workspace deny list's verdict on the entries of l
+// that are directories (dirs set) or that are not: a prefetch needs the
+// first to walk on, and leaves the others to its sizer.
+func (c *commitSource) judgeSome(l *dirListing, dirs bool) {
+	if l.denied == nil {
+		l.denied = make([]bool, len(l.entries))
+	}
+	for i := range l.entries {
+		if e := &l.entries[i]; (e.Type == TypeDir) == dirs {
+			_, l.denied[i] = c.ws.deny.matchEntry(e.Path)
+		}
 	}
 }
 

@@ -12,10 +12,12 @@ import (
 // into the listing cache in two stages on two goroutines: the walk's own
 // reads the trees, in walk order, and hands each directory's listing to a
 // sizer, which reads its files' sizes from a view of the packs (outside
-// r.mu) and only then shares the listing through the cache. The walk
-// proper then finds its listings there. A listing the sizer could not
-// complete (a missing object) is left out of the cache, so that the walk
-// reads it and reports the error as it always did.
+// r.mu), judges its files by the deny list (the tree stage judges the
+// directories, which it needs to walk on) and only then shares the listing
+// through the cache. The walk proper then finds its listings there. A
+// listing the sizer could not complete (a missing object) is left out of
+// the cache, so that the walk reads it and reports the error as it always
+// did.
 
 // maxPrefetchShare bounds what a prefetch reads to this share of the
 // listing cache's bound, so that its listings are still cached when the
@@ -79,7 +81,7 @@ func (c *commitSource) prefetch(ctx context.Context, root Entry, depth int, sess
 			if l, valid, err = c.readListing(key, false, sess); err != nil {
 				return
 			}
-			c.judge(l)
+			c.judgeSome(l, true)
 			budget -= len(l.entries)
 		}
 		// Subdirectories are pushed last to first, so that they are read in
@@ -145,6 +147,7 @@ func (c *commitSource) sizeListings(ctx context.Context, jobs <-chan []prefetchJ
 					continue // the walk reads it again, and reports the error
 				}
 			}
+			c.judgeSome(j.l, false)
 			j.l.sized = true
 			c.ws.deny.listings.put(j.key, j.l)
 		}

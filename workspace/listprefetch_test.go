@@ -176,3 +176,27 @@ func lsTreeSizes(t *testing.T, dir, rev string) map[string]string {
 	}
 	return sizes
 }
+
+// TestPrefetchKeepsDenyVerdicts: the prefetch judges a listing's
+// directories in its tree stage and its files in its sizer; a walk with
+// sizes hides what the deny list denies, at any depth, as a walk without
+// sizes (which reads its listings itself) does.
+func TestPrefetchKeepsDenyVerdicts(t *testing.T) {
+	repo := gitfixture.New(t)
+	repo.Commit(t, "secrets", map[string]gitfixture.File{
+		"a/.env":            gitfixture.Text("TOKEN=x\n"),
+		"a/b/server.pem":    gitfixture.Text("pem\n"),
+		"a/b/ok.go":         gitfixture.Text("package b\n"),
+		"a/.ssh/id_ed25519": gitfixture.Text("key\n"),
+		"c/id_rsa.pub":      gitfixture.Text("pub\n"),
+		"c/main.go":         gitfixture.Text("package main\n"),
+	})
+	want := []string{"a/", "a/b/", "a/b/ok.go", "c/", "c/main.go"}
+	for _, sizes := range []bool{true, false} {
+		s := snapshot(t, openOne(t, repo.Dir, nil), "HEAD")
+		got, stats := walkPaths(t, s, "", WalkOptions{Recursive: true, Sizes: sizes})
+		if diff := diffStrings(want, got); diff != "" || stats.Omitted != 4 {
+			t.Errorf("sizes %v: %d omitted, want 4; %s", sizes, stats.Omitted, diff)
+		}
+	}
+}
