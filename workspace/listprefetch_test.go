@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -42,6 +43,8 @@ func cachedListings(t *testing.T, s *Snapshot, root Entry) []string {
 // tree's listings read, sized, into the cache before it visits anything,
 // even when it stops at its first entry; a walk without sizes does not.
 func TestPrefetchReadsTheTreeAhead(t *testing.T) {
+	// With one P there is no prefetch.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0))))
 	repo := packedRepo(t, false)
 	ctx := context.Background()
 	stopAtFirst := func(Entry) error { return fs.SkipAll }

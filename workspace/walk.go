@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"runtime"
 	"strings"
 
 	"github.com/repo-mcp/repo-mcp/errclass"
@@ -70,7 +71,8 @@ func (s *Snapshot) Walk(ctx context.Context, dir string, opts WalkOptions, fn fu
 		w.after = opts.After
 	}
 	depth := len(splitPath(root.Path))
-	if src, ok := s.src.(prefetchingSource); ok && opts.Recursive && opts.Sizes && opts.Pattern == "" && opts.After == "" {
+	// With one P the two stages would only take turns.
+	if src, ok := s.src.(prefetchingSource); ok && opts.Recursive && opts.Sizes && opts.Pattern == "" && opts.After == "" && runtime.GOMAXPROCS(0) > 1 {
 		src.prefetch(ctx, root, depth, &w.session)
 	}
 	err = w.walk(ctx, root, depth)
