@@ -44,7 +44,7 @@ type prefetchJob struct {
 // done.
 func (c *commitSource) prefetch(ctx context.Context, root Entry, depth int, sess *listSession) {
 	cache := c.ws.deny.listings
-	jobs := make(chan []prefetchJob, 16)
+	jobs := make(chan []prefetchJob, 2)
 	sized := make(chan struct{})
 	go func() {
 		defer close(sized)
@@ -52,11 +52,21 @@ func (c *commitSource) prefetch(ctx context.Context, root Entry, depth int, sess
 	}()
 	var batch []prefetchJob
 	inBatch := 0
+	// A batch the sizer has no room for is sized here: when the sizer
+	// lags (no second core to be had, as on a loaded machine), the work
+	// stays on this goroutine rather than wait for it.
+	own := sizer{c: c}
 	flush := func() {
-		if len(batch) > 0 {
-			jobs <- batch
-			batch, inBatch = nil, 0
+		if len(batch) == 0 {
+			return
 		}
+		select {
+		case jobs <- batch:
+		default:
+			own.size(ctx, batch)
+			own.release() // before r.mu is taken again: see sizeListings
+		}
+		batch, inBatch = nil, 0
 	}
 	defer func() {
 		flush()
@@ -110,47 +120,62 @@ func (c *commitSource) prefetch(ctx context.Context, root Entry, depth int, sess
 // r.mu may be waiting for the views out (dropDeleted), and the tree stage,
 // which is to send the next listing, for r.mu.
 func (c *commitSource) sizeListings(ctx context.Context, jobs <-chan []prefetchJob) {
-	r := c.ws.repo
-	var pr, view *packReader
-	release := func() {
-		if view != nil {
-			pr.checkin(view)
-			view = nil
-		}
-	}
-	defer release()
+	s := sizer{c: c}
+	defer s.release()
 	for {
 		var batch []prefetchJob
 		var ok bool
 		select {
 		case batch, ok = <-jobs:
 		default:
-			release()
+			s.release()
 			batch, ok = <-jobs
 		}
 		if !ok {
 			return
 		}
-		for _, j := range batch {
-			if ctx.Err() != nil {
-				break
-			}
-			if view == nil {
-				r.mu.Lock()
-				pr = r.packsLocked()
-				view = pr.checkout()
-				r.mu.Unlock()
-			}
-			if missed := packedSizes(view, j.l.entries, j.valid); len(missed) > 0 {
-				release()
-				if c.objectSizes(j.l.entries, j.valid, missed) != nil {
-					continue // the walk reads it again, and reports the error
-				}
-			}
-			c.judgeSome(j.l, false)
-			j.l.sized = true
-			c.ws.deny.listings.put(j.key, j.l)
+		s.size(ctx, batch)
+	}
+}
+
+// A sizer fills in the sizes of prefetched listings through a view of the
+// packs it checks out when it needs one.
+type sizer struct {
+	c        *commitSource
+	pr, view *packReader
+}
+
+// size fills in the sizes of the listings of batch, judges their files,
+// and shares each listing it completes through the cache.
+func (s *sizer) size(ctx context.Context, batch []prefetchJob) {
+	r := s.c.ws.repo
+	for _, j := range batch {
+		if ctx.Err() != nil {
+			return
 		}
+		if s.view == nil {
+			r.mu.Lock()
+			s.pr = r.packsLocked()
+			s.view = s.pr.checkout()
+			r.mu.Unlock()
+		}
+		if missed := packedSizes(s.view, j.l.entries, j.valid); len(missed) > 0 {
+			s.release()
+			if s.c.objectSizes(j.l.entries, j.valid, missed) != nil {
+				continue // the walk reads it again, and reports the error
+			}
+		}
+		s.c.judgeSome(j.l, false)
+		j.l.sized = true
+		s.c.ws.deny.listings.put(j.key, j.l)
+	}
+}
+
+// release hands the sizer's view back, if it holds one.
+func (s *sizer) release() {
+	if s.view != nil {
+		s.pr.checkin(s.view)
+		s.view = nil
 	}
 }
 
