@@ -124,8 +124,12 @@
 // on each entry (the caller's policy still applies on every call), and a
 // cold listing reads blob sizes from the pack entries' headers, in windows
 // of the pack file (a delta's, from the first bytes of the delta, decoded
-// by hand rather than through compress/flate). The mutex is held to find an object, not to inflate
-// it: one caller reading a large file does not hold up the others. The
+// by hand rather than through compress/flate). A recursive walk with sizes
+// first reads the listings it lacks on two goroutines, the trees on its
+// own and the sizes on a second one reading the packs outside the mutex,
+// so that a new process's first full listing uses a second core. The
+// mutex is held to find an object, not to inflate it: one caller reading a
+// large file does not hold up the others. The
 // registry keeps whole inflated blobs, within Options.BlobCacheBytes, for
 // the next read of any part of them (paging through a large file inflates
 // it once); ReadOptions.Shared hands a reader the cached copy itself. A

@@ -164,7 +164,7 @@ func (r *repo) encodedObjectLocked(h plumbing.Hash) (plumbing.EncodedObject, err
 		obj.Write(data) // a MemoryObject's Write does not fail
 		return obj, nil
 	}
-	return r.storage.EncodedObject(plumbing.AnyObject, h)
+	return r.storageObjectLocked(plumbing.AnyObject, h)
 }
 
 // packsLocked returns the reader of the mapped packs, mapping them on
@@ -186,7 +186,7 @@ func (r *repo) smallObjectLocked(typ plumbing.ObjectType, h plumbing.Hash, max i
 	// Not in the mapped packs, larger than max, or not what the pack
 	// reader takes: go-git decides, so the mapped packs are only ever a
 	// shortcut.
-	obj, err := r.storage.EncodedObject(typ, h)
+	obj, err := r.storageObjectLocked(typ, h)
 	if err != nil {
 		return nil, false, err
 	}

@@ -123,22 +123,41 @@ func (c *commitSource) listing(dir Entry, sizes bool, sess *listSession) (*dirLi
 	if l, ok := cache.get(key); ok && (l.sized || !sizes) {
 		return l, nil
 	}
-	l, err := c.readListing(key, sizes, sess)
+	l, _, err := c.readListing(key, sizes, sess)
 	if err != nil {
 		return nil, err
 	}
-	l.denied = make([]bool, len(l.entries))
-	for i, e := range l.entries {
-		_, l.denied[i] = c.ws.deny.matchEntry(e.Path)
-	}
+	c.judge(l)
 	cache.put(key, l)
 	return l, nil
 }
 
+// judge records the workspace deny list's verdict on each entry of l.
+func (c *commitSource) judge(l *dirListing) {
+	c.judgeSome(l, true)
+	c.judgeSome(l, false)
+}
+
+// judgeSome records the workspace deny list's verdict on the entries of l
+// that are directories (dirs set) or that are not: a prefetch needs the
+// first to walk on, and leaves the others to its sizer.
+func (c *commitSource) judgeSome(l *dirListing, dirs bool) {
+	if l.denied == nil {
+		l.denied = make([]bool, len(l.entries))
+	}
+	for i := range l.entries {
+		if e := &l.entries[i]; (e.Type == TypeDir) == dirs {
+			_, l.denied[i] = c.ws.deny.matchEntry(e.Path)
+		}
+	}
+}
+
 // readListing decodes the tree of directory k and describes its children.
 // Their paths share one string, and so do their SHAs: two allocations a
-// directory rather than two an entry.
-func (c *commitSource) readListing(k listKey, sizes bool, sess *listSession) (*dirListing, error) {
+// directory rather than two an entry. It also returns the tree entries the
+// listing's entries were made from, one for one; they must not be
+// modified.
+func (c *commitSource) readListing(k listKey, sizes bool, sess *listSession) (*dirListing, []treeEntry, error) {
 	r := c.ws.repo
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -148,7 +167,7 @@ func (c *commitSource) readListing(k listKey, sizes bool, sess *listSession) (*d
 	}
 	tree, err := r.treeLocked(k.tree)
 	if err != nil {
-		return nil, c.objectError(k.dir, err)
+		return nil, nil, c.objectError(k.dir, err)
 	}
 	prefix := k.dir
 	if prefix != "" {
@@ -166,16 +185,16 @@ func (c *commitSource) readListing(k listKey, sizes bool, sess *listSession) (*d
 		off += n
 		if e.Type == TypeSymlink {
 			if err := c.fillTargetLocked(e, te.hash); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 	}
 	if sizes {
 		if err := c.fillSizesLocked(l.entries, valid); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return l, nil
+	return l, valid, nil
 }
 
 // shaLen is the length of an object id in hex.
@@ -229,13 +248,24 @@ func parseHash(s string) plumbing.Hash {
 }
 
 // fillSizesLocked fills in the sizes of the files among entries, whose
-// tree entries are valid. Sizes are read from the packs in the order of
-// the entries' offsets, so that the header windows (listsize.go) are read
-// forward: in tree order, a fifth more of them were read. A size the
-// packs cannot tell is asked of the object store. r.mu must be held.
+// tree entries are valid: from the packs (packedSizes), else from the
+// object store. r.mu must be held.
 func (c *commitSource) fillSizesLocked(entries []Entry, valid []treeEntry) error {
-	r := c.ws.repo
-	pr := r.packsLocked()
+	for _, i := range packedSizes(c.ws.repo.packsLocked(), entries, valid) {
+		if err := c.objectSizeLocked(&entries[i], valid[i].hash); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// packedSizes fills in the sizes of the files among entries that the
+// packs of pr hold, and returns the indexes of the others: those the packs
+// do not hold, or whose entries read other than as expected. Sizes are
+// read in the order of the entries' offsets, so that the header windows
+// (listsize.go) are read forward: in tree order, a fifth more of them were
+// read. pr is the repository's reader under r.mu, or a view of it.
+func packedSizes(pr *packReader, entries []Entry, valid []treeEntry) (missed []int) {
 	type packed struct {
 		pack int
 		off  int64
@@ -243,16 +273,13 @@ func (c *commitSource) fillSizesLocked(entries []Entry, valid []treeEntry) error
 	}
 	order := make([]packed, 0, len(entries))
 	for i := range entries {
-		e := &entries[i]
-		if e.Type != TypeFile {
+		if entries[i].Type != TypeFile {
 			continue
 		}
 		if p, off, ok := pr.locate(valid[i].hash); ok {
 			order = append(order, packed{p, off, i})
-			continue
-		}
-		if err := c.objectSizeLocked(e, valid[i].hash); err != nil {
-			return err
+		} else {
+			missed = append(missed, i)
 		}
 	}
 	slices.SortFunc(order, func(a, b packed) int { return cmp.Or(cmp.Compare(a.pack, b.pack), cmp.Compare(a.off, b.off)) })
@@ -260,14 +287,13 @@ func (c *commitSource) fillSizesLocked(entries []Entry, valid []treeEntry) error
 		size, err := pr.entrySize(pr.packs[o.pack], o.off)
 		if err != nil {
 			// Any surprise in the pack: the object store decides.
-			if err := c.objectSizeLocked(&entries[o.i], valid[o.i].hash); err != nil {
-				return err
-			}
+			missed = append(missed, o.i)
 			continue
 		}
 		entries[o.i].Size = size
 	}
-	return nil
+	slices.Sort(missed) // the object store is asked in tree order, as the first error found is reported
+	return missed
 }
 
 // objectSizeLocked sets e.Size to the size of blob h, asked of the object

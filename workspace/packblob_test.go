@@ -335,3 +335,27 @@ func TestDeletedPacksUnmapped(t *testing.T) {
 		}
 	}
 }
+
+// TestCommitsAfterRepacks: with the workspace open, each round commits and
+// then repacks everything (git repack -a -d: the commit's objects move
+// into a new pack, the old pack and the loose objects are deleted). go-git
+// lists the packs once; from the third round on it found none of the new
+// commits until it was made to list them again.
+func TestCommitsAfterRepacks(t *testing.T) {
+	repo := packedRepo(t, false)
+	reg := openOne(t, repo.Dir, nil)
+	ctx := context.Background()
+	for round := range 4 {
+		name := fmt.Sprintf("r%d.txt", round)
+		repo.Commit(t, fmt.Sprint("round ", round), map[string]gitfixture.File{name: gitfixture.Text(strings.Repeat(name, round+1))})
+		gitfixture.Git(t, repo.Dir, "repack", "-a", "-d", "-q")
+		s, err := reg.Snapshot(ctx, reader, "ws", "HEAD")
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		f, err := s.ReadFile(ctx, name, ReadOptions{})
+		if err != nil || string(f.Data) != strings.Repeat(name, round+1) {
+			t.Fatalf("round %d: %s = %q, %v", round, name, f.Data, err)
+		}
+	}
+}

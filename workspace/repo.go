@@ -35,6 +35,9 @@ type repo struct {
 	refs    *refCache                       // nil: every ref is resolved through go-git
 	blobs   *blobCache                      // shared by the registry's repositories; nil: none
 	hist    *historyCache                   // made on first use; see history.go
+	// indexedPacks are the pack names go-git was last made to list again
+	// (storageObjectLocked); nil before that.
+	indexedPacks []plumbing.Hash
 }
 
 type commitInfo struct {
@@ -304,7 +307,7 @@ func (r *repo) readBlob(h plumbing.Hash, offset, limit int64, shared bool) ([]by
 		return window(data, offset, limit, shared), int64(len(data)), nil
 	}
 	r.mu.Lock()
-	obj, err := r.storage.EncodedObject(plumbing.BlobObject, h)
+	obj, err := r.storageObjectLocked(plumbing.BlobObject, h)
 	if err == nil && !readableUnlocked(obj) {
 		defer r.mu.Unlock()
 		return readObjectRange(obj, offset, limit)
@@ -346,7 +349,7 @@ func (r *repo) readBlobLocked(h plumbing.Hash, offset, limit int64) ([]byte, int
 	if data, ok := r.blobs.get(blobKey{r, h}); ok {
 		return window(data, offset, limit, false), int64(len(data)), nil
 	}
-	obj, err := r.storage.EncodedObject(plumbing.BlobObject, h)
+	obj, err := r.storageObjectLocked(plumbing.BlobObject, h)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -400,6 +403,34 @@ func (r *repo) blobSize(h plumbing.Hash) (int64, error) {
 	return r.blobSizeLocked(h)
 }
 
+// storageObjectLocked reads object h through go-git. go-git lists the
+// repository's packs once, at its first lookup: objects a repack or gc
+// moved into a new pack since then (deleting the old one, and the loose
+// objects) are not found. So when go-git does not find h and the packs on
+// disk are not those it listed, it is made to list them again and h is
+// looked up once more. r.mu must be held.
+func (r *repo) storageObjectLocked(typ plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	obj, err := r.storage.EncodedObject(typ, h)
+	if errors.Is(err, plumbing.ErrObjectNotFound) && r.reindexLocked() {
+		obj, err = r.storage.EncodedObject(typ, h)
+	}
+	return obj, err
+}
+
+// reindexLocked has go-git list the packs again, unless they are those it
+// was last made to list; it reports whether it did. The first time it
+// always does: go-git may have listed them before any change was seen
+// here. r.mu must be held.
+func (r *repo) reindexLocked() bool {
+	names, err := r.storage.ObjectPacks()
+	if err != nil || r.indexedPacks != nil && slices.Equal(names, r.indexedPacks) {
+		return false
+	}
+	r.storage.Reindex()
+	r.indexedPacks = names
+	return true
+}
+
 func (r *repo) blobSizeLocked(h plumbing.Hash) (int64, error) {
 	if size, ok := r.sizes[h]; ok {
 		return size, nil
@@ -407,7 +438,11 @@ func (r *repo) blobSizeLocked(h plumbing.Hash) (int64, error) {
 	size, ok := r.packedSizeLocked(h)
 	if !ok {
 		var err error
-		if size, err = r.storage.EncodedObjectSize(h); err != nil {
+		size, err = r.storage.EncodedObjectSize(h)
+		if errors.Is(err, plumbing.ErrObjectNotFound) && r.reindexLocked() {
+			size, err = r.storage.EncodedObjectSize(h)
+		}
+		if err != nil {
 			return 0, err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"runtime"
 	"strings"
 
 	"github.com/repo-mcp/repo-mcp/errclass"
@@ -69,7 +70,12 @@ func (s *Snapshot) Walk(ctx context.Context, dir string, opts WalkOptions, fn fu
 	if opts.After != "" {
 		w.after = opts.After
 	}
-	err = w.walk(ctx, root, len(splitPath(root.Path)))
+	depth := len(splitPath(root.Path))
+	// With one P the two stages would only take turns.
+	if src, ok := s.src.(prefetchingSource); ok && opts.Recursive && opts.Sizes && opts.Pattern == "" && opts.After == "" && runtime.GOMAXPROCS(0) > 1 {
+		src.prefetch(ctx, root, depth, &w.session)
+	}
+	err = w.walk(ctx, root, depth)
 	if errors.Is(err, fs.SkipAll) {
 		err = nil
 	}
@@ -94,6 +100,12 @@ type walker struct {
 // workspace's deny patterns, across walks.
 type cachingSource interface {
 	listing(dir Entry, sizes bool, sess *listSession) (*dirListing, error)
+}
+
+// prefetchingSource is a cachingSource that can read a whole tree's
+// listings, with sizes, into its cache ahead of a walk (listprefetch.go).
+type prefetchingSource interface {
+	prefetch(ctx context.Context, root Entry, depth int, sess *listSession)
 }
 
 // children lists directory dir, with the deny patterns' verdicts.
