@@ -61,7 +61,8 @@ func TestFirstReferencesReadDeferredPlainPackages(t *testing.T) {
 // TestNarrowFirstQueriesAnswerAsTheWholeProgram: each query, the first
 // of a new service whose background build is held, answers as on the
 // whole program, though its load checked few packages: a package named
-// by its path or name (package_api, a member of it), an import's name
+// by its path or name (package_api, a member of it, a dependency's
+// member that no repository file spells), an import's name
 // at a position (the package, and its test variant, which the position
 // does not need), an ambiguous name's candidates in go list's order
 // (zed comes after other, whose test variant comes after zed), a
@@ -78,6 +79,7 @@ func TestNarrowFirstQueriesAnswerAsTheWholeProgram(t *testing.T) {
 		{"relation": Definition, "symbol": "Alone"},
 		{"relation": References, "symbol": "example.com/m/other"},
 		{"relation": References, "symbol": "iface.Doer.Do"},
+		{"relation": Definition, "symbol": "strings.Builder"}, // testing's dependency
 	} {
 		c, sv := serve(t, repo.Dir, testOptions(t))
 		holdBackground(sv)
