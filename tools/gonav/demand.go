@@ -10,20 +10,20 @@ import (
 	"sync/atomic"
 )
 
-// A load checks the packages go list reported, test variants aside (a
-// package recompiled for another's test, "q [p.test]"; a package's own
-// test variant, "p [p.test]"; an external test package, "p_test
-// [p.test]"): nothing else imports them, and in the standard library
-// they are two thirds of the files. Of those it checks the ones the
-// query that starts it needs (loadWants), with their dependencies; the
-// others wait in the program until a query needs them (program.ensure),
-// or until the background build after the first answer checks them all
-// (indexInBackground). A query ensures what it reads before it reads
-// types: a symbol the variants whose files spell it, a position those
-// holding the file, references those whose files hold the name, and
-// implementations, callers and callees every one. The answer is then the
-// one the whole program gives. A unit is checked once, however many
-// queries ask for it at once.
+// A load checks the packages go list reported, and their test variants
+// (a package recompiled for another's test, "q [p.test]"; a package's
+// own test variant, "p [p.test]"; an external test package, "p_test
+// [p.test]"), that the query that starts it needs (loadWants), with
+// their dependencies; the others wait in the program until a query
+// needs them (program.ensure), or until the background build after the
+// first answer checks them all (indexInBackground). In the standard
+// library, a references query needs about a third of the units. A
+// query ensures what it reads before it reads types: a symbol the
+// packages whose files spell it and those its package part names, a
+// position those holding the file, references those whose files hold
+// the name, and implementations, callers and callees every one. The
+// answer is then the one the whole program gives. A unit is checked
+// once, however many queries ask for it at once.
 
 // unitSet is what a program has checked: replaced, never changed, as
 // ensure checks more (program.set).

@@ -59,9 +59,9 @@ type node struct {
 	done     chan struct{}
 }
 
-// load builds the program of one export from go list's packages: each
-// of them but the test variants want does not select, which wait until
-// a query needs them (see deferred).
+// load builds the program of one export from go list's packages: it
+// checks those want selects, with their dependencies; the others wait
+// until a query needs them (see deferred).
 func (l *loader) load(ctx context.Context, listed []*listedPackage, r roots, sums *fileSums, want func(*node) bool) (*program, error) {
 	nodes, order := l.graph(listed, r)
 	for _, n := range order {
