@@ -271,7 +271,7 @@ func (sv *Service) load(ctx context.Context, req *server.Request, snap *workspac
 		sv.progs = slices.Delete(sv.progs, 0, drop)
 	}
 	sv.mu.Unlock()
-	sv.log.Info("go_navigate: loaded", "revision", snap.Revision().SHA, "packages", prog.total, "checked", prog.checked, "duration", l.dur,
+	sv.log.Info("go_navigate: loaded", "revision", snap.Revision().SHA, "packages", prog.total, "checked", prog.checked, "deferred", prog.lazy.left.Load(), "duration", l.dur,
 		"export", exported.Sub(start), "list", listedAt.Sub(exported), "check", time.Since(listedAt))
 	return l, nil
 }
