@@ -17,7 +17,8 @@ import (
 // their dependencies; the others wait in the program until a query
 // needs them (program.ensure), or until the background build after the
 // first answer checks them all (indexInBackground). In the standard
-// library, a references query needs about a third of the units. A
+// library, references of strings.Builder need 639 of the 2,243 units,
+// the packages among them mostly as the test variants' dependencies. A
 // query ensures what it reads before it reads types: a symbol the
 // packages whose files spell it and those its package part names, a
 // position those holding the file, references those whose files hold
