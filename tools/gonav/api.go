@@ -1,6 +1,7 @@
 package gonav
 
 import (
+	"context"
 	"go/ast"
 	"go/doc"
 	"go/parser"
@@ -16,7 +17,10 @@ const maxSignature = 1024
 // constants, variables, functions, types with their constructors and
 // methods, in that order, each with its signature and the first sentence
 // of its doc comment. The package itself comes first, with its synopsis.
-func (p *program) packageAPI(u *unit) []Location {
+func (p *program) packageAPI(ctx context.Context, u *unit) ([]Location, error) {
+	if err := p.ensure(ctx, hasPath(u.path), nil); err != nil {
+		return nil, err
+	}
 	if plain := p.unitByID(u.path); plain != nil {
 		u = plain // the API leaves tests out, as go doc does
 	}
@@ -36,7 +40,7 @@ func (p *program) packageAPI(u *unit) []Location {
 	}
 	dp, err := doc.NewFromFiles(fset, files, u.path)
 	if err != nil || u.types == nil {
-		return nil
+		return nil, nil
 	}
 	api := apiWriter{p: p, u: u, fset: fset, dp: dp}
 	head := Location{File: u.dir, Kind: "package", Name: u.path, Package: u.path, Signature: "package " + u.name, Doc: dp.Synopsis(dp.Doc)}
@@ -60,7 +64,7 @@ func (p *program) packageAPI(u *unit) []Location {
 			out = append(out, api.method(m, t.Name))
 		}
 	}
-	return out
+	return out, nil
 }
 
 // apiWriter renders the entries of one package's API.

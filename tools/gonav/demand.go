@@ -5,24 +5,26 @@ import (
 	"context"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
 
-// A load checks the packages go list reported, test variants aside (a
-// package recompiled for another's test, "q [p.test]"; a package's own
-// test variant, "p [p.test]"; an external test package, "p_test
-// [p.test]"): nothing else imports them, and in the standard library
-// they are two thirds of the files. Of those it checks the ones the
-// query that starts it needs (loadWants), with their dependencies; the
-// others wait in the program until a query needs them (program.ensure),
-// or until the background build after the first answer checks them all
-// (indexInBackground). A query ensures what it reads before it reads
-// types: a symbol the variants whose files spell it, a position those
-// holding the file, references those whose files hold the name, and
-// implementations, callers and callees every one. The answer is then the
-// one the whole program gives. A unit is checked once, however many
-// queries ask for it at once.
+// A load checks the packages go list reported, and their test variants
+// (a package recompiled for another's test, "q [p.test]"; a package's
+// own test variant, "p [p.test]"; an external test package, "p_test
+// [p.test]"), that the query that starts it needs (loadWants), with
+// their dependencies; the others wait in the program until a query
+// needs them (program.ensure), or until the background build after the
+// first answer checks them all (indexInBackground). In the standard
+// library, references of strings.Builder need 639 of the 2,243 units,
+// the packages among them mostly as the test variants' dependencies. A
+// query ensures what it reads before it reads types: a symbol the
+// packages whose files spell it and those its package part names, a
+// position those holding the file, references those whose files hold
+// the name, and implementations, callers and callees every one. The
+// answer is then the one the whole program gives. A unit is checked
+// once, however many queries ask for it at once.
 
 // unitSet is what a program has checked: replaced, never changed, as
 // ensure checks more (program.set).
@@ -30,6 +32,7 @@ type unitSet struct {
 	units []*unit          // in go list's order
 	local []*unit          // the repository's, in the same order
 	byID  map[string]*unit // by go list's ImportPath
+	all   bool             // every node was checked when it was made
 }
 
 // deferred holds the nodes of a load, checked or not: ensure checks
@@ -40,7 +43,11 @@ type deferred struct {
 	nodes  map[string]*node
 	order  []*node // dependencies first
 	local  []*node // the repository's, in go list's order
-	left   atomic.Int64
+	// first is where each import path first appears in go list's
+	// order, which lists a package before its variants: packagesNamed
+	// orders paths by it, checked yet or not.
+	first map[string]int
+	left  atomic.Int64
 
 	mu      sync.Mutex // guards claimed, and makes publishing one at a time
 	claimed map[*node]bool
@@ -65,10 +72,14 @@ func (n *node) checked() bool {
 
 // newDeferred returns the nodes of a load, none checked.
 func newDeferred(l *loader, listed []*listedPackage, nodes map[string]*node, order []*node) *deferred {
-	d := &deferred{l: l, listed: listed, nodes: nodes, order: order, claimed: map[*node]bool{}}
+	d := &deferred{l: l, listed: listed, nodes: nodes, order: order, claimed: map[*node]bool{}, first: map[string]int{}}
 	d.left.Store(int64(len(order)))
 	seen := map[*node]bool{}
-	for _, lp := range listed {
+	for i, lp := range listed {
+		path, _, _ := cutVariant(lp.ImportPath)
+		if _, ok := d.first[path]; !ok {
+			d.first[path] = i
+		}
 		if n := nodes[lp.ImportPath]; n != nil && n.local && !seen[n] {
 			seen[n] = true
 			d.local = append(d.local, n)
@@ -85,21 +96,20 @@ func everything(*node) bool { return true }
 // says which of those checked in full to index as they are checked (see
 // loader.indexNow). It returns when they are all checked, or when ctx
 // ends: then the nodes it started are finished, the others left for
-// later.
+// later. The program's units are then those checked so far, which the
+// background build may have checked without publishing them yet.
 func (p *program) ensure(ctx context.Context, want, index func(*node) bool) error {
 	d := p.lazy
-	if d == nil || d.left.Load() == 0 {
+	if d == nil || p.set.Load().all {
 		return nil
 	}
-	todo := d.closure(want)
-	if len(todo) == 0 {
-		return nil
-	}
-	ld := *d.l
-	ld.indexNow = index
-	_, err := ld.run(ctx, todo, d)
-	if err == nil {
-		err = waitChecked(ctx, todo)
+	var err error
+	if todo := d.closure(want); len(todo) > 0 {
+		ld := *d.l
+		ld.indexNow = index
+		if _, err = ld.run(ctx, todo, d); err == nil {
+			err = waitChecked(ctx, todo)
+		}
 	}
 	p.publish()
 	return err
@@ -172,7 +182,7 @@ func (p *program) setUnits() {
 	d := p.lazy
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	set := &unitSet{byID: map[string]*unit{}}
+	set := &unitSet{byID: map[string]*unit{}, all: d.left.Load() == 0}
 	for _, lp := range d.listed {
 		n := d.nodes[lp.ImportPath]
 		if n == nil || !n.checked() || n.unit == nil || set.byID[n.unit.id] != nil {
@@ -199,11 +209,12 @@ func (p *program) ensureAll(ctx context.Context) error {
 	return p.ensure(ctx, everything, nil)
 }
 
-// loadWants selects the test variants the query that starts a load
-// needs, as far as the load can tell before the query's target is
-// resolved: for implementations, callers and callees, all; for a
-// position, those holding the file; for a symbol, those whose files
-// spell its last name (resolveSymbol ensures what else it may need).
+// loadWants selects the packages the query that starts a load needs,
+// as far as the load can tell before the query's target is resolved:
+// for implementations, callers and callees, all; for a position, those
+// holding the file; for a symbol, those whose files spell its names and
+// those its package part may name (symbolWants; resolveSymbol ensures
+// what else it may need). Their dependencies are checked with them.
 func loadWants(in GoNavigateIn) func(*node) bool {
 	switch {
 	case in.Relation == Callers || in.Relation == Callees || in.Relation == Implementations:
@@ -211,14 +222,57 @@ func loadWants(in GoNavigateIn) func(*node) bool {
 	case in.Path != "":
 		return holdingFile(in.Path)
 	}
-	return spelling(lastName(in.Symbol))
+	return symbolWants(cleanSymbol(in.Symbol))
+}
+
+// symbolWants selects the nodes a symbol, without parentheses and
+// stars, may be found in (see lookupSymbol): those whose files spell
+// its names (symbolWords), and the packages its package part may name
+// (naming).
+func symbolWants(s string) func(*node) bool {
+	spelled, named := spelling(symbolWords(s)...), naming(s)
+	return func(n *node) bool { return named(n) || spelled(n) }
+}
+
+// naming selects the nodes packagesNamed may take for one of the
+// package parts a symbol may have (splits): an import path, its last
+// elements or a package name. Not a package recompiled for another's
+// test, which packagesNamed takes only when nothing else has the path
+// (variantRank): the package itself is listed too.
+func naming(s string) func(*node) bool {
+	var refs []string
+	for _, sp := range splits(s) {
+		if sp.pkg != "" {
+			refs = append(refs, sp.pkg)
+		}
+	}
+	return func(n *node) bool {
+		if n.variant() && !n.full {
+			return false
+		}
+		path, _, _ := cutVariant(n.lp.ImportPath)
+		return slices.ContainsFunc(refs, func(ref string) bool {
+			return path == ref || n.lp.Name == ref || strings.HasSuffix(path, "/"+ref)
+		})
+	}
+}
+
+// hasPath selects the package of an import path and its own test
+// variant: what packagesNamed takes for the path (see naming).
+func hasPath(path string) func(*node) bool {
+	return func(n *node) bool {
+		p, _, _ := cutVariant(n.lp.ImportPath)
+		return p == path && !(n.variant() && !n.full)
+	}
 }
 
 // holdingFile selects the nodes one of whose files is file, of those a
-// query reads the index of (see indexed): a package recompiled for
+// query reads the index of (see indexed), and the package itself when
+// its test variant has the index: a position's query reads the units
+// holding the file (resolvePosition). A package recompiled for
 // another's test matters to a query only as their dependency.
 func holdingFile(file string) func(*node) bool {
-	return func(n *node) bool { return n.full && slices.Contains(n.names, file) }
+	return func(n *node) bool { return (n.full || !n.variant()) && slices.Contains(n.names, file) }
 }
 
 // spelling selects the nodes whose files hold one of words, as bytes,

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"runtime"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -102,6 +103,30 @@ func testsRepo(t *testing.T) *gitfixture.Repo {
 // first answers until they are dropped.
 func holdBackground(sv *Service) {
 	sv.beforeIndexRest = func(ctx context.Context) { <-ctx.Done() }
+}
+
+// holdBackgroundUntil is holdBackground until release is called.
+func holdBackgroundUntil(sv *Service) (release func()) {
+	ch := make(chan struct{})
+	sv.beforeIndexRest = func(ctx context.Context) {
+		select {
+		case <-ch:
+		case <-ctx.Done():
+		}
+	}
+	return sync.OnceFunc(func() { close(ch) })
+}
+
+// settled counts the nodes a program has checked or found checked, but
+// unsafe, which needs no check.
+func settled(p *program) int {
+	n := 0
+	for _, nd := range p.lazy.order {
+		if nd.checked() && nd.lp.ImportPath != "unsafe" {
+			n++
+		}
+	}
+	return n
 }
 
 // wholeAnswer is a query's answer from a new service whose first query

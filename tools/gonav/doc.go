@@ -30,20 +30,21 @@
 // is checked as a dependency is: the package, or its own test variant,
 // has its files.
 //
-// The test variants (p [p.test], p_test [p.test], q [p.test]) are
-// checked when a query needs them (demand.go): nothing else imports
-// them, and they hold two thirds of the standard library's files. The
-// load checks every other package, and of the variants those the query
-// that starts it needs, with their dependencies: for a symbol, those
-// whose files spell its last name; for a position, those holding the
-// file; for implementations, callers and callees, all. A later query
-// has what it reads checked before it reads types (program.ensure):
-// references the variants whose files hold the name, a position those
-// holding the file, implementations, callers and callees every one. A
-// unit is checked once, however many queries ask for it. After the
-// first answer the program checks the rest in the background, one at a
-// time, then builds the indexes no query built (see Caching). The answer
-// does not depend on which variants are checked yet.
+// Packages and their test variants (p [p.test], p_test [p.test], q
+// [p.test]) are checked when a query needs them (demand.go). The load
+// checks those the query that starts it needs, with their
+// dependencies: for a symbol, those whose files spell its names and
+// the packages its package part may name; for a position, those
+// holding the file; for implementations, callers and callees, all. A
+// later query has what it reads checked before it reads types
+// (program.ensure): references the packages whose files hold the name,
+// a position those holding the file, an imported package's name that
+// package, package_api the package, implementations, callers and
+// callees every one. A unit is checked once, however many queries ask
+// for it. After the first answer the program checks the rest in the
+// background, one at a time, then builds the indexes no query built
+// (see Caching). The answer does not depend on which packages are
+// checked yet.
 //
 // # Relations
 //
@@ -97,8 +98,8 @@
 // and a process answers the same whether it checked a package or read
 // it. A load reads a repository package's entry without its index,
 // which the first query that needs the package reads from the entry
-// (indexstore.go); a test variant no query needs yet is not read at
-// all until the background build after the first answer. An index
+// (indexstore.go); a package no query needs yet is not read at all
+// until the background build after the first answer. An index
 // finds the objects it names in the packages read; only an object
 // declared in a function (a local variable, a type of a function body)
 // has its package checked again, once, when a query first needs it.
@@ -127,8 +128,9 @@
 // naming the identifier), and for the others what go list and their
 // files said, since their function bodies may not be checked yet and
 // the answer does not depend on them; of the test variants the query
-// did not read, what go list and their files said too, since they may
-// not be checked yet. When go list
+// did not read, and of the packages without an index (their test
+// variant has it) it did not read, what go list and their files said
+// too, since they may not be checked yet. When go list
 // cannot run at all (a replace directive outside the export, no go
 // command), each directory is checked alone and the result says
 // syntactic.

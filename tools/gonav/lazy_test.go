@@ -61,7 +61,7 @@ func TestQueriesIndexWhatTheyRead(t *testing.T) {
 		if stored(u) != ready {
 			t.Errorf("%s: entry written %t, index built %t", u.id, stored(u), ready)
 		}
-		read := u.fileNames[0] == "circle/circle.go" || mentions(t, prog, u, "Both") || mentions(t, prog, u, `"example.com/nav/square"`)
+		read := u.fileNames[0] == "circle/circle.go" || mentions(t, prog, u.fileNames, "Both") || mentions(t, prog, u.fileNames, `"example.com/nav/square"`)
 		switch {
 		case ready && !read:
 			t.Errorf("%s is indexed, but no query reads it", u.id)
@@ -93,9 +93,9 @@ func TestQueriesIndexWhatTheyRead(t *testing.T) {
 	}
 }
 
-// mentions reports whether a unit's files hold word.
-func mentions(t *testing.T, p *program, u *unit, word string) bool {
-	for _, name := range u.fileNames {
+// mentions reports whether one of files holds word.
+func mentions(t *testing.T, p *program, files []string, word string) bool {
+	for _, name := range files {
 		data, err := p.roots.readFile(name)
 		if err != nil {
 			t.Fatal(err)
@@ -123,13 +123,16 @@ func TestLoadIndexesWhatTheFirstQueryReads(t *testing.T) {
 	}
 	prog := sv.progs[0].prog
 	var built, left int
-	for _, u := range prog.localUnits() {
-		if !u.indexed {
+	for _, n := range prog.lazy.local {
+		if !n.full {
 			continue
 		}
-		_, ready := u.indexReady()
-		if read := mentions(t, prog, u, "Total"); read != ready {
-			t.Errorf("%s: holds the name %t, indexed %t", u.id, read, ready)
+		ready := false
+		if n.checked() {
+			_, ready = n.unit.indexReady()
+		}
+		if read := mentions(t, prog, n.names, "Total"); read != ready {
+			t.Errorf("%s: holds the name %t, indexed %t", n.lp.ImportPath, read, ready)
 		}
 		if ready {
 			built++
@@ -147,7 +150,8 @@ func TestLoadIndexesWhatTheFirstQueryReads(t *testing.T) {
 
 // TestBodyErrorsOfPackagesReadLater: a package whose function body does
 // not type-check (broken) is checked for its declarations only by a load
-// whose first query does not read it, and that answer does not list it;
+// whose first query needs every package but does not read it, and that
+// answer does not list it;
 // a later query that reads it lists its body's type error: in the
 // process that checked it, in a new process on the same cache directory
 // that finds no entry of it (none is written before its index is
@@ -157,7 +161,9 @@ func TestBodyErrorsOfPackagesReadLater(t *testing.T) {
 	repo.Commit(t, "nav", txtarFiles(t, "testdata/nav.txtar"))
 	opts := testOptions(t)
 	const bodyError = `cannot use "not an int"`
-	unread := map[string]any{"relation": "references", "symbol": "square.Square.Side"}
+	// Implementations checks every package, reading the indexes of the
+	// target's package only.
+	unread := map[string]any{"relation": "implementations", "symbol": "square.Square"}
 	read := map[string]any{"relation": "references", "symbol": "shape.Total"}
 	start := func() (*servertest.Client, *Service) {
 		c, sv := serve(t, repo.Dir, opts)

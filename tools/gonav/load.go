@@ -59,9 +59,9 @@ type node struct {
 	done     chan struct{}
 }
 
-// load builds the program of one export from go list's packages: each
-// of them but the test variants want does not select, which wait until
-// a query needs them (see deferred).
+// load builds the program of one export from go list's packages: it
+// checks those want selects, with their dependencies; the others wait
+// until a query needs them (see deferred).
 func (l *loader) load(ctx context.Context, listed []*listedPackage, r roots, sums *fileSums, want func(*node) bool) (*program, error) {
 	nodes, order := l.graph(listed, r)
 	for _, n := range order {
@@ -70,7 +70,7 @@ func (l *loader) load(ctx context.Context, listed []*listedPackage, r roots, sum
 	later := *l
 	later.progress, later.indexNow = nil, nil // the load's call's
 	d := newDeferred(&later, listed, nodes, order)
-	checked, err := l.run(ctx, d.closure(func(n *node) bool { return !n.variant() || want(n) }), d)
+	checked, err := l.run(ctx, d.closure(want), d)
 	if err != nil {
 		return nil, err
 	}
@@ -232,8 +232,10 @@ func (l *loader) run(ctx context.Context, todo []*node, d *deferred) (int, error
 				if l.settle(n) {
 					checked.Add(1)
 				}
-				d.left.Add(-1)
+				// Done before counted: when none is left, every
+				// node is checked (program.complete).
 				close(n.done)
+				d.left.Add(-1)
 				if l.progress != nil {
 					l.progress(int(done.Add(1)), len(todo))
 				}

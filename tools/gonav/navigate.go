@@ -152,7 +152,7 @@ func (p *program) answer(ctx context.Context, t *target, in GoNavigateIn) ([]Loc
 		if t.obj != nil || t.unit == nil {
 			return nil, server.Errorf(server.InvalidInput, "package_api needs a package (an import path), not a %s", t.kind())
 		}
-		return p.packageAPI(t.unit), nil
+		return p.packageAPI(ctx, t.unit)
 	}
 	return nil, server.Errorf(server.InvalidInput, "unknown relation %q", in.Relation)
 }
@@ -243,9 +243,9 @@ func queryDigest(in GoNavigateIn, key string) string {
 // (reads) says all its problems, its function bodies' type errors
 // included; another, what its listing said (unit.listed): its bodies may
 // not have been checked yet, and the answer does not depend on them. So
-// does a test variant that the query did not read, which may not have
-// been checked at all (see deferred); a package without an index (one
-// whose test variant has it) says the problems of its declarations.
+// does a package the query did not read that has no index (its test
+// variant has it), and a test variant it did not read: either may not
+// have been checked at all (see deferred).
 func (p *program) precision(prec Precision, reads *unitsRead) Precision {
 	prec.Mode = "typed"
 	var failed []PackageProblem
@@ -271,11 +271,10 @@ func problemsOf(n *node, reads *unitsRead) []string {
 	if !n.checked() {
 		return n.problems // what its listing said
 	}
-	u := n.unit
-	if reads.has(u) || (!u.indexed && !u.test()) {
+	if u := n.unit; reads.has(u) {
 		return u.problems
 	}
-	return u.listed
+	return n.problems
 }
 
 func truncate(s string, n int) string {

@@ -11,9 +11,9 @@ import (
 	"sync/atomic"
 )
 
-// program is the type information of one export: every package go list
-// reported, its repository packages with full type information; the
-// test variants as queries need them (see deferred).
+// program is the type information of one export: the packages go list
+// reported, its repository packages with full type information, checked
+// as queries need them (see deferred).
 type program struct {
 	fset   *token.FileSet
 	tables *posTables // of the files of packages read from the store

@@ -86,6 +86,13 @@ func implementsType(x, y types.Type) bool {
 	return ok && iface.NumMethods() > 0 && types.Implements(x, iface)
 }
 
+// listedLocal reports whether go list reported the package of an import
+// path in the repository, checked yet or not.
+func (p *program) listedLocal(path string) bool {
+	n := p.lazy.nodes[path]
+	return n != nil && n.local
+}
+
 // declaredLocally reports whether a method belongs to a named type
 // declared at package level in a repository package.
 func (p *program) declaredLocally(fn *types.Func) bool {
@@ -93,6 +100,5 @@ func (p *program) declaredLocally(fn *types.Func) bool {
 	if n == nil || n.Obj().Pkg() == nil || n.Obj().Parent() != n.Obj().Pkg().Scope() {
 		return false
 	}
-	u := p.unitByID(n.Obj().Pkg().Path())
-	return u != nil && u.local
+	return p.listedLocal(n.Obj().Pkg().Path())
 }

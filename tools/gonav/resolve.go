@@ -1,6 +1,7 @@
 package gonav
 
 import (
+	"cmp"
 	"context"
 	"go/token"
 	"go/types"
@@ -45,8 +46,8 @@ func (p *program) resolveSymbol(ctx context.Context, symbol string, index func(*
 	if !validSymbol(symbol) {
 		return nil, nil, server.Errorf(server.InvalidInput, "symbol %q is not a Go name: want pkg.Name, pkg.Type.Method, (*pkg.Type).Method or an import path", symbol)
 	}
-	s := strings.NewReplacer("(", "", ")", "", "*", "").Replace(symbol)
-	if err := p.ensure(ctx, spelling(symbolWords(s)...), index); err != nil {
+	s := cleanSymbol(symbol)
+	if err := p.ensure(ctx, symbolWants(s), index); err != nil {
 		return nil, nil, err
 	}
 	t, cands, err := p.lookupSymbol(s)
@@ -59,6 +60,12 @@ func (p *program) resolveSymbol(ctx context.Context, symbol string, index func(*
 		return p.lookupSymbol(s)
 	}
 	return t, cands, err
+}
+
+// cleanSymbol returns a symbol without parentheses and stars: (*T).M
+// is T.M.
+func cleanSymbol(symbol string) string {
+	return strings.NewReplacer("(", "", ")", "", "*", "").Replace(symbol)
 }
 
 // symbolWords returns the names a declaration a symbol may name spells:
@@ -170,6 +177,8 @@ func (p *program) packagesNamed(ref string) []*unit {
 			best[u.path] = u
 		}
 	}
+	// In go list's order of the paths, as if every unit were checked.
+	slices.SortStableFunc(order, func(a, b string) int { return cmp.Compare(p.lazy.first[a], p.lazy.first[b]) })
 	var out []*unit
 	for _, path := range order {
 		out = append(out, best[path])
@@ -258,7 +267,7 @@ func (p *program) resolvePosition(ctx context.Context, path string, line, col in
 			}
 			if obj := ix.object(id.Use); obj != nil {
 				if pn, ok := obj.(*types.PkgName); ok {
-					return p.packageTarget(pn.Imported().Path(), obj), nil
+					return p.packageTarget(ctx, pn.Imported().Path(), obj)
 				}
 				return &target{obj: obj, unit: u}, nil
 			}
@@ -271,12 +280,16 @@ func (p *program) resolvePosition(ctx context.Context, path string, line, col in
 	return nil, server.Errorf(server.NotFound, "%s is not a Go file of a package go list reports (test files, build-constrained and testdata files excepted)", path)
 }
 
-// packageTarget is the target of an imported package's name.
-func (p *program) packageTarget(path string, obj types.Object) *target {
+// packageTarget is the target of an imported package's name: the
+// package, and its own test variant, are checked first.
+func (p *program) packageTarget(ctx context.Context, path string, obj types.Object) (*target, error) {
+	if err := p.ensure(ctx, hasPath(path), nil); err != nil {
+		return nil, err
+	}
 	for _, u := range p.packagesNamed(path) {
 		if u.path == path {
-			return &target{unit: u}
+			return &target{unit: u}, nil
 		}
 	}
-	return &target{obj: obj}
+	return &target{obj: obj}, nil
 }

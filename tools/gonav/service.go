@@ -169,7 +169,7 @@ func (sv *Service) register(s *server.Server) error {
 // program returns the loaded program of a snapshot, loading it once
 // however many calls ask at the same time; hint and want are the
 // indexHint and loadWants of the call that starts the load. The program
-// may lack test variants another call's query reads: every query
+// may lack packages another call's query reads: every query
 // ensures what it reads first (program.ensure), so a call that waited
 // for another's load answers as on the whole program.
 func (sv *Service) program(ctx context.Context, req *server.Request, snap *workspace.Snapshot, key string, hint, want func(*node) bool) (*loaded, error) {
@@ -271,7 +271,7 @@ func (sv *Service) load(ctx context.Context, req *server.Request, snap *workspac
 		sv.progs = slices.Delete(sv.progs, 0, drop)
 	}
 	sv.mu.Unlock()
-	sv.log.Info("go_navigate: loaded", "revision", snap.Revision().SHA, "packages", prog.total, "checked", prog.checked, "duration", l.dur,
+	sv.log.Info("go_navigate: loaded", "revision", snap.Revision().SHA, "packages", prog.total, "checked", prog.checked, "deferred", prog.lazy.left.Load(), "duration", l.dur,
 		"export", exported.Sub(start), "list", listedAt.Sub(exported), "check", time.Since(listedAt))
 	return l, nil
 }

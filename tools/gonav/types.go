@@ -127,9 +127,9 @@ type PackageProblem struct {
 
 // LoadFacts describe the program the results come from.
 type LoadFacts struct {
-	// Packages counts the packages go list reported, dependencies and test variants included; the test variants no query has needed yet are checked after the first answer.
+	// Packages counts the packages go list reported, dependencies and test variants included; those no query has needed yet are checked after the first answer.
 	Packages int `json:"packages"`
-	// Checked counts those type-checked for this revision by the load; the others were reused from earlier revisions with the same content, read from the type information kept on disk by an earlier process or replica (the repository's packages with their indexes), or built in (unsafe).
+	// Checked counts those type-checked for this revision by the load, of the ones the query that started it needs; the others were reused from earlier revisions with the same content, read from the type information kept on disk by an earlier process or replica (the repository's packages with their indexes), built in (unsafe), or left for later.
 	Checked int `json:"checked"`
 	// DurationMS is how long loading took, 0 when the revision was already loaded.
 	DurationMS int64 `json:"duration_ms"`
