@@ -287,13 +287,7 @@ func TestProblemsOfDeferredVariants(t *testing.T) {
 	repo := gitfixture.New(t)
 	repo.Commit(t, "tests", files)
 	c, sv := serve(t, repo.Dir, testOptions(t))
-	release := make(chan struct{})
-	sv.beforeIndexRest = func(ctx context.Context) {
-		select {
-		case <-release:
-		case <-ctx.Done():
-		}
-	}
+	release := holdBackgroundUntil(sv)
 	q := map[string]any{"relation": References, "symbol": "other.Alone"}
 	first := navigate(t, c, q)
 	var failed []string
@@ -306,7 +300,7 @@ func TestProblemsOfDeferredVariants(t *testing.T) {
 	if checkedNode(t, sv.progs[0].prog, "example.com/m/c [example.com/m/a.test]") {
 		t.Fatal("c [a.test] is checked, but the query does not need it")
 	}
-	close(release)
+	release()
 	sv.loader.store.wait()
 	if !sv.progs[0].prog.complete() {
 		t.Fatal("the background build left packages unchecked")

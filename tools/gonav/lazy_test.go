@@ -2,7 +2,6 @@ package gonav
 
 import (
 	"bytes"
-	"context"
 	"log/slog"
 	"os"
 	"reflect"
@@ -24,13 +23,7 @@ func TestQueriesIndexWhatTheyRead(t *testing.T) {
 	repo := gitfixture.New(t)
 	repo.Commit(t, "nav", txtarFiles(t, "testdata/nav.txtar"))
 	c, sv := serve(t, repo.Dir, testOptions(t))
-	release := make(chan struct{})
-	sv.beforeIndexRest = func(ctx context.Context) {
-		select {
-		case <-release:
-		case <-ctx.Done():
-		}
-	}
+	release := holdBackgroundUntil(sv)
 	// A definition of a symbol reads no index: the load indexes none
 	// (indexHint).
 	navigate(t, c, map[string]any{"relation": "definition", "symbol": "shape.Total"})
@@ -77,7 +70,7 @@ func TestQueriesIndexWhatTheyRead(t *testing.T) {
 		t.Fatalf("%d packages indexed, %d not: the queries should read some and not others", built, left)
 	}
 
-	close(release)
+	release()
 	sv.loader.store.wait()
 	for _, u := range prog.localUnits() {
 		if _, ready := u.indexReady(); u.indexed && (!ready || !stored(u)) {
@@ -114,7 +107,7 @@ func TestLoadIndexesWhatTheFirstQueryReads(t *testing.T) {
 	repo := gitfixture.New(t)
 	repo.Commit(t, "nav", txtarFiles(t, "testdata/nav.txtar"))
 	c, sv := serve(t, repo.Dir, testOptions(t))
-	sv.beforeIndexRest = func(ctx context.Context) { <-ctx.Done() }
+	holdBackground(sv)
 	var checks strings.Builder
 	sv.loader.log = slog.New(slog.NewTextHandler(&checks, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	out := navigate(t, c, map[string]any{"relation": "references", "symbol": "shape.Total"})
@@ -167,7 +160,7 @@ func TestBodyErrorsOfPackagesReadLater(t *testing.T) {
 	read := map[string]any{"relation": "references", "symbol": "shape.Total"}
 	start := func() (*servertest.Client, *Service) {
 		c, sv := serve(t, repo.Dir, opts)
-		sv.beforeIndexRest = func(ctx context.Context) { <-ctx.Done() }
+		holdBackground(sv)
 		return c, sv
 	}
 
