@@ -68,6 +68,41 @@ func TestPrefetchReadsTheTreeAhead(t *testing.T) {
 	}
 }
 
+// TestPrefetchOnlyOnAFirstListing: a walk of a tree whose root listing is
+// cached reads nothing ahead (the walk reads what the cache dropped), so
+// that a warm listing does not look every directory up twice.
+func TestPrefetchOnlyOnAFirstListing(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0))))
+	repo := packedRepo(t, false)
+	ctx := context.Background()
+	s := snapshot(t, openOne(t, repo.Dir, nil), "HEAD")
+	opts := WalkOptions{Recursive: true, Sizes: true}
+	if _, err := s.Walk(ctx, "", opts, func(Entry) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	// As if the cache had dropped dir1's sized listing (put keeps a sized
+	// listing, so the cached one is changed in place).
+	dir1, err := s.Stat(ctx, "dir1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, ok := s.grant.ws.deny.listings.get(listKey{tree: parseHash(dir1.SHA), dir: dir1.Path})
+	if !ok {
+		t.Fatal("dir1's listing is not cached after a full walk")
+	}
+	l.sized = false
+	if _, err := s.Walk(ctx, "", opts, func(Entry) error { return fs.SkipAll }); err != nil {
+		t.Fatal(err)
+	}
+	root, err := s.Stat(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := diffStrings([]string{"/", "dir0/", "dir2/"}, cachedListings(t, s, root)); diff != "" {
+		t.Errorf("sized listings cached after a second walk stopped at its first entry: %s", diff)
+	}
+}
+
 // TestPrefetchLeavesErrorsToTheWalk: a directory whose file or subtree
 // cannot be read is not cached by the prefetch, and the walk reports the
 // error as it reads it; the other directories are listed with sizes.
