@@ -10,7 +10,10 @@
 #   reads alone                                                  (target: p99 within 1.5x)
 #     on the pager's own stdio stream (BenchmarkReadContended), and
 #     on a second connection to one server over Streamable HTTP
-#     (BenchmarkReadContendedHTTP)
+#     (BenchmarkReadContendedHTTP), and with the pager on a server process
+#     of its own ("paging-apart": what the paging's CPU on this machine's
+#     cores costs the reads with no server in common, the floor for
+#     "paging")
 # read_file goes through client/, which decodes each answer, and the server
 # is warm (rounds of 500 reads or 20 MiB of the file, until a round has
 # it fault at most once in 50 calls, or 10 times: a server that allocates little takes
@@ -42,5 +45,5 @@ BENCHFLAGS="-benchtime=10x" "$dir/ratio.sh" ./cmd/repo-mcp/ BenchmarkReadPaged10
 BENCHFLAGS="-benchtime=200x" "$dir/ratio.sh" ./cmd/repo-mcp/ BenchmarkRead100KB "$n" git
 BENCHFLAGS="-benchtime=300x" "$dir/ratio.sh" ./cmd/repo-mcp/ BenchmarkRead1KB "$n" git
 BENCHFLAGS="-benchtime=300x" "$dir/ratio.sh" ./cmd/repo-mcp/ BenchmarkReadContended "$n" alone
-BENCHFLAGS="-benchtime=300x" "$dir/ratio.sh" ./cmd/repo-mcp/ BenchmarkReadContendedHTTP "$n" alone
+BENCHFLAGS="-benchtime=1000x" "$dir/ratio.sh" ./cmd/repo-mcp/ BenchmarkReadContendedHTTP "$n" alone
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

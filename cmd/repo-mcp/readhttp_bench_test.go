@@ -25,12 +25,25 @@ import (
 // one, its pages' garbage (a new 1 MiB text a page) made the reader's
 // process collect every 60 ms or so, and those collections' pauses, which
 // no separate caller pays, were a large part of the reader's p99.
+//
+// "paging-apart" pages through a second server process of its own: the
+// reads then share only the machine with the paging, its two processes'
+// CPU on these cores. Its p99 is what the paging costs the reader with no
+// server in common, so paging's p99 beside it is what sharing the server
+// adds.
 func BenchmarkReadContendedHTTP(b *testing.B) {
-	contendedVariants(b, func(b *testing.B, bin, dir string, paging bool) {
+	contendedVariants(b, []contention{alone, paging, pagingApart}, func(b *testing.B, bin, dir string, mode contention) {
 		url, pid := startHTTPBinary(b, bin, dir)
 		reader, pager := dialBench(b, url), dialBench(b, url)
-		measureContended(b, pid, reader, pager, paging, func(b *testing.B, _ *client.Conn) func() {
-			return pageInChild(b, url)
+		pagerURL := url
+		if mode == pagingApart {
+			var pagerPID int
+			pagerURL, pagerPID = startHTTPBinary(b, bin, dir)
+			pager = dialBench(b, pagerURL)
+			warmUp(b, pagerPID, pager, "big.go")
+		}
+		measureContended(b, pid, reader, pager, mode != alone, func(b *testing.B, _ *client.Conn) func() {
+			return pageInChild(b, pagerURL)
 		})
 	})
 }

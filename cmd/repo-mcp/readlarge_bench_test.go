@@ -220,29 +220,43 @@ func BenchmarkRead1KB(b *testing.B) { benchmarkSized(b, "small.go") }
 // without pause ("paging"; "base-alone" and "base-paging" with the build
 // REPO_MCP_BENCH_BASE names). The p99 ratio shows whether the paging holds
 // up the other caller.
-func BenchmarkReadContended(b *testing.B) { contendedVariants(b, readContended) }
+func BenchmarkReadContended(b *testing.B) {
+	contendedVariants(b, []contention{alone, paging}, readContended)
+}
 
-// contendedVariants runs read, for each build, alone and paging, as the
+// contention is what the other caller does while the 1 KB reads are
+// measured.
+type contention int
+
+const (
+	alone       contention = iota // nothing
+	paging                        // pages the 10 MB file through the same server
+	pagingApart                   // pages it through a server process of its own
+)
+
+var contentionNames = [...]string{alone: "alone", paging: "paging", pagingApart: "paging-apart"}
+
+// contendedVariants runs read, for each build and each of modes, as the
 // sub-benchmarks the contended benchmarks name.
-func contendedVariants(b *testing.B, read func(b *testing.B, bin, dir string, paging bool)) {
+func contendedVariants(b *testing.B, modes []contention, read func(b *testing.B, bin, dir string, mode contention)) {
 	dir := sizedCorpus(b)
 	for _, v := range builds(b) {
-		for _, paging := range []bool{false, true} {
-			name := map[bool]string{false: "alone", true: "paging"}[paging]
+		for _, mode := range modes {
+			name := contentionNames[mode]
 			if v.name != "ours" {
 				name = v.name + "-" + name
 			}
-			b.Run(name, func(b *testing.B) { read(b, v.bin, dir, paging) })
+			b.Run(name, func(b *testing.B) { read(b, v.bin, dir, mode) })
 		}
 	}
 }
 
 // readContended measures 1 KB reads through bin, with another caller
-// paging the 10 MB file meanwhile, on the same stdio stream, when paging
-// is set.
-func readContended(b *testing.B, bin, dir string, paging bool) {
+// paging the 10 MB file meanwhile, on the same stdio stream, when mode is
+// paging.
+func readContended(b *testing.B, bin, dir string, mode contention) {
 	c := startBinary(b, bin, dir)
-	measureContended(b, c.PID(), c, c, paging, pageInProcess)
+	measureContended(b, c.PID(), c, c, mode == paging, pageInProcess)
 }
 
 // measureContended measures 1 KB reads through reader, on the server
