@@ -86,20 +86,19 @@ var errPackMiss = errors.New("object not in the mapped packs")
 // cannot be mapped is left to go-git. r.mu must be held.
 func (r *repo) openPackReaderLocked() *packReader {
 	pr := &packReader{cache: make(map[packPos]packObject), listed: make(map[plumbing.Hash]bool)}
-	pr.addPacks(r)
+	if names, err := r.storage.ObjectPacks(); err == nil {
+		pr.addPacks(r, names)
+	}
 	return pr
 }
 
 // addPacks maps the packs the storage lists that pr has not tried yet:
 // when it is opened, every one; later, those written since (a fetch, a
 // repack), which walks look for (refreshPacksLocked), and it unmaps those
-// the storage no longer lists. Packs mapped keep their place in pr.packs,
-// which the cache's keys count on, until one is dropped. r.mu must be held.
-func (pr *packReader) addPacks(r *repo) {
-	names, err := r.storage.ObjectPacks()
-	if err != nil {
-		return
-	}
+// the storage no longer lists (names, the storage's list). Packs mapped
+// keep their place in pr.packs, which the cache's keys count on, until one
+// is dropped. r.mu must be held.
+func (pr *packReader) addPacks(r *repo, names []plumbing.Hash) {
 	pr.dropDeleted(names)
 	fs := r.storage.Filesystem()
 	for _, name := range names {

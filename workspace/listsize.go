@@ -80,16 +80,16 @@ func (r *repo) packedSizeLocked(h plumbing.Hash) (int64, bool) {
 }
 
 // refreshPacksLocked maps the packs written since the repository's packs
-// were mapped, or maps them all the first time. A walk calls it before it
-// reads its first tree, so that objects a fetch brought are read from
-// their pack too. r.mu must be held.
+// were mapped, or maps them all the first time, and lets go of those
+// deleted (packsync.go). A walk calls it before it reads its first tree,
+// so that objects a fetch brought are read from their pack too. r.mu must
+// be held.
 func (r *repo) refreshPacksLocked() {
 	hc := r.historyLocked()
 	if hc.packs == nil {
 		hc.packs = r.openPackReaderLocked()
-		return
 	}
-	hc.packs.addPacks(r)
+	r.syncPacksLocked()
 }
 
 // size returns the size of object h when a mapped pack holds it and its

@@ -357,5 +357,43 @@ func TestCommitsAfterRepacks(t *testing.T) {
 		if err != nil || string(f.Data) != strings.Repeat(name, round+1) {
 			t.Fatalf("round %d: %s = %q, %v", round, name, f.Data, err)
 		}
+		if held := heldDeletedPacks(t, repo.Dir); len(held) > 0 {
+			t.Errorf("round %d: the repack's deleted packs are still open or mapped, their disk space held: %q", round, held)
+		}
 	}
+}
+
+// heldDeletedPacks lists the files of dir's pack directory that this
+// process has open or mapped although they were deleted. Only Linux says
+// (in /proc/self); elsewhere the test is skipped.
+func heldDeletedPacks(t *testing.T, dir string) []string {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("open files are read from /proc/self")
+	}
+	packDir, err := filepath.EvalSymlinks(filepath.Join(dir, ".git", "objects", "pack"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held []string
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fd := range fds {
+		target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name()))
+		if err == nil && strings.HasPrefix(target, packDir+"/") && strings.HasSuffix(target, " (deleted)") {
+			held = append(held, "fd "+target)
+		}
+	}
+	maps, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(maps)) {
+		if i := strings.Index(line, packDir+"/"); i >= 0 && strings.HasSuffix(strings.TrimSpace(line), " (deleted)") {
+			held = append(held, "mapped "+strings.TrimSpace(line[i:]))
+		}
+	}
+	return held
 }

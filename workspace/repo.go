@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-billy/v5/memfs"
@@ -35,9 +36,11 @@ type repo struct {
 	refs    *refCache                       // nil: every ref is resolved through go-git
 	blobs   *blobCache                      // shared by the registry's repositories; nil: none
 	hist    *historyCache                   // made on first use; see history.go
-	// indexedPacks are the pack names go-git was last made to list again
-	// (storageObjectLocked); nil before that.
+	// indexedPacks are the pack names go-git was last made to list again,
+	// and packDirTime the pack directory's modification time then
+	// (packsync.go); nil and zero before that.
 	indexedPacks []plumbing.Hash
+	packDirTime  time.Time
 }
 
 type commitInfo struct {
@@ -406,29 +409,17 @@ func (r *repo) blobSize(h plumbing.Hash) (int64, error) {
 // storageObjectLocked reads object h through go-git. go-git lists the
 // repository's packs once, at its first lookup: objects a repack or gc
 // moved into a new pack since then (deleting the old one, and the loose
-// objects) are not found. So when go-git does not find h and the packs on
-// disk are not those it listed, it is made to list them again and h is
-// looked up once more. r.mu must be held.
+// objects) are not found. So the packs are listed again first when their
+// directory changed, and when go-git does not find h and the packs on
+// disk are not those it listed (a change the directory's time did not
+// show), and h is looked up once more (packsync.go). r.mu must be held.
 func (r *repo) storageObjectLocked(typ plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	r.syncPacksIfChangedLocked()
 	obj, err := r.storage.EncodedObject(typ, h)
-	if errors.Is(err, plumbing.ErrObjectNotFound) && r.reindexLocked() {
+	if errors.Is(err, plumbing.ErrObjectNotFound) && r.syncPacksLocked() {
 		obj, err = r.storage.EncodedObject(typ, h)
 	}
 	return obj, err
-}
-
-// reindexLocked has go-git list the packs again, unless they are those it
-// was last made to list; it reports whether it did. The first time it
-// always does: go-git may have listed them before any change was seen
-// here. r.mu must be held.
-func (r *repo) reindexLocked() bool {
-	names, err := r.storage.ObjectPacks()
-	if err != nil || r.indexedPacks != nil && slices.Equal(names, r.indexedPacks) {
-		return false
-	}
-	r.storage.Reindex()
-	r.indexedPacks = names
-	return true
 }
 
 func (r *repo) blobSizeLocked(h plumbing.Hash) (int64, error) {
@@ -438,8 +429,9 @@ func (r *repo) blobSizeLocked(h plumbing.Hash) (int64, error) {
 	size, ok := r.packedSizeLocked(h)
 	if !ok {
 		var err error
+		r.syncPacksIfChangedLocked()
 		size, err = r.storage.EncodedObjectSize(h)
-		if errors.Is(err, plumbing.ErrObjectNotFound) && r.reindexLocked() {
+		if errors.Is(err, plumbing.ErrObjectNotFound) && r.syncPacksLocked() {
 			size, err = r.storage.EncodedObjectSize(h)
 		}
 		if err != nil {
