@@ -16,9 +16,10 @@ import (
 // name objects by key, and finds objects (findObject) in the few
 // packages that declare what it looks at. In the standard library,
 // references of strings.Builder read 639 entries, and decoding them all
-// was half of what the first answer kept live with the caches filled.
-// The load reads what keys and answers need without decoding: the API
-// key, the problems and the file names.
+// was two fifths of what the first answer kept live with the caches
+// filled (docs/perf.md). The load reads what keys and answers need
+// without decoding: the API key, the problems, the file names, and the
+// package-level names a symbol's lookup looks for (mayDeclare).
 //
 // Decoding a unit decodes its dependencies first (importsOf asks for
 // their API packages), so that every package decoded finds those it
