@@ -39,7 +39,7 @@ func (p *program) packageAPI(ctx context.Context, u *unit) ([]Location, error) {
 		}
 	}
 	dp, err := doc.NewFromFiles(fset, files, u.path)
-	if err != nil || u.types == nil {
+	if err != nil || u.types() == nil {
 		return nil, nil
 	}
 	api := apiWriter{p: p, u: u, fset: fset, dp: dp}
@@ -100,7 +100,7 @@ func (a apiWriter) values(out []Location, vals []*doc.Value) []Location {
 }
 
 func (a apiWriter) object(n ast.Node, name, text string) Location {
-	obj := a.u.types.Scope().Lookup(name)
+	obj := a.u.types().Scope().Lookup(name)
 	if obj == nil {
 		return a.loc(n, "unknown", a.u.path+"."+name, "", text)
 	}
@@ -108,8 +108,8 @@ func (a apiWriter) object(n ast.Node, name, text string) Location {
 }
 
 func (a apiWriter) method(m *doc.Func, typeName string) Location {
-	if tn, ok := a.u.types.Scope().Lookup(typeName).(*types.TypeName); ok {
-		if obj, _, _ := types.LookupFieldOrMethod(tn.Type(), true, a.u.types, m.Name); obj != nil {
+	if tn, ok := a.u.types().Scope().Lookup(typeName).(*types.TypeName); ok {
+		if obj, _, _ := types.LookupFieldOrMethod(tn.Type(), true, a.u.types(), m.Name); obj != nil {
 			return a.loc(m.Decl.Name, "method", qualified(obj), a.signature(obj), m.Doc)
 		}
 	}
@@ -119,7 +119,7 @@ func (a apiWriter) method(m *doc.Func, typeName string) Location {
 // signature is an object's declaration with names of its own package
 // unqualified, as go doc writes them.
 func (a apiWriter) signature(obj types.Object) string {
-	return types.ObjectString(obj, types.RelativeTo(a.u.types))
+	return types.ObjectString(obj, types.RelativeTo(a.u.types()))
 }
 
 // typesObjectString is an object's declaration, qualified relative to its

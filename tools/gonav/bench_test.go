@@ -2,6 +2,7 @@ package gonav
 
 import (
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"slices"
 	"syscall"
@@ -63,6 +64,7 @@ func BenchmarkFirstReferences(b *testing.B) {
 		if out.Total == 0 {
 			b.Fatal("no references")
 		}
+		writeHeapProfile(b)
 		if os.Getenv("GONAV_BENCH_FILL") != "" {
 			sv.loader.store.wait()
 		}
@@ -159,4 +161,25 @@ func cpuTime(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// writeHeapProfile writes a heap profile into the file
+// GONAV_BENCH_MEMPROFILE names, if it does, after a collection: what
+// the first answer holds live when it is given.
+func writeHeapProfile(b *testing.B) {
+	path := os.Getenv("GONAV_BENCH_MEMPROFILE")
+	if path == "" {
+		return
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	runtime.GC()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
 }

@@ -411,7 +411,7 @@ func TestChecksDropped(t *testing.T) {
 	})
 	fromCheck := func(p *types.Package) bool { return p != nil && p.Scope().NumChildren() > 0 }
 	for _, u := range prog.allUnits() {
-		if fromCheck(u.types) {
+		if fromCheck(u.types()) {
 			t.Errorf("%s: the program keeps the check's types", u.id)
 		}
 		ix, _ := u.indexReady()

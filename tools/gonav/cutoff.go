@@ -46,7 +46,7 @@ func apiKeyOf(fset *token.FileSet, u *unit, deps []*node) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "api\x00%s\x00", u.id)
 	var data bytes.Buffer
-	if !u.local || u.types == nil || gcexportdata.Write(&data, fset, u.types) != nil {
+	if !u.local || u.types() == nil || gcexportdata.Write(&data, fset, u.types()) != nil {
 		fmt.Fprintf(h, "key\x00%s\x00", u.key)
 		return hex.EncodeToString(h.Sum(nil))
 	}

@@ -22,7 +22,7 @@ import (
 
 // typesDirName is the directory, under the cache directory, of the
 // packages' type information; its version changes with the format.
-const typesDirName = "types-v5"
+const typesDirName = "types-v6"
 
 // typeStore keeps on disk the type information of packages by key: a
 // new process or a replica reads them instead of parsing and checking
@@ -80,6 +80,11 @@ type storedUnit struct {
 	// its export data here cannot give again: its positions are
 	// recoded. Empty for the others, whose key serves.
 	APIKey string
+	// Names are the names the package declares at package level, each
+	// between newlines: what a symbol's lookup finds in it is among them
+	// (see unit.mayDeclare), so a lookup of another name leaves its
+	// export data undecoded.
+	Names string
 	// Index is what queries read of a repository package checked in
 	// full (see unitIndex); nil for the others, and when the entry was
 	// read without it: hasIndex then says it has one.
@@ -93,12 +98,13 @@ func (e *storedUnit) indexed() bool { return e.Index != nil || e.hasIndex }
 // hiddenPrefix starts the path of the package hiddenTypes makes.
 const hiddenPrefix = "gonav.hidden/"
 
-// read returns the unit of a package outside the repository from the
-// store (unsafe from go/types), or nil.
+// read returns the unit of a package from the store (unsafe from
+// go/types), or nil. Its types are decoded when first asked for (see
+// lazytypes.go).
 func (l *loader) read(n *node) *unit {
 	u := newUnit(n)
 	if u.path == "unsafe" {
-		u.types, u.api, u.apiKey = types.Unsafe, types.Unsafe, "unsafe"
+		u.t, u.apiKey = unitTypes{types: types.Unsafe, api: types.Unsafe}, "unsafe"
 		return u
 	}
 	e, release, err := l.store.open(n.key, false)
@@ -113,25 +119,16 @@ func (l *loader) read(n *node) *unit {
 	if e == nil {
 		return nil
 	}
-	imports, direct := importsOf(n)
-	pkg, hidden, err := decode(l.fset, e, u.path, imports, direct, l.tables)
-	if err != nil {
-		l.log.Warn("go_navigate: a package's type information on disk cannot be read; checking it", "package", u.id, "error", err)
-		return nil
-	}
-	u.types, u.problems, u.fileNames = pkg, e.Problems, e.FileNames
-	if n.local {
-		u.hidden = hidden
-	}
+	u.problems, u.fileNames, u.names = e.Problems, e.FileNames, e.Names
 	if n.local {
 		u.apiKey = e.APIKey
 		if n.full {
 			u.setIndexer(func(ctx context.Context) (*unitIndex, error) { return l.readIndex(ctx, n, u) })
 		}
 	} else {
-		u.apiKey = apiKeyOf(l.fset, u, n.deps)
+		u.apiKey = apiKeyOf(l.fset, u, n.deps) // of its key: no types needed
 	}
-	u.api = l.cache.api(u.apiKey, u.types)
+	u.decodeLater(func() unitTypes { return l.readTypes(n, u) })
 	return u
 }
 
@@ -171,9 +168,9 @@ func (l *loader) keep(n *node, u *unit, files []*ast.File, ix *unitIndex) {
 		l.log.Warn("go_navigate: a package's type information cannot be read back", "package", u.id, "error", err)
 		return
 	}
-	u.types = pkg
+	u.t.types = pkg
 	if n.local {
-		u.hidden = hidden
+		u.t.hidden = hidden
 	}
 	if ix != nil {
 		l.resolveLater(n, u, ix)
@@ -191,13 +188,13 @@ func importsOf(n *node) (map[string]*types.Package, []*types.Package) {
 	imports := map[string]*types.Package{}
 	var direct []*types.Package
 	for _, d := range n.deps {
-		direct = append(direct, d.unit.api)
+		direct = append(direct, d.unit.api())
 	}
 	var walk func(n *node)
 	walk = func(n *node) {
 		for _, d := range n.deps {
-			if _, ok := imports[d.unit.api.Path()]; !ok {
-				imports[d.unit.api.Path()] = d.unit.api
+			if _, ok := imports[d.unit.api().Path()]; !ok {
+				imports[d.unit.api().Path()] = d.unit.api()
 				walk(d)
 			}
 		}
@@ -313,13 +310,13 @@ func encode(fset *token.FileSet, u *unit, files []*ast.File, indexed bool) (*sto
 	if err != nil {
 		return nil, err
 	}
-	e := &storedUnit{Problems: u.problems, FileNames: u.fileNames, Files: tables}
+	e := &storedUnit{Problems: u.problems, FileNames: u.fileNames, Files: tables, Names: declaredNames(u.types())}
 	var export bytes.Buffer
-	if err := gcexportdata.Write(&export, recoded, u.types); err != nil {
+	if err := gcexportdata.Write(&export, recoded, u.types()); err != nil {
 		return nil, fmt.Errorf("writing the export data of %s: %w", u.id, err)
 	}
 	e.Export = export.Bytes()
-	if hidden := hiddenDecls(u.types, indexed); hidden != nil {
+	if hidden := hiddenDecls(u.types(), indexed); hidden != nil {
 		var buf bytes.Buffer
 		if err := gcexportdata.Write(&buf, recoded, hidden); err != nil {
 			return nil, fmt.Errorf("writing the unexported types of %s: %w", u.id, err)

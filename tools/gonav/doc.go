@@ -99,8 +99,14 @@
 // it. A load reads a repository package's entry without its index,
 // which the first query that needs the package reads from the entry
 // (indexstore.go); a package no query needs yet is not read at all
-// until the background build after the first answer. An index
-// finds the objects it names in the packages read; only an object
+// until the background build after the first answer. Nor does a load
+// decode an entry's export data: a package's types are decoded, after
+// its dependencies', when a query first asks for them (lazytypes.go),
+// and a query reads most packages through their indexes alone, which
+// name objects by key; the entry lists the package-level names, which
+// a symbol's lookup reads instead of the types. An index
+// finds the objects it names in the packages read, decoding the
+// package that declares one; only an object
 // declared in a function (a local variable, a type of a function body)
 // has its package checked again, once, when a query first needs it.
 // Queries avoid needing one: callers

@@ -14,7 +14,7 @@ import (
 // bytes, so that a reader can leave it for later.
 
 // entryMagic starts every entry: a file of another format is damaged.
-const entryMagic = "gonav types v5\n"
+const entryMagic = "gonav types v6\n"
 
 // marshal encodes the entry. The same entry gives the same bytes, so
 // processes sharing the directory write the same file under a key.
@@ -36,6 +36,7 @@ func (e *storedUnit) marshal() []byte {
 		}
 	}
 	w.str(e.APIKey)
+	w.str(e.Names)
 	if e.Index == nil {
 		w.count(0)
 	} else {
@@ -68,6 +69,7 @@ func unmarshalEntry(data []byte, withIndex bool) (*storedUnit, error) {
 		}
 	}
 	e.APIKey = r.str()
+	e.Names = r.str()
 	var index []byte
 	switch r.count() {
 	case 0:

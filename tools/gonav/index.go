@@ -160,7 +160,7 @@ func buildIndex(fset *token.FileSet, u *unit, files []*ast.File, info *types.Inf
 		// What implementations may answer with: named types, not type
 		// parameters, aliases or generic types.
 		tn, ok := obj.(*types.TypeName)
-		if !ok || tn.Parent() == nil || tn.Parent() == u.types.Scope() || tn.IsAlias() || !id.Pos().IsValid() {
+		if !ok || tn.Parent() == nil || tn.Parent() == u.types().Scope() || tn.IsAlias() || !id.Pos().IsValid() {
 			continue
 		}
 		if n, ok := tn.Type().(*types.Named); ok && n.TypeParams().Len() == 0 {

@@ -88,7 +88,7 @@ func (l *loader) resolveLater(n *node, u *unit, ix *unitIndex) {
 	for i := range ix.Objects {
 		ix.Objects[i].obj = nil
 	}
-	ix.find = func(r *indexObject) types.Object { return l.findObject(u, r) }
+	ix.find = func(r *indexObject) types.Object { return l.findObject(n, u, r) }
 	ix.recheck = func() *unitIndex {
 		l.log.Debug("go_navigate: checking a package again for objects declared in its functions", "package", u.id)
 		c, files, info := l.typeCheck(n, indexed)
@@ -97,25 +97,29 @@ func (l *loader) resolveLater(n *node, u *unit, ix *unitIndex) {
 }
 
 // findObject finds an object of a unit's index in the packages the unit
-// sees: by name in its package's scope, then as a method or field of the
-// type so named. It returns nil when the object is not there, or what is
-// there is not it (its key differs).
-func (l *loader) findObject(u *unit, r *indexObject) types.Object {
+// (of node n) sees: by name in its package's scope, then as a method or
+// field of the type so named. It returns nil when the object is not
+// there, or what is there is not it (its key differs). Of the units read
+// from disk, it decodes the types of the package declaring the object
+// only (see lazytypes.go).
+func (l *loader) findObject(n *node, u *unit, r *indexObject) types.Object {
 	var scope *types.Scope
 	var pkg *types.Package
 	switch r.Pkg {
 	case "":
 		scope = types.Universe
 	case u.path:
-		pkg = u.types
+		pkg = u.types()
 	default:
-		pkg = u.imports()[r.Pkg]
+		if d := u.dependency(n, r.Pkg); d != nil {
+			pkg = d.api()
+		}
 	}
 	if r.Kind == packageName {
 		if pkg == nil {
 			pkg = types.NewPackage(r.Pkg, path.Base(r.Pkg))
 		}
-		return types.NewPkgName(token.NoPos, u.types, r.Top, pkg)
+		return types.NewPkgName(token.NoPos, u.types(), r.Top, pkg)
 	}
 	if pkg != nil {
 		scope = pkg.Scope()

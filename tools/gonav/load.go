@@ -309,7 +309,7 @@ func (l *loader) check(n *node) *unit {
 	case n.full:
 		l.indexLater(n, u)
 	}
-	u.api = l.cache.api(u.apiKey, u.types)
+	u.t.api = l.cache.api(u.apiKey, u.t.types)
 	return u
 }
 
@@ -366,7 +366,7 @@ func (l *loader) typeCheck(n *node, depth checkDepth) (*unit, []*ast.File, *type
 			Uses: map[*ast.Ident]types.Object{},
 		}
 	}
-	u.types, _ = conf.Check(u.path, l.fset, files, info)
+	u.t.types, _ = conf.Check(u.path, l.fset, files, info)
 	if typeErrs > maxTypeErrors {
 		u.problems = append(u.problems, fmt.Sprintf("and %d more type errors", typeErrs-maxTypeErrors))
 	}
@@ -409,10 +409,10 @@ func depsImporter(n *node) types.Importer {
 			return types.Unsafe, nil
 		}
 		d := byID[id]
-		if d == nil || d.unit == nil || d.unit.api == nil {
+		if d == nil || d.unit == nil || d.unit.api() == nil {
 			return nil, fmt.Errorf("package %s was not loaded", path)
 		}
-		return d.unit.api, nil
+		return d.unit.api(), nil
 	})
 }
 

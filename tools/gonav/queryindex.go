@@ -97,10 +97,10 @@ func (p *program) collectNamed(ctx context.Context) ([]namedType, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if u.types == nil {
+		if u.types() == nil {
 			continue
 		}
-		scope := u.types.Scope()
+		scope := u.types().Scope()
 		for _, name := range scope.Names() {
 			if nt, ok := p.namedTypeOf(u, scope.Lookup(name)); ok {
 				named = append(named, nt)

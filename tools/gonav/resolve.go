@@ -155,7 +155,7 @@ func splits(s string) []split {
 // does, and its tests' names.
 func (p *program) packagesNamed(ref string) []*unit {
 	units := p.allUnits()
-	exact := ref != "" && slices.ContainsFunc(units, func(u *unit) bool { return u.path == ref && u.types != nil })
+	exact := ref != "" && slices.ContainsFunc(units, func(u *unit) bool { return u.path == ref && u.hasTypes() })
 	best := map[string]*unit{}
 	var order []string
 	for _, u := range units {
@@ -166,7 +166,7 @@ func (p *program) packagesNamed(ref string) []*unit {
 		case ref != "":
 			match = u.name == ref || strings.HasSuffix(u.path, "/"+ref)
 		}
-		if !match || u.types == nil {
+		if !match || !u.hasTypes() {
 			continue
 		}
 		prev, ok := best[u.path]
@@ -204,7 +204,10 @@ func variantRank(u *unit) int {
 // lookup finds Name or Type.Member in a package.
 func lookup(u *unit, rest string) types.Object {
 	name, member, _ := strings.Cut(rest, ".")
-	obj := u.types.Scope().Lookup(name)
+	if !u.mayDeclare(name) {
+		return nil // every repository package is looked in for a symbol without a package part
+	}
+	obj := u.types().Scope().Lookup(name)
 	if obj == nil {
 		obj = u.unexportedObject(name) // a package read from disk
 	}
@@ -218,7 +221,7 @@ func lookup(u *unit, rest string) types.Object {
 	if !ok {
 		return nil
 	}
-	m, _, _ := types.LookupFieldOrMethod(tn.Type(), true, u.types, member)
+	m, _, _ := types.LookupFieldOrMethod(tn.Type(), true, u.types(), member)
 	return m
 }
 

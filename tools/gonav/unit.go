@@ -20,15 +20,20 @@ type unit struct {
 	// their declarations only.
 	local     bool
 	fileNames []string // display names, as the file set knows them
-	types     *types.Package
+	// t is the unit's type information (see types, api and hidden); a
+	// unit read from disk has it decoded when first asked for (lazy).
+	t    unitTypes
+	lazy lazyTypes
+	// names are, for a unit read from disk, those its package declares
+	// at package level (storedUnit.Names).
+	names string
 	// indexed says the package has an index, what queries read of a
 	// package checked with function bodies (full); index produces it
 	// when first asked for (indexOf).
 	indexed bool
 	index   lazyIndex
-	// hidden declares, for a repository package read from disk, what
-	// its export data leaves out (see hiddenDecls and unexported).
-	hidden     *types.Package
+	// unexported are the objects unexportedObject made of what hidden
+	// declares.
 	hiddenMu   sync.Mutex
 	unexported map[string]types.Object
 	// problems say why the package is not fully typed: go list's error,
@@ -42,14 +47,12 @@ type unit struct {
 	problems []string
 	listed   []string
 	key      string
-	// api is what importers import: the types of the first unit checked
-	// with the same API key (see cutoff.go), which may be an earlier
-	// revision's; types is this unit's own check.
-	api    *types.Package
-	apiKey string
+	apiKey   string // see cutoff.go
 
 	closureOnce sync.Once
 	closure     map[string]*types.Package // import path -> the package this unit sees
+	depsOnce    sync.Once
+	deps        map[string]*unit // import path -> the dependency whose API this unit sees
 }
 
 // typed reports whether the package type-checked without a problem.
@@ -67,7 +70,7 @@ func (u *unit) imports() map[string]*types.Package {
 	}
 	u.closureOnce.Do(func() {
 		u.closure = map[string]*types.Package{}
-		if u.types == nil {
+		if u.types() == nil {
 			return
 		}
 		var walk func(p *types.Package)
@@ -80,9 +83,31 @@ func (u *unit) imports() map[string]*types.Package {
 				walk(q)
 			}
 		}
-		walk(u.types)
+		walk(u.types())
 	})
 	return u.closure
+}
+
+// dependency returns the unit whose API package a unit (of node n) sees
+// at an import path, its own path aside: imports()[path] is that unit's
+// api, but dependency decodes no types, neither the unit's nor the
+// others' (see lazytypes.go). An import path names one package in a
+// build, so the walk finds the one imports finds.
+func (u *unit) dependency(n *node, path string) *unit {
+	u.depsOnce.Do(func() {
+		u.deps = map[string]*unit{}
+		var walk func(n *node)
+		walk = func(n *node) {
+			for _, d := range n.deps {
+				if _, ok := u.deps[d.unit.path]; !ok {
+					u.deps[d.unit.path] = d.unit
+					walk(d)
+				}
+			}
+		}
+		walk(n)
+	})
+	return u.deps[path]
 }
 
 // unitCache shares type-checked packages between the programs of
@@ -143,7 +168,8 @@ func lookupWeak[T any](m map[string]weak.Pointer[T], key string) *T {
 // or when the unit's types are a check's, whose scope has them. The
 // same name gives the same object.
 func (u *unit) unexportedObject(name string) types.Object {
-	if u.hidden == nil {
+	hidden := u.hidden()
+	if hidden == nil {
 		return nil
 	}
 	u.hiddenMu.Lock()
@@ -152,15 +178,15 @@ func (u *unit) unexportedObject(name string) types.Object {
 		return obj
 	}
 	var obj types.Object
-	scope := u.hidden.Scope()
+	scope := hidden.Scope()
 	if v, ok := scope.Lookup("F_" + name).(*types.Var); ok {
 		if sig, ok := v.Type().(*types.Signature); ok {
-			obj = types.NewFunc(v.Pos(), u.types, name, sig)
+			obj = types.NewFunc(v.Pos(), u.types(), name, sig)
 		}
 	} else if v, ok := scope.Lookup("V_" + name).(*types.Var); ok {
-		obj = types.NewVar(v.Pos(), u.types, name, v.Type())
+		obj = types.NewVar(v.Pos(), u.types(), name, v.Type())
 	} else if c, ok := scope.Lookup("C_" + name).(*types.Const); ok {
-		obj = types.NewConst(c.Pos(), u.types, name, c.Type(), c.Val())
+		obj = types.NewConst(c.Pos(), u.types(), name, c.Type(), c.Val())
 	}
 	if u.unexported == nil {
 		u.unexported = map[string]types.Object{}
