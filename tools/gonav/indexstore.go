@@ -45,22 +45,31 @@ func (l *loader) readIndex(ctx context.Context, n *node, u *unit) (*unitIndex, e
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	e, release, err := l.store.open(n.key, true)
+	e, release, err := l.reopen(n, u, true)
 	defer release()
+	if err != nil {
+		l.log.Warn("go_navigate: a package's index on disk is damaged; checking the package again", "package", u.id, "error", err)
+		return l.checkBodies(n, u), nil
+	}
+	return l.attach(n, u, e.Index), nil
+}
+
+// reopen reads again the entry unit u of node n was read from, with its
+// index when withIndex is set. An entry gone, damaged or another's (other
+// files, or no index when one is wanted) is an error. release is never
+// nil.
+func (l *loader) reopen(n *node, u *unit, withIndex bool) (e *storedUnit, release func(), err error) {
+	e, release, err = l.store.open(n.key, withIndex)
 	if err == nil && e == nil {
 		err = errors.New("the entry is gone")
 	}
 	if err == nil {
 		err = e.fits(n)
 	}
-	if err == nil && (e.Index == nil || !slices.Equal(e.FileNames, u.fileNames)) {
+	if err == nil && (withIndex && e.Index == nil || !slices.Equal(e.FileNames, u.fileNames)) {
 		err = damaged("not the entry the package was read from")
 	}
-	if err != nil {
-		l.log.Warn("go_navigate: a package's index on disk is damaged; checking the package again", "package", u.id, "error", err)
-		return l.checkBodies(n, u), nil
-	}
-	return l.attach(n, u, e.Index), nil
+	return e, release, err
 }
 
 // attach makes a stored index the unit's: its files are added to the

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"go/types"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -109,17 +108,8 @@ func (l *loader) readTypes(n *node, u *unit) unitTypes {
 
 // decodeStored reads a unit's entry again and decodes its export data.
 func (l *loader) decodeStored(n *node, u *unit, imports map[string]*types.Package, direct []*types.Package) (pkg, hidden *types.Package, err error) {
-	e, release, err := l.store.open(n.key, false)
+	e, release, err := l.reopen(n, u, false)
 	defer release()
-	if err == nil && e == nil {
-		err = errors.New("the entry is gone")
-	}
-	if err == nil {
-		err = e.fits(n)
-	}
-	if err == nil && !slices.Equal(e.FileNames, u.fileNames) {
-		err = damaged("not the entry the package was read from")
-	}
 	if err != nil {
 		return nil, nil, err
 	}
