@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"sync"
+	"unsafe"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -145,6 +146,9 @@ type prefetcher struct {
 	c        *commitSource
 	sizes    bool
 	pr, view *packReader
+	// tree holds the entries of the tree read last: a listing keeps
+	// what it needs of them, so they are decoded into the same slice.
+	tree []treeEntry
 }
 
 // listing returns directory dir's listing, from the cache or read and
@@ -175,13 +179,17 @@ func (w *prefetcher) listing(dir Entry) (l *dirListing, fresh bool) {
 func (w *prefetcher) readPacked(k listKey) (*dirListing, bool) {
 	v := w.checkout()
 	typ, data, err := v.read(k.tree, maxTreeBytes)
-	if err != nil || typ != plumbing.TreeObject {
+	if err != nil || typ != plumbing.TreeObject || len(data) == 0 {
 		return nil, false
 	}
-	tree, err := decodeTree(string(data))
+	// The names are read in place: the bytes the view gave are never
+	// written to again (it may keep them as a delta base), and the
+	// listing copies the names into paths of its own.
+	tree, err := appendTree(w.tree[:0], unsafe.String(&data[0], len(data)))
 	if err != nil {
 		return nil, false
 	}
+	w.tree = tree
 	l, valid := newListing(k.dir, tree)
 	for _, e := range l.entries {
 		if e.Type == TypeSymlink {
