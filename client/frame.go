@@ -107,6 +107,11 @@ func (fr *frameReader) next() (frame, error) {
 // pool would fill with buffers too small for the frames that outgrow them
 // (and hold 8 MiB after a 20 MiB frame was discarded).
 func (fr *frameReader) grow(n int) {
+	// At least double: a frame of unknown size grows a read (64 KiB) at a
+	// time, and growing to each exact need would copy all of it each time
+	// (a 16 MiB frame, 2 GB of copying), as growing by a quarter (append's
+	// rate for a large slice) copied a 1.2 MiB frame four times over.
+	n = max(n, 2*cap(fr.buf))
 	if n <= maxReusedBuf {
 		fr.buf = slices.Grow(fr.buf, n-len(fr.buf))
 		return
@@ -114,10 +119,7 @@ func (fr *frameReader) grow(n int) {
 	if cap(fr.buf) <= maxReusedBuf {
 		fr.small = fr.buf
 	}
-	// At least double, as append would: a frame of unknown size grows a
-	// read (64 KiB) at a time, and growing to each exact need would copy
-	// all of it each time (a 16 MiB frame, 2 GB of copying).
-	fr.buf = append(fr.large.Get(max(n, 2*cap(fr.buf))), fr.buf...)
+	fr.buf = append(fr.large.Get(n), fr.buf...)
 }
 
 func (fr *frameReader) finish(f frame) frame {

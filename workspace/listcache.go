@@ -169,22 +169,10 @@ func (c *commitSource) readListing(k listKey, sizes bool, sess *listSession) (*d
 	if err != nil {
 		return nil, nil, c.objectError(k.dir, err)
 	}
-	prefix := k.dir
-	if prefix != "" {
-		prefix += "/"
-	}
-	valid := validEntries(tree)
-	pathText, shaText := listingText(prefix, valid)
-	l := &dirListing{entries: make([]Entry, len(valid)), invalid: len(tree) - len(valid), sized: sizes}
-	off := 0
-	for i, te := range valid {
-		n := len(prefix) + len(te.name)
-		e := &l.entries[i]
-		*e = typedEntry(te)
-		e.Path, e.SHA = pathText[off:off+n], shaText[i*shaLen:(i+1)*shaLen]
-		off += n
-		if e.Type == TypeSymlink {
-			if err := c.fillTargetLocked(e, te.hash); err != nil {
+	l, valid := newListing(k.dir, tree)
+	for i := range l.entries {
+		if e := &l.entries[i]; e.Type == TypeSymlink {
+			if err := c.fillTargetLocked(e, valid[i].hash); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -193,8 +181,31 @@ func (c *commitSource) readListing(k listKey, sizes bool, sess *listSession) (*d
 		if err := c.fillSizesLocked(l.entries, valid); err != nil {
 			return nil, nil, err
 		}
+		l.sized = true
 	}
 	return l, valid, nil
+}
+
+// newListing makes the listing of directory dir from its tree, without
+// symlinks' targets or sizes: the entries whose names can be shown, and
+// those tree entries (valid[i] is entries[i]'s).
+func newListing(dir string, tree []treeEntry) (l *dirListing, valid []treeEntry) {
+	prefix := dir
+	if prefix != "" {
+		prefix += "/"
+	}
+	valid = validEntries(tree)
+	pathText, shaText := listingText(prefix, valid)
+	l = &dirListing{entries: make([]Entry, len(valid)), invalid: len(tree) - len(valid)}
+	off := 0
+	for i, te := range valid {
+		n := len(prefix) + len(te.name)
+		e := &l.entries[i]
+		*e = typedEntry(te)
+		e.Path, e.SHA = pathText[off:off+n], shaText[i*shaLen:(i+1)*shaLen]
+		off += n
+	}
+	return l, valid
 }
 
 // shaLen is the length of an object id in hex.

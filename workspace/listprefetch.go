@@ -2,199 +2,225 @@ package workspace
 
 import (
 	"context"
+	"runtime"
+	"sync"
+	"unsafe"
+
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
-// A new process's first full listing reads every tree of a commit and the
-// size of every file. The two are about equal parts of it (the Go tree: 23
-// ms of trees, 18 ms of sizes, in process), and on one goroutine the second
-// core stood idle meanwhile, as the client waits for the answer. So before
-// a recursive walk with sizes, the tree under the walked directory is read
-// into the listing cache in two stages on two goroutines: the walk's own
-// reads the trees, in walk order, and hands each directory's listing to a
-// sizer, which reads its files' sizes from a view of the packs (outside
-// r.mu), judges its files by the deny list (the tree stage judges the
-// directories, which it needs to walk on) and only then shares the listing
-// through the cache. The walk proper then finds its listings there. A
-// listing the sizer could not complete (a missing object) is left out of
-// the cache, so that the walk reads it and reports the error as it always
-// did.
+// A new process's first full listing reads every tree of a commit (and,
+// when asked, every file's size), while the client waits for the answer
+// and the second core stands idle. So before a recursive walk, the
+// listings of the directories under the walked one are read into the
+// listing cache by a few workers side by side, each through a view of the
+// packs of its own (outside r.mu, as readPackedBlob reads), and the walk
+// proper then finds them there. A worker reads a directory's tree,
+// describes and judges its entries, reads their sizes when asked, shares
+// the listing through the cache and queues the subdirectories the deny
+// list does not hide. What the packs cannot give (a loose tree, a symlink's
+// target, a surprise in a pack) a worker reads under r.mu as the walk
+// would; a listing it cannot read at all is left out of the cache, so that
+// the walk reads it and reports the error as it always did.
 
 // maxPrefetchShare bounds what a prefetch reads to this share of the
 // listing cache's bound, so that its listings are still cached when the
 // walk comes to them; the walk reads the rest itself.
 const maxPrefetchShare = 2
 
-// prefetchBatch is about how many entries the tree stage hands the sizer
-// at a time: one wake-up, and one view of the packs, for some twenty
-// directories rather than one each.
-const prefetchBatch = 256
+// maxPrefetchWorkers bounds the workers of a prefetch: the walk's own
+// goroutine and one more. The answer waits for the whole tree anyway, so
+// more would take cores from other callers for little.
+const maxPrefetchWorkers = 2
 
-// prefetchJob is a directory's listing on its way to the sizer, with the
-// tree entries its entries were made from.
-type prefetchJob struct {
-	key   listKey
-	l     *dirListing
-	valid []treeEntry
+// prefetchDir is a directory queued for a prefetch's workers, depth
+// components deep.
+type prefetchDir struct {
+	e     Entry
+	depth int
 }
 
-// prefetch reads the listings, with sizes, of the directories under root
-// (root included) that the cache lacks, as described above, unless root's
-// is cached already. It stops, leaving the rest to the walk, at the first
-// directory it cannot read, when ctx is done, or at its share of the
-// cache. It returns once the sizer is done.
-func (c *commitSource) prefetch(ctx context.Context, root Entry, depth int, sess *listSession) {
+// prefetchQueue holds the directories a prefetch has yet to read. A worker
+// waits on it while it is empty and others are reading directories that
+// may add to it.
+type prefetchQueue struct {
+	mu      sync.Mutex
+	more    *sync.Cond
+	dirs    []prefetchDir
+	reading int // directories taken and not yet done
+	budget  int // entries still to read: a stop at 0
+}
+
+// take returns the next directory to read, or false once there is none
+// and none can come, or the budget is spent, or ctx is done. release is
+// called before it waits: a worker must not hold a view of the packs
+// while it waits (see prefetchWorker).
+func (q *prefetchQueue) take(ctx context.Context, release func()) (prefetchDir, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.dirs) == 0 && q.reading > 0 && q.budget > 0 && ctx.Err() == nil {
+		release()
+		q.more.Wait()
+	}
+	if len(q.dirs) == 0 || q.budget <= 0 || ctx.Err() != nil {
+		q.more.Broadcast() // the others stop too
+		return prefetchDir{}, false
+	}
+	d := q.dirs[len(q.dirs)-1]
+	q.dirs = q.dirs[:len(q.dirs)-1]
+	q.reading++
+	return d, true
+}
+
+// done records a directory read: its listing l (nil when it could not be
+// read) and whether its entries came from a tree rather than the cache. It
+// queues l's subdirectories.
+func (q *prefetchQueue) done(d prefetchDir, l *dirListing, fresh bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.reading--
+	defer q.more.Broadcast()
+	if l == nil || d.depth+1 > MaxPathComponents {
+		return
+	}
+	if fresh {
+		q.budget -= len(l.entries)
+	}
+	for i := len(l.entries) - 1; i >= 0; i-- {
+		if e := l.entries[i]; e.Type == TypeDir && !l.denied[i] {
+			q.dirs = append(q.dirs, prefetchDir{e, d.depth + 1})
+		}
+	}
+}
+
+// prefetch reads the listings of the directories under root (root
+// included) that the cache lacks, with sizes when sizes is set, as
+// described above, unless root's is cached already. It returns once its
+// workers are done.
+func (c *commitSource) prefetch(ctx context.Context, root Entry, depth int, sizes bool, sess *listSession) {
 	cache := c.ws.deny.listings
 	// A tree listed before has its listings cached, as far as the cache
 	// kept them: looking each up twice, here and in the walk, made a warm
 	// listing a tenth slower, and the walk reads what was dropped.
-	if l, ok := cache.get(listKey{tree: parseHash(root.SHA), dir: root.Path}); ok && l.sized {
+	if l, ok := cache.get(listKey{tree: parseHash(root.SHA), dir: root.Path}); ok && (l.sized || !sizes) {
 		return
 	}
-	jobs := make(chan []prefetchJob, 2)
-	sized := make(chan struct{})
-	go func() {
-		defer close(sized)
-		c.sizeListings(ctx, jobs)
-	}()
-	var batch []prefetchJob
-	inBatch := 0
-	// A batch the sizer has no room for is sized here: when the sizer
-	// lags (no second core to be had, as on a loaded machine), the work
-	// stays on this goroutine rather than wait for it.
-	own := sizer{c: c}
-	flush := func() {
-		if len(batch) == 0 {
-			return
-		}
-		select {
-		case jobs <- batch:
-		default:
-			own.size(ctx, batch)
-			own.release() // before r.mu is taken again: see sizeListings
-		}
-		batch, inBatch = nil, 0
+	r := c.ws.repo
+	r.mu.Lock()
+	if !sess.packsChecked {
+		r.refreshPacksLocked()
+		sess.packsChecked = true
 	}
-	defer func() {
-		flush()
-		close(jobs)
-		<-sized
-	}()
-	type dir struct {
-		e     Entry
-		depth int
+	r.mu.Unlock()
+	q := &prefetchQueue{dirs: []prefetchDir{{root, depth}}, budget: cache.maxEntries / maxPrefetchShare}
+	q.more = sync.NewCond(&q.mu)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), maxPrefetchWorkers) - 1 {
+		wg.Go(func() { c.prefetchWorker(ctx, q, sizes) })
 	}
-	budget := cache.maxEntries / maxPrefetchShare
-	stack := []dir{{root, depth}}
-	for len(stack) > 0 && budget > 0 && ctx.Err() == nil {
-		d := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		key := listKey{tree: parseHash(d.e.SHA), dir: d.e.Path}
-		l, ok := cache.get(key)
-		var valid []treeEntry
-		read := !ok || !l.sized
-		if read {
-			var err error
-			if l, valid, err = c.readListing(key, false, sess); err != nil {
-				return
-			}
-			c.judgeSome(l, true)
-			budget -= len(l.entries)
-		}
-		// Subdirectories are pushed last to first, so that they are read in
-		// walk order, and before the sizer has the listing to write to.
-		if d.depth+1 <= MaxPathComponents {
-			for i := len(l.entries) - 1; i >= 0; i-- {
-				if e := l.entries[i]; e.Type == TypeDir && !l.denied[i] {
-					stack = append(stack, dir{e, d.depth + 1})
-				}
-			}
-		}
-		if read {
-			batch = append(batch, prefetchJob{key, l, valid})
-			if inBatch += len(l.entries); inBatch >= prefetchBatch {
-				flush()
-			}
-		}
-	}
+	c.prefetchWorker(ctx, q, sizes)
+	wg.Wait()
 }
 
-// sizeListings fills in the sizes of the listings of jobs, and shares
-// each listing it completes through the cache. It reads the packs through
-// a view, outside r.mu, kept from one batch to the next while more are
-// queued. A view is handed back before waiting for the next batch, and
-// before r.mu is taken for what the packs cannot tell: a caller holding
-// r.mu may be waiting for the views out (dropDeleted), and the tree stage,
-// which is to send the next listing, for r.mu.
-func (c *commitSource) sizeListings(ctx context.Context, jobs <-chan []prefetchJob) {
-	s := sizer{c: c}
-	defer s.release()
+// prefetchWorker reads directories from q until it is done. Its view of
+// the packs is handed back before it waits for a directory and before it
+// takes r.mu: a caller holding r.mu may be waiting for the views out
+// (dropDeleted), and the other workers for r.mu or for this one's
+// directories.
+func (c *commitSource) prefetchWorker(ctx context.Context, q *prefetchQueue, sizes bool) {
+	w := prefetcher{c: c, sizes: sizes}
+	defer w.release()
 	for {
-		var batch []prefetchJob
-		var ok bool
-		select {
-		case batch, ok = <-jobs:
-		default:
-			s.release()
-			batch, ok = <-jobs
-		}
+		d, ok := q.take(ctx, w.release)
 		if !ok {
 			return
 		}
-		s.size(ctx, batch)
+		l, fresh := w.listing(d.e)
+		q.done(d, l, fresh)
 	}
 }
 
-// A sizer fills in the sizes of prefetched listings through a view of the
-// packs it checks out when it needs one.
-type sizer struct {
+// A prefetcher is one worker's state: the view of the packs it reads
+// through, checked out when it needs one.
+type prefetcher struct {
 	c        *commitSource
+	sizes    bool
 	pr, view *packReader
+	// tree holds the entries of the tree read last: a listing keeps
+	// what it needs of them, so they are decoded into the same slice.
+	tree []treeEntry
 }
 
-// size fills in the sizes of the listings of batch, judges their files,
-// and shares each listing it completes through the cache.
-func (s *sizer) size(ctx context.Context, batch []prefetchJob) {
-	r := s.c.ws.repo
-	for _, j := range batch {
-		if ctx.Err() != nil {
-			return
-		}
-		if s.view == nil {
-			r.mu.Lock()
-			s.pr = r.packsLocked()
-			s.view = s.pr.checkout()
-			r.mu.Unlock()
-		}
-		if missed := packedSizes(s.view, j.l.entries, j.valid); len(missed) > 0 {
-			s.release()
-			if s.c.objectSizes(j.l.entries, j.valid, missed) != nil {
-				continue // the walk reads it again, and reports the error
-			}
-		}
-		s.c.judgeSome(j.l, false)
-		j.l.sized = true
-		s.c.ws.deny.listings.put(j.key, j.l)
+// listing returns directory dir's listing, from the cache or read and
+// cached, and whether it was read; nil if it could not be read.
+func (w *prefetcher) listing(dir Entry) (l *dirListing, fresh bool) {
+	c := w.c
+	cache := c.ws.deny.listings
+	key := listKey{tree: parseHash(dir.SHA), dir: dir.Path}
+	if l, ok := cache.get(key); ok && (l.sized || !w.sizes) {
+		return l, false
 	}
+	l, ok := w.readPacked(key)
+	if !ok {
+		w.release()
+		var err error
+		if l, _, err = c.readListing(key, w.sizes, nil); err != nil {
+			return nil, false
+		}
+	}
+	c.judge(l)
+	cache.put(key, l)
+	return l, true
 }
 
-// release hands the sizer's view back, if it holds one.
-func (s *sizer) release() {
-	if s.view != nil {
-		s.pr.checkin(s.view)
-		s.view = nil
+// readPacked reads directory k's listing through the worker's view, or
+// returns false for what the view cannot give: a tree the packs do not
+// hold, a symlink's target, a size the packs cannot tell.
+func (w *prefetcher) readPacked(k listKey) (*dirListing, bool) {
+	v := w.checkout()
+	typ, data, err := v.read(k.tree, maxTreeBytes)
+	if err != nil || typ != plumbing.TreeObject || len(data) == 0 {
+		return nil, false
 	}
-}
-
-// objectSizes fills in the sizes of entries[i] for i in missed, asked of
-// the object store.
-func (c *commitSource) objectSizes(entries []Entry, valid []treeEntry, missed []int) error {
-	r := c.ws.repo
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, i := range missed {
-		if err := c.objectSizeLocked(&entries[i], valid[i].hash); err != nil {
-			return err
+	// The names are read in place: the bytes the view gave are never
+	// written to again (it may keep them as a delta base), and the
+	// listing copies the names into paths of its own.
+	tree, err := appendTree(w.tree[:0], unsafe.String(&data[0], len(data)))
+	if err != nil {
+		return nil, false
+	}
+	w.tree = tree
+	l, valid := newListing(k.dir, tree)
+	for _, e := range l.entries {
+		if e.Type == TypeSymlink {
+			return nil, false
 		}
 	}
-	return nil
+	if w.sizes {
+		if missed := packedSizes(v, l.entries, valid); len(missed) > 0 {
+			return nil, false
+		}
+		l.sized = true
+	}
+	return l, true
+}
+
+// checkout returns the worker's view, checking one out if it has none.
+func (w *prefetcher) checkout() *packReader {
+	if w.view == nil {
+		r := w.c.ws.repo
+		r.mu.Lock()
+		w.pr = r.packsLocked()
+		w.view = w.pr.checkout()
+		r.mu.Unlock()
+	}
+	return w.view
+}
+
+// release hands the worker's view back, if it holds one.
+func (w *prefetcher) release() {
+	if w.view != nil {
+		w.pr.checkin(w.view)
+		w.view = nil
+	}
 }

@@ -16,16 +16,16 @@ import (
 )
 
 // cachedListings returns the directories of the commit tree under root
-// whose listings the workspace's cache holds with sizes, walking the
-// cache alone.
-func cachedListings(t *testing.T, s *Snapshot, root Entry) []string {
+// whose listings the workspace's cache holds (with sizes, if sized),
+// walking the cache alone.
+func cachedListings(t *testing.T, s *Snapshot, root Entry, sized bool) []string {
 	t.Helper()
 	cache := s.grant.ws.deny.listings
 	var dirs []string
 	var visit func(Entry)
 	visit = func(d Entry) {
 		l, ok := cache.get(listKey{tree: parseHash(d.SHA), dir: d.Path})
-		if !ok || !l.sized {
+		if !ok || sized && !l.sized {
 			return
 		}
 		dirs = append(dirs, d.Path+"/")
@@ -39,9 +39,9 @@ func cachedListings(t *testing.T, s *Snapshot, root Entry) []string {
 	return dirs
 }
 
-// TestPrefetchReadsTheTreeAhead: a recursive walk with sizes has the whole
-// tree's listings read, sized, into the cache before it visits anything,
-// even when it stops at its first entry; a walk without sizes does not.
+// TestPrefetchReadsTheTreeAhead: a recursive walk has the whole tree's
+// listings read into the cache (sized, when it asks for sizes) before it
+// visits anything, even when it stops at its first entry.
 func TestPrefetchReadsTheTreeAhead(t *testing.T) {
 	// With one P there is no prefetch.
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0))))
@@ -57,13 +57,9 @@ func TestPrefetchReadsTheTreeAhead(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := cachedListings(t, s, root)
-		want := []string{"/", "dir0/", "dir1/", "dir2/"}
-		if !sizes {
-			want = nil
-		}
-		if diff := diffStrings(want, got); diff != "" {
-			t.Errorf("sizes %v: sized listings cached after a walk stopped at its first entry: %s", sizes, diff)
+		got := cachedListings(t, s, root, sizes)
+		if diff := diffStrings([]string{"/", "dir0/", "dir1/", "dir2/"}, got); diff != "" {
+			t.Errorf("sizes %v: listings cached after a walk stopped at its first entry: %s", sizes, diff)
 		}
 	}
 }
@@ -98,9 +94,65 @@ func TestPrefetchOnlyOnAFirstListing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := diffStrings([]string{"/", "dir0/", "dir2/"}, cachedListings(t, s, root)); diff != "" {
+	if diff := diffStrings([]string{"/", "dir0/", "dir2/"}, cachedListings(t, s, root, true)); diff != "" {
 		t.Errorf("sized listings cached after a second walk stopped at its first entry: %s", diff)
 	}
+}
+
+// TestPrefetchListsAsTheWalk: a walk whose listings the prefetch's
+// workers read (two Ps) yields what a walk reading every listing itself
+// (one P, no prefetch) does, entry for entry, with and without sizes: in
+// repositories whose trees are packed (as offset or ref deltas) or loose,
+// or packed with loose files, with symlinks, submodules and entries the
+// deny patterns hide, at each of their commits.
+func TestPrefetchListsAsTheWalk(t *testing.T) {
+	basic, _ := basicRepo(t)
+	repos := map[string]*gitfixture.Repo{
+		"basic":                     basic,
+		"offset deltas":             packedRepo(t, false),
+		"ref deltas":                packedRepo(t, true),
+		"packed trees, loose blobs": packedTreesLooseBlobs(t),
+	}
+	walk := func(t *testing.T, dir, rev string, procs int, sizes bool) ([]string, WalkStats) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		s := snapshot(t, openOne(t, dir, nil), rev)
+		var got []string
+		stats, err := s.Walk(context.Background(), "", WalkOptions{Recursive: true, Sizes: sizes}, func(e Entry) error {
+			got = append(got, fmt.Sprintf("%s %s %o %d %s %q", e.Cursor(), e.Type, e.Mode, e.Size, e.SHA, e.Target))
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got, stats
+	}
+	for name, repo := range repos {
+		commits := strings.Fields(gitfixture.Git(t, repo.Dir, "rev-list", "HEAD"))
+		for _, rev := range commits {
+			for _, sizes := range []bool{false, true} {
+				alone, aloneStats := walk(t, repo.Dir, rev, 1, sizes)
+				ahead, aheadStats := walk(t, repo.Dir, rev, 2, sizes)
+				if diff := diffStrings(alone, ahead); diff != "" || aloneStats != aheadStats {
+					t.Errorf("%s at %.7s, sizes %v: the prefetched walk differs: %s; stats %+v, want %+v", name, rev, sizes, diff, aheadStats, aloneStats)
+				}
+			}
+		}
+	}
+}
+
+// packedTreesLooseBlobs returns a repository whose commit's trees are
+// packed and its files loose: the packs give the trees but not the sizes.
+func packedTreesLooseBlobs(t *testing.T) *gitfixture.Repo {
+	repo := gitfixture.New(t)
+	sub := repo.Tree(t, []gitfixture.TreeEntry{{Name: "b.txt", Mode: filemode.Regular, SHA: repo.Blob(t, "bee\n")}})
+	root := repo.Tree(t, []gitfixture.TreeEntry{
+		{Name: "a.txt", Mode: filemode.Regular, SHA: repo.Blob(t, "a file\n")},
+		{Name: "sub", Mode: filemode.Dir, SHA: sub},
+	})
+	gitfixture.GitInput(t, repo.Dir, strings.NewReader(root+"\n"+sub+"\n"), "pack-objects", "-q", ".git/objects/pack/pack")
+	gitfixture.Git(t, repo.Dir, "prune-packed")
+	repo.SetRef(t, "refs/heads/main", repo.CommitTree(t, "trees packed", root))
+	return repo
 }
 
 // TestPrefetchLeavesErrorsToTheWalk: a directory whose file or subtree

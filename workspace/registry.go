@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/repo-mcp/repo-mcp/errclass"
 )
@@ -35,12 +34,6 @@ type Options struct {
 	BlobCacheBytes int64
 	// Logger receives warnings found while opening workspaces. Default: discard.
 	Logger *slog.Logger
-	// BeforeBulk, when set, is called once, before the first recursive
-	// walk from the root of a snapshot of any workspace of the registry:
-	// reading a whole tree allocates several MiB at once (7 MB for the Go
-	// tree, kept in the listing cache), which a new process can prepare its
-	// heap for (repo-mcp serve asks for huge pages, internal/heapfloor).
-	BeforeBulk func()
 }
 
 func (o Options) withDefaults() Options {
@@ -92,9 +85,6 @@ type Workspace struct {
 	layout   gitLayout
 	intents  *intentWatch
 	locks    *lockWatch // ref lock files in the way (reflock.go)
-	// beforeBulk is Options.BeforeBulk, shared by the registry's
-	// workspaces and called once in all; never nil.
-	beforeBulk func()
 }
 
 // ID returns the workspace id.
@@ -119,10 +109,6 @@ func Open(cfg Config, opts Options) (*Registry, error) {
 	}
 	reg := &Registry{opts: opts, workspaces: make(map[string]*Workspace), refWatch: newRefWatch()}
 	blobs := newBlobCache(opts.BlobCacheBytes)
-	bulk := func() {}
-	if opts.BeforeBulk != nil {
-		bulk = sync.OnceFunc(opts.BeforeBulk)
-	}
 	policies := cfg.Policies
 	if len(policies) == 0 {
 		policies = []PolicyConfig{{Identity: opts.Operator, Workspaces: []string{"*"}, Actions: allActions}}
@@ -140,7 +126,6 @@ func Open(cfg Config, opts Options) (*Registry, error) {
 			reg.Close()
 			return nil, fmt.Errorf("workspace %q: %w", wc.ID, err)
 		}
-		ws.beforeBulk = bulk
 		ws.repo.refs.watchWith(reg.refWatch)
 		reg.workspaces[wc.ID] = ws
 	}

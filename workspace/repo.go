@@ -210,7 +210,12 @@ type treeEntry struct {
 // substrings of data, the tree's content, which the caller copies once
 // from the object's bytes (the mapped packs' cache may share those).
 func decodeTree(data string) ([]treeEntry, error) {
-	entries := make([]treeEntry, 0, len(data)/40+1)
+	return appendTree(make([]treeEntry, 0, len(data)/40+1), data)
+}
+
+// appendTree is decodeTree appending to entries, for a caller that reuses
+// them from one tree to the next.
+func appendTree(entries []treeEntry, data string) ([]treeEntry, error) {
 	sorted := true
 	for len(data) > 0 {
 		sp := strings.IndexByte(data, ' ')

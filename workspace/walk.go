@@ -56,9 +56,6 @@ func (s *Snapshot) Walk(ctx context.Context, dir string, opts WalkOptions, fn fu
 	if root.Type != TypeDir {
 		return stats, errclass.Errorf(errclass.InvalidInput, "path %s is a %s, not a directory", quoteInput(root.Path), root.Type)
 	}
-	if opts.Recursive && root.Path == "" {
-		s.grant.ws.beforeBulk() // the whole tree is about to be read
-	}
 	w := &walker{s: s, opts: opts, fn: fn, stats: &stats, base: root.Path, policed: s.grant.restrictsPaths()}
 	if opts.Pattern != "" {
 		g, err := ParseGlob(opts.Pattern)
@@ -71,9 +68,9 @@ func (s *Snapshot) Walk(ctx context.Context, dir string, opts WalkOptions, fn fu
 		w.after = opts.After
 	}
 	depth := len(splitPath(root.Path))
-	// With one P the two stages would only take turns.
-	if src, ok := s.src.(prefetchingSource); ok && opts.Recursive && opts.Sizes && opts.Pattern == "" && opts.After == "" && runtime.GOMAXPROCS(0) > 1 {
-		src.prefetch(ctx, root, depth, &w.session)
+	// With one P the workers would only take turns.
+	if src, ok := s.src.(prefetchingSource); ok && opts.Recursive && opts.Pattern == "" && opts.After == "" && runtime.GOMAXPROCS(0) > 1 {
+		src.prefetch(ctx, root, depth, opts.Sizes, &w.session)
 	}
 	err = w.walk(ctx, root, depth)
 	if errors.Is(err, fs.SkipAll) {
@@ -103,9 +100,9 @@ type cachingSource interface {
 }
 
 // prefetchingSource is a cachingSource that can read a whole tree's
-// listings, with sizes, into its cache ahead of a walk (listprefetch.go).
+// listings into its cache ahead of a walk (listprefetch.go).
 type prefetchingSource interface {
-	prefetch(ctx context.Context, root Entry, depth int, sess *listSession)
+	prefetch(ctx context.Context, root Entry, depth int, sizes bool, sess *listSession)
 }
 
 // children lists directory dir, with the deny patterns' verdicts.

@@ -233,75 +233,47 @@ func TestListCacheBound(t *testing.T) {
 }
 
 // BenchmarkColdList opens a fresh registry (nothing cached) per op and
-// lists the whole tree with sizes, as the first list_files of a server
-// does; "warm" lists it again from the same registry.
+// lists the whole tree, as the first list_files of a server does: "cold"
+// with sizes (as every list_files read them until they were asked for),
+// "cold-nosizes" without. "warm" lists it again from the
+// same registry.
 func BenchmarkColdList(b *testing.B) {
 	dir, _ := benchCorpus(b)
 	ctx := context.Background()
 	cfg := Config{Workspaces: []WorkspaceConfig{{ID: "ws", Root: dir}}}
-	list := func(reg *Registry) {
+	list := func(reg *Registry, sizes bool) {
 		s, err := reg.Snapshot(ctx, reader, "ws", "HEAD")
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := s.List(ctx, "", ListOptions{Recursive: true, Sizes: true, Limit: MaxListLimit}); err != nil {
+		if _, err := s.List(ctx, "", ListOptions{Recursive: true, Sizes: sizes, Limit: MaxListLimit}); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.Run("cold", func(b *testing.B) {
-		for b.Loop() {
-			reg, err := Open(cfg, Options{})
-			if err != nil {
-				b.Fatal(err)
+	for _, v := range []struct {
+		name  string
+		sizes bool
+	}{{"cold", true}, {"cold-nosizes", false}} {
+		b.Run(v.name, func(b *testing.B) {
+			for b.Loop() {
+				reg, err := Open(cfg, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				list(reg, v.sizes)
+				reg.Close()
 			}
-			list(reg)
-			reg.Close()
-		}
-	})
+		})
+	}
 	b.Run("warm", func(b *testing.B) {
 		reg, err := Open(cfg, Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
 		defer reg.Close()
-		list(reg)
+		list(reg, true)
 		for b.Loop() {
-			list(reg)
+			list(reg, true)
 		}
 	})
-}
-
-// TestBeforeBulk: Options.BeforeBulk runs once, before the first recursive
-// walk from a snapshot's root in any workspace, and for no other walk.
-func TestBeforeBulk(t *testing.T) {
-	repo, _ := basicRepo(t)
-	calls := 0
-	cfg := Config{Workspaces: []WorkspaceConfig{{ID: "ws", Root: repo.Dir}, {ID: "ws2", Root: repo.Dir}}}
-	reg, err := Open(cfg, Options{BeforeBulk: func() { calls++ }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer reg.Close()
-	walks := []struct {
-		ws, dir   string
-		recursive bool
-		want      int // calls so far
-	}{
-		{"ws", "", false, 0},  // one directory
-		{"ws", "a", true, 0},  // a subtree
-		{"ws", "", true, 1},   // the whole tree
-		{"ws", "", true, 1},   // again
-		{"ws2", "", true, 1},  // another workspace: once in all
-		{"ws2", "a", true, 1}, // a subtree
-	}
-	for _, w := range walks {
-		s, err := reg.Snapshot(context.Background(), reader, w.ws, "HEAD")
-		if err != nil {
-			t.Fatal(err)
-		}
-		walkPaths(t, s, w.dir, WalkOptions{Recursive: w.recursive, Sizes: true})
-		if calls != w.want {
-			t.Errorf("after walking %s %q (recursive %v): %d calls, want %d", w.ws, w.dir, w.recursive, calls, w.want)
-		}
-	}
 }

@@ -96,11 +96,6 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	if !heapfloor.Tuned() {
 		// Unless the operator tuned the collector: see docs/perf.md.
 		defer heapfloor.Start(heapfloor.Default)()
-		// Huge pages for the heap, before the first walk of a whole tree
-		// rather than at start: the collection HugePages runs costs a new
-		// process 6-10 ms of CPU, which a cold start's faults do not repay
-		// and a whole tree's several MiB do (docs/perf.md).
-		wsOpts.BeforeBulk = func() { heapfloor.HugePages(heapfloor.Default / 2) }
 	}
 	if c.cpuProfile != "" {
 		f, err := os.Create(c.cpuProfile)
