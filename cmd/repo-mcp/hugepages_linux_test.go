@@ -35,7 +35,7 @@ func TestFirstListingAdvisesHugePages(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := advisedHuge(t, c.PID())
-	if err := listAll(c); err != nil {
+	if err := listAll(c, false); err != nil {
 		t.Fatal(err)
 	}
 	after := advisedHuge(t, c.PID())
