@@ -6,8 +6,11 @@
 #   repo-mcp version                          vs git --version   (target: within 2x)
 #   cold start to the first read_file answered vs git cat-file blob, on the
 #     tests' small fixture repository (target: under 50 ms) and on the Go tree
-#   a new process's first full listing, with sizes
-#                                              vs git ls-tree -r -l (target: within 1.5x)
+#   a new process's first full listing, without sizes ("ours", list_files'
+#     default) and with them ("ours-sizes"; a base from before list_files
+#     took sizes lists with them)
+#                                              vs git ls-tree -r -l (target: within 1.5x);
+#     git ls-tree -r ("git-nosizes") is shown beside it
 set -euo pipefail
 dir=$(dirname "$0")
 count=${1:-6}

@@ -99,8 +99,8 @@ func callFrame(b *testing.B, text string, structured any) []byte {
 	return frame
 }
 
-// listingFrame is a list_files page of n entries: one line per entry as
-// text, and the entries as structuredContent.
+// listingFrame is a list_files page of n entries with sizes (sizes: true):
+// one line per entry as text, and the entries as structuredContent.
 func listingFrame(b *testing.B, n int) struct {
 	name  string
 	frame []byte

@@ -12,15 +12,17 @@ import (
 )
 
 // BenchmarkListFilesFirst: the first full listing of a new server process
-// (started and past its handshake before the timer runs), with sizes,
-// paged by 10 000, against one git ls-tree -r -l, which prints sizes too.
-// bench/startup.sh prints the ratio. "srv-cpu-ms" is the server's CPU time
+// (started and past its handshake before the timer runs), paged by 10 000:
+// "ours" without sizes (list_files' default), "ours-sizes" with them,
+// against one git ls-tree -r -l ("git", which prints sizes too, the
+// baseline of issue 17's target) and git ls-tree -r ("git-nosizes").
+// bench/startup.sh prints the ratios. "srv-cpu-ms" is the server's CPU time
 // during the listing (from /proc, in 10 ms ticks: a mean over the rounds;
 // 0 where there is no /proc), "srv-faults" its minor page faults meanwhile:
 // a new process's heap is fresh memory, and each page of it faults once.
 func BenchmarkListFilesFirst(b *testing.B) {
 	dir, _ := corpus(b)
-	for _, v := range builds(b) {
+	for _, v := range listVariants(b) {
 		b.Run(v.name, func(b *testing.B) {
 			var lat []time.Duration
 			var cpu time.Duration
@@ -32,7 +34,7 @@ func BenchmarkListFilesFirst(b *testing.B) {
 				faultsBefore, _ := minorFaults(c.PID())
 				b.StartTimer()
 				start := time.Now()
-				if err := listAll(c); err != nil {
+				if err := listAll(c, v.sizes); err != nil {
 					b.Fatal(err)
 				}
 				lat = append(lat, time.Since(start))
@@ -52,6 +54,31 @@ func BenchmarkListFilesFirst(b *testing.B) {
 	b.Run("git", func(b *testing.B) {
 		benchlat.Measure(b, func(int) error { return runQuiet("git", dir, "ls-tree", "-r", "-l", "HEAD") })
 	})
+	b.Run("git-nosizes", func(b *testing.B) {
+		benchlat.Measure(b, func(int) error { return runQuiet("git", dir, "ls-tree", "-r", "HEAD") })
+	})
+}
+
+// listVariant is a binary listing with sizes or without.
+type listVariant struct {
+	name, bin string
+	sizes     bool
+}
+
+// listVariants are this tree's binary without sizes and with them and,
+// with REPO_MCP_BENCH_BASE, the base binary as it lists by default. A
+// base from before list_files took sizes refuses the argument (its schema
+// admits no other members) and lists with sizes: compare it with
+// "ours-sizes".
+func listVariants(b *testing.B) []listVariant {
+	var out []listVariant
+	for _, v := range builds(b) {
+		out = append(out, listVariant{name: v.name, bin: v.bin})
+		if v.name == "ours" {
+			out = append(out, listVariant{name: "ours-sizes", bin: v.bin, sizes: true})
+		}
+	}
+	return out
 }
 
 // minorFaults is the count of minor page faults of process pid, from
@@ -66,9 +93,13 @@ func minorFaults(pid int) (int64, bool) {
 	return n, err == nil
 }
 
-// listAll lists the whole tree with sizes, 10 000 entries a page.
-func listAll(c *client.Conn) error {
+// listAll lists the whole tree, 10 000 entries a page, with sizes if
+// asked.
+func listAll(c *client.Conn, sizes bool) error {
 	args := map[string]any{"workspace_id": "go", "recursive": true, "limit": 10000}
+	if sizes {
+		args["sizes"] = true
+	}
 	for {
 		res, err := c.Call(context.Background(), "list_files", args)
 		if err != nil {

@@ -27,6 +27,8 @@ type ListFilesIn struct {
 	Limit int `json:"limit,omitempty" jsonschema:"minimum=1,maximum=10000"`
 	// Cursor continues a listing: the next_cursor of the previous page, with the same other arguments.
 	Cursor string `json:"cursor,omitempty" jsonschema:"maxLength=8192"`
+	// Sizes adds each file's size in bytes (and a symlink's target length) to the entries. It costs a read of the header of every file listed, so ask only when sizes matter. Pages of one listing may differ in it.
+	Sizes bool `json:"sizes,omitempty"`
 }
 
 // Scope names the directory listed (the pattern is a filter, not a path).
@@ -58,8 +60,8 @@ type FileEntry struct {
 	Path string `json:"path"`
 	// Type is file, dir, symlink or submodule.
 	Type string `json:"type" jsonschema:"enum=file,enum=dir,enum=symlink,enum=submodule"`
-	// Size is the size in bytes of a file, or of a symlink's target text.
-	Size int64 `json:"size"`
+	// Size is the size in bytes of a file, or of a symlink's target text; present only when sizes was asked for.
+	Size *int64 `json:"size,omitempty"`
 	// Mode is the git mode, in octal (100644, 100755, 120000, 040000, 160000).
 	Mode string `json:"mode"`
 	// Target is a symlink's target text.
@@ -105,8 +107,10 @@ func (o ListFilesOut) Text() string {
 		case "submodule":
 			b.WriteString(" (submodule)")
 		default:
-			b.WriteByte('\t')
-			writeInt(e.Size)
+			if e.Size != nil {
+				b.WriteByte('\t')
+				writeInt(*e.Size)
+			}
 		}
 		b.WriteByte('\n')
 	}
@@ -129,6 +133,9 @@ func displayDir(p string) string {
 // commit and arguments it belongs to (so that the next page comes from the
 // same tree or is refused), and the counts of the whole listing, which the
 // first page walked the whole tree for and later pages need not walk again.
+// Whether sizes are asked for is not part of it: sizes change what an
+// entry says, not which entries a listing has nor where a page ends (the
+// result budget counts no size), so a later page may ask otherwise.
 type cursor struct {
 	Revision  string `json:"r"`
 	Path      string `json:"p"`
@@ -194,7 +201,7 @@ func listPage(ctx context.Context, snap *workspace.Snapshot, in ListFilesIn) (Li
 	}
 	var page workspace.Page
 	if cur == nil {
-		page, err = snap.List(ctx, dir, workspace.ListOptions{Recursive: in.Recursive, Pattern: in.Pattern, Sizes: true, Limit: in.Limit})
+		page, err = snap.List(ctx, dir, workspace.ListOptions{Recursive: in.Recursive, Pattern: in.Pattern, Sizes: in.Sizes, Limit: in.Limit})
 	} else {
 		page, err = continuePage(ctx, snap, dir, in, *cur)
 	}
@@ -205,6 +212,11 @@ func listPage(ctx context.Context, snap *workspace.Snapshot, in ListFilesIn) (Li
 		Revision: sha, Path: dir, Entries: make([]FileEntry, 0, len(page.Entries)),
 		Total: page.Total, Truncated: page.Truncated, Omitted: page.Omitted, Invalid: page.Invalid,
 	}
+	// The sizes of a page's entries share one allocation.
+	var sizes []int64
+	if in.Sizes {
+		sizes = make([]int64, len(page.Entries))
+	}
 	next, size := page.Next, 0
 	for i, e := range page.Entries {
 		// Each entry appears twice (structured and text), with its JSON
@@ -214,7 +226,12 @@ func listPage(ctx context.Context, snap *workspace.Snapshot, in ListFilesIn) (Li
 			out.Truncated, next = true, page.Entries[i-1].Cursor()
 			break
 		}
-		out.Entries = append(out.Entries, FileEntry{Path: e.Path, Type: string(e.Type), Size: max(e.Size, 0), Mode: modeText(e.Mode), Target: e.Target})
+		entry := FileEntry{Path: e.Path, Type: string(e.Type), Mode: modeText(e.Mode), Target: e.Target}
+		if sizes != nil {
+			sizes[i] = max(e.Size, 0)
+			entry.Size = &sizes[i]
+		}
+		out.Entries = append(out.Entries, entry)
 	}
 	if out.Truncated {
 		out.NextCursor = cursor{
@@ -255,7 +272,7 @@ func continuePage(ctx context.Context, snap *workspace.Snapshot, dir string, in 
 		Entries: make([]workspace.Entry, 0, max(min(limit, c.Total), 0)),
 		Total:   c.Total, WalkStats: workspace.WalkStats{Omitted: c.Omitted, Invalid: c.Invalid},
 	}
-	_, err := snap.Walk(ctx, dir, workspace.WalkOptions{Recursive: in.Recursive, Pattern: in.Pattern, Sizes: true, After: c.After},
+	_, err := snap.Walk(ctx, dir, workspace.WalkOptions{Recursive: in.Recursive, Pattern: in.Pattern, Sizes: in.Sizes, After: c.After},
 		func(e workspace.Entry) error {
 			if len(page.Entries) == limit {
 				page.Truncated = true

@@ -36,7 +36,11 @@ func fmtText(o ListFilesOut) string {
 		case "submodule":
 			fmt.Fprintf(&b, "%s (submodule)\n", e.Path)
 		default:
-			fmt.Fprintf(&b, "%s\t%d\n", e.Path, e.Size)
+			if e.Size != nil {
+				fmt.Fprintf(&b, "%s\t%d\n", e.Path, *e.Size)
+			} else {
+				fmt.Fprintf(&b, "%s\n", e.Path)
+			}
 		}
 	}
 	if o.Truncated {
@@ -46,23 +50,30 @@ func fmtText(o ListFilesOut) string {
 }
 
 // pages are list_files results of every shape the renderers meet: empty,
-// counts, every entry type, hostile-looking text, a cursor.
+// counts, every entry type, hostile-looking text, a cursor, with sizes
+// and without.
 var pages = []ListFilesOut{
 	{Revision: "worktree", Entries: []FileEntry{}},
 	{Revision: strings.Repeat("ab", 20), Path: "src/pkg", Total: 5, Omitted: 2, Entries: []FileEntry{
-		{Path: "src/pkg/a.go", Type: "file", Size: 1234, Mode: "100644"},
+		{Path: "src/pkg/a.go", Type: "file", Size: new(int64(1234)), Mode: "100644"},
 	}},
 	{Revision: "r", Invalid: 1, Entries: []FileEntry{{Path: "d", Type: "dir", Mode: "040000"}}},
 	{Revision: "r", Total: 9, Truncated: true, NextCursor: "eyJyIjoiYSJ9", Entries: []FileEntry{
-		{Path: "bin/run", Type: "file", Size: 0, Mode: "100755"},
+		{Path: "bin/run", Type: "file", Size: new(int64(0)), Mode: "100755"},
 		{Path: "dir", Type: "dir", Mode: "040000"},
-		{Path: "link", Type: "symlink", Size: 11, Mode: "120000", Target: "../etc/passwd"},
+		{Path: "link", Type: "symlink", Size: new(int64(11)), Mode: "120000", Target: "../etc/passwd"},
 		{Path: "vendor/mod", Type: "submodule", Mode: "160000"},
-		{Path: "odd", Type: "other", Size: -1, Mode: "000000"},
-		{Path: "quotes \"and\" \\ back\\slashes", Type: "file", Size: 1, Mode: "100644"},
+		{Path: "odd", Type: "other", Size: new(int64(-1)), Mode: "000000"},
+		{Path: "quotes \"and\" \\ back\\slashes", Type: "file", Size: new(int64(1)), Mode: "100644"},
 		{Path: "ctl\x01\x1f\x7f\tand\nnew\rline", Type: "symlink", Mode: "120000", Target: "<&>\u2028\u2029"},
-		{Path: "invalid \xff\xfe utf-8", Type: "file", Size: 1 << 40, Mode: "100644"},
+		{Path: "invalid \xff\xfe utf-8", Type: "file", Size: new(int64(1 << 40)), Mode: "100644"},
 		{Path: "unicode é ☃ 𝄞", Type: "symlink", Mode: "120000", Target: "\x00"},
+	}},
+	{Revision: "r", Total: 4, Entries: []FileEntry{
+		{Path: "a.go", Type: "file", Mode: "100644"},
+		{Path: "b", Type: "dir", Mode: "040000"},
+		{Path: "bin/run", Type: "file", Mode: "100755"},
+		{Path: "link", Type: "symlink", Mode: "120000", Target: "a.go"},
 	}},
 }
 

@@ -61,8 +61,10 @@ func (e FileEntry) appendJSON(b []byte) []byte {
 	b = jsonquote.Append(b, e.Path)
 	b = append(b, `,"type":`...)
 	b = jsonquote.Append(b, e.Type)
-	b = append(b, `,"size":`...)
-	b = strconv.AppendInt(b, e.Size, 10)
+	if e.Size != nil {
+		b = append(b, `,"size":`...)
+		b = strconv.AppendInt(b, *e.Size, 10)
+	}
 	b = append(b, `,"mode":`...)
 	b = jsonquote.Append(b, e.Mode)
 	if e.Target != "" {

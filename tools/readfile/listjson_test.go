@@ -8,7 +8,7 @@ import (
 
 // TestListJSONMatchesMarshal checks that a page encodes itself exactly as
 // encoding/json encodes it, for pages empty and full, and strings that
-// need each kind of escape.
+// need each kind of escape, with sizes and without.
 func TestListJSONMatchesMarshal(t *testing.T) {
 	hostile := []string{
 		"", "plain/path.go", `quote"back\slash`, "<html>&amp;", "tab\there\nnew\rret\bback\fform",
@@ -16,8 +16,10 @@ func TestListJSONMatchesMarshal(t *testing.T) {
 	}
 	var entries []FileEntry
 	for i, s := range hostile {
-		entries = append(entries, FileEntry{Path: s, Type: "file", Size: int64(i) << 40, Mode: "100644"})
-		entries = append(entries, FileEntry{Path: "link/" + s, Type: "symlink", Size: -1, Mode: "120000", Target: s})
+		entries = append(entries, FileEntry{Path: s, Type: "file", Size: new(int64(i) << 40), Mode: "100644"})
+		entries = append(entries, FileEntry{Path: "link/" + s, Type: "symlink", Size: new(int64(-1)), Mode: "120000", Target: s})
+		entries = append(entries, FileEntry{Path: "unsized/" + s, Type: "file", Mode: "100755"})
+		entries = append(entries, FileEntry{Path: "unsized-link/" + s, Type: "symlink", Mode: "120000", Target: s})
 	}
 	tests := []struct {
 		name string

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -337,4 +338,96 @@ func TestListFilesPaging(t *testing.T) {
 	if moved.ErrorClass() != "precondition_failed" || !strings.Contains(moved.Text, f.head) {
 		t.Errorf("cursor after HEAD moved: %s", moved.Text)
 	}
+}
+
+// TestListFilesSizes pages through the whole listing with sizes asked for
+// or not, page by page: an entry has a size, in structured content and in
+// text, exactly when its page asked, and the sizes are git's.
+func TestListFilesSizes(t *testing.T) {
+	f := newFixture(t)
+	gitSizes := lsTreeSizes(t, f.root)
+	tests := []struct {
+		name        string
+		first, rest any // the sizes argument of the first page and of the others; nil leaves it out
+	}{
+		{"default", nil, nil},
+		{"not asked", false, false},
+		{"asked", true, true},
+		{"asked from the second page", nil, true},
+		{"asked on the first page only", true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := map[string]any{"workspace_id": "repo", "recursive": true, "limit": 4}
+			asked := tt.first
+			for page := 0; ; page++ {
+				if asked != nil {
+					args["sizes"] = asked
+				}
+				res := f.call(t, "list_files", args)
+				if res.ErrorClass() != "" {
+					t.Fatalf("page %d: %s", page, res.Text)
+				}
+				checkSizes(t, res, asked == true, gitSizes)
+				out := structured[readfile.ListFilesOut](t, res)
+				if !out.Truncated {
+					if page == 0 {
+						t.Fatalf("one page of %d entries: the test wants several", len(out.Entries))
+					}
+					break
+				}
+				args["cursor"], asked = out.NextCursor, tt.rest
+			}
+		})
+	}
+}
+
+// checkSizes checks every entry of a list_files page: with sizes asked,
+// files and symlinks have git's size and the others 0, and text shows a
+// file's size after a tab; without, no entry has a size member and a
+// file's text line is its path alone.
+func checkSizes(t *testing.T, res *servertest.Result, asked bool, gitSizes map[string]int64) {
+	t.Helper()
+	var raw struct {
+		Entries []map[string]json.RawMessage `json:"entries"`
+	}
+	if err := json.Unmarshal(res.Structured, &raw); err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range structured[readfile.ListFilesOut](t, res).Entries {
+		member, hasMember := raw.Entries[i]["size"]
+		line := e.Path
+		switch {
+		case !asked && (e.Size != nil || hasMember):
+			t.Errorf("%s: size %s given, not asked for", e.Path, member)
+		case asked && e.Size == nil:
+			t.Errorf("%s: no size, asked for", e.Path)
+		case asked && *e.Size != gitSizes[e.Path]:
+			t.Errorf("%s: size %d, git says %d", e.Path, *e.Size, gitSizes[e.Path])
+		case asked && e.Type == "file":
+			line += "\t" + strconv.FormatInt(*e.Size, 10)
+		}
+		if e.Type == "file" && !strings.Contains(res.Text, "\n"+line+"\n") {
+			t.Errorf("text has no line %q:\n%s", line, res.Text)
+		}
+	}
+}
+
+// lsTreeSizes returns the size of every blob of HEAD in dir by path, as
+// git ls-tree -r -l gives it.
+func lsTreeSizes(t *testing.T, dir string) map[string]int64 {
+	sizes := make(map[string]int64)
+	for rec := range strings.SplitSeq(strings.TrimSuffix(gitfixture.Git(t, dir, "ls-tree", "-r", "-l", "-z", "HEAD"), "\x00"), "\x00") {
+		meta, path, _ := strings.Cut(rec, "\t")
+		fields := strings.Fields(meta) // mode, type, object, size
+		if len(fields) != 4 || fields[1] != "blob" {
+			continue
+		}
+		size, err := strconv.ParseInt(fields[3], 10, 64)
+		if err != nil {
+			t.Fatalf("git ls-tree: %q: %v", rec, err)
+		}
+		sizes[path] = size
+	}
+	return sizes
 }

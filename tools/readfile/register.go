@@ -49,8 +49,8 @@ func Register(s *server.Server, reg *workspace.Registry, _ Options) error {
 		Name:   "list_files",
 		Title:  "List files",
 		Description: "List the entries of a directory of a repository at a revision (default HEAD): path, type (file, dir, " +
-			"symlink, submodule), size and mode. Recursive on request, filtered by a glob such as **/*.go, paged with a cursor. " +
-			"Entries hidden by policy are left out and counted.",
+			"symlink, submodule) and mode, and sizes when asked. Recursive on request, filtered by a glob such as **/*.go, " +
+			"paged with a cursor. Entries hidden by policy are left out and counted.",
 		Effect:         server.ReadOnly,
 		Family:         string(toolkit.FamilyRead),
 		Action:         string(workspace.ActionRead),
