@@ -363,8 +363,12 @@ func TestSetsidSurvivor(t *testing.T) {
 
 // TestZKillAll runs last: it signals every process the sandbox uid may
 // signal, which ends the check (its go command dies) but must reach no
-// process outside, though one outside runs as the same uid.
+// process outside, though one outside runs as the same uid. It waits
+// first: the go command forwards this binary's output as it reads it, and
+// the lines of the tests before this one, still in its pipe, would die
+// with it (under load, TestDiskFill's PASS went so).
 func TestZKillAll(t *testing.T) {
+	syscall.Nanosleep(&syscall.Timespec{Sec: 2}, nil)
 	syscall.Kill(-1, syscall.SIGTERM)
 }
 
