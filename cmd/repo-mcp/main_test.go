@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -17,6 +18,13 @@ import (
 var bins = testbin.New()
 
 func TestMain(m *testing.M) {
+	if answer := os.Getenv(engineAnswerEnv); answer != "" {
+		if err := serveEngine(answer); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	code := bins.Run(m)
 	if benchRepo.temp != "" {
 		os.RemoveAll(benchRepo.temp)

@@ -127,20 +127,28 @@ func catFile(b *testing.B, dir string) func(path string) error {
 
 // benchmarkSized reads one file per op, paged in full through read_file
 // ("ours", through client/; "base" the same with the build
-// REPO_MCP_BENCH_BASE names) or once through git cat-file ("git").
+// REPO_MCP_BENCH_BASE names) or once through git cat-file ("git"). A file
+// read in one page is also read from a server written directly on go-sdk
+// that answers with our answer from memory ("engine", see
+// engineAnswerEnv): what the protocol engine alone costs as shipped.
 func benchmarkSized(b *testing.B, path string) {
 	dir := sizedCorpus(b)
+	read := func(b *testing.B, c *client.Conn) {
+		warmUp(b, c.PID(), c, path)
+		measureServer(b, c.PID(), func(int) error {
+			n, err := readPages(c, path)
+			if err == nil && n < sizedFiles[path]-1<<10 {
+				err = fmt.Errorf("read %d bytes of %s", n, path)
+			}
+			return err
+		})
+	}
 	for _, v := range builds(b) {
-		b.Run(v.name, func(b *testing.B) {
-			c := startBinary(b, v.bin, dir)
-			warmUp(b, c.PID(), c, path)
-			measureServer(b, c.PID(), func(int) error {
-				n, err := readPages(c, path)
-				if err == nil && n < sizedFiles[path]-1<<10 {
-					err = fmt.Errorf("read %d bytes of %s", n, path)
-				}
-				return err
-			})
+		b.Run(v.name, func(b *testing.B) { read(b, startBinary(b, v.bin, dir)) })
+	}
+	if sizedFiles[path] < 1<<20 {
+		b.Run("engine", func(b *testing.B) {
+			read(b, startEngine(b, startServer(b, dir), path))
 		})
 	}
 	b.Run("git", func(b *testing.B) {
