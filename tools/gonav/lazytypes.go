@@ -3,6 +3,7 @@ package gonav
 import (
 	"errors"
 	"go/types"
+	"io/fs"
 	"os"
 	"strings"
 	"sync"
@@ -86,16 +87,14 @@ func (u *unit) settleTypes() {
 // without them (see read): its entry is read again, and must be the one
 // the unit was read from. One that is gone, damaged or another's is
 // warned of and removed, so that the next process checks the package and
-// writes its entry again, and the package is checked here for its
-// declarations, whose types the unit keeps.
+// writes its entry again; one the file system fails to read (an I/O
+// error, which may pass) is warned of and kept. Either way the package
+// is checked here for its declarations, whose types the unit keeps.
 func (l *loader) readTypes(n *node, u *unit) unitTypes {
 	imports, direct := importsOf(n) // decodes the dependencies first
 	pkg, hidden, err := l.decodeStored(n, u, imports, direct)
 	if err != nil {
-		l.log.Warn("go_navigate: a package's type information on disk is damaged; checking it again", "package", u.id, "error", err)
-		if rmErr := os.Remove(l.store.path(n.key)); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) {
-			l.log.Warn("go_navigate: a damaged entry cannot be removed", "package", u.id, "error", rmErr)
-		}
+		l.dropEntry(n, u, err)
 		c, _, _ := l.typeCheck(n, declarations)
 		pkg, hidden = c.t.types, nil // the check's scope holds the unexported objects
 	}
@@ -104,6 +103,19 @@ func (l *loader) readTypes(n *node, u *unit) unitTypes {
 		t.hidden = hidden
 	}
 	return t
+}
+
+// dropEntry warns that a unit's entry could not be used, for err, and
+// removes it unless err is the file system's failing to read it.
+func (l *loader) dropEntry(n *node, u *unit, err error) {
+	if pathErr := (*fs.PathError)(nil); errors.As(err, &pathErr) {
+		l.log.Warn("go_navigate: a package's type information on disk cannot be read; checking it again", "package", u.id, "error", err)
+		return
+	}
+	l.log.Warn("go_navigate: a package's type information on disk is damaged; checking it again", "package", u.id, "error", err)
+	if rmErr := os.Remove(l.store.path(n.key)); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) {
+		l.log.Warn("go_navigate: a damaged entry cannot be removed", "package", u.id, "error", rmErr)
+	}
 }
 
 // decodeStored reads a unit's entry again and decodes its export data.

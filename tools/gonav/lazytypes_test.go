@@ -92,29 +92,41 @@ func TestTypesDecodedWhenAsked(t *testing.T) {
 // TestTypesDecodeDamaged: a unit read from disk reads its entry again
 // when its types are first asked for, after its dependencies'; an entry
 // gone, damaged or another package's by then is warned of and removed,
-// and the package is checked for its declarations, which answer as the
-// entry's types would.
+// one the file system fails to read is warned of and kept, and the
+// package is checked for its declarations, which answer as the entry's
+// types would.
 func TestTypesDecodeDamaged(t *testing.T) {
 	root := writeStoreFixture(t)
 	tests := []struct {
-		name   string
-		change func(t *testing.T, s *storeLoad, path string)
-		warned bool
+		name    string
+		change  func(t *testing.T, s *storeLoad, path string)
+		warning string // what the log says, "" for nothing
+		removed bool
 	}{
-		{"kept", func(t *testing.T, s *storeLoad, path string) {}, false},
+		{"kept", func(t *testing.T, s *storeLoad, path string) {}, "", false},
 		{"removed", func(t *testing.T, s *storeLoad, path string) {
 			if err := os.Remove(path); err != nil {
 				t.Fatal(err)
 			}
-		}, true},
+		}, "damaged", true},
 		{"export data cut", func(t *testing.T, s *storeLoad, path string) {
 			e := rawEntry(t, s.entryOf(t, "example.com/m/q"))
 			e.Export = e.Export[:len(e.Export)/2]
 			writeFile(t, path, encodeEntry(t, e))
-		}, true},
+		}, "damaged", true},
 		{"another package's", func(t *testing.T, s *storeLoad, path string) {
 			writeFile(t, path, s.entryOf(t, "example.com/m/p"))
-		}, true},
+		}, "damaged", true},
+		{"unreadable", func(t *testing.T, s *storeLoad, path string) {
+			// A directory opens, and its read fails as a failing disk's
+			// would (EISDIR): not the entry's fault.
+			if err := os.Remove(path); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Mkdir(path, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, "cannot be read", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -136,11 +148,11 @@ func TestTypesDecodeDamaged(t *testing.T) {
 			if q.types().Scope().Lookup("Sum") == nil || !slices.Contains(p.types().Imports(), q.api()) {
 				t.Errorf("q's types have no Sum, or p's imports %v are not q's API %v", p.types().Imports(), q.api())
 			}
-			if warned := strings.Contains(s.log.String(), "damaged"); warned != tc.warned {
-				t.Errorf("warned %t, want %t; log:\n%s", warned, tc.warned, s.log)
+			if tc.warning == "" && strings.Contains(s.log.String(), "WARN") || tc.warning != "" && !strings.Contains(s.log.String(), tc.warning) {
+				t.Errorf("want a warning %q; log:\n%s", tc.warning, s.log)
 			}
-			if _, err := os.Stat(path); tc.warned != errors.Is(err, fs.ErrNotExist) {
-				t.Errorf("after a warning %t, the entry's stat says %v", tc.warned, err)
+			if _, err := os.Stat(path); tc.removed != errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("removed %t, want %t: the entry's stat says %v", !tc.removed, tc.removed, err)
 			}
 		})
 	}
