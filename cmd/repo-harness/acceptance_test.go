@@ -204,7 +204,7 @@ func TestFaultServerKilled(t *testing.T) {
 	if last := logEvents(t, f.state, run); !matches(last[len(last)-1], callState("c1", eventlog.Executing)) {
 		t.Fatalf("last logged event is %s; want the executing intent", last[len(last)-1].Type)
 	}
-	must(t, syscall.Kill(f.slowCallPID(t, 1), syscall.SIGKILL))
+	must(t, kill(f.slowCallPID(t, 1)))
 	unknown := s.waitEvent(callState("c1", eventlog.Unknown))
 	var d eventlog.CallData
 	unknown.Decode(&d)
@@ -265,7 +265,7 @@ func TestHarnessKilledWhileExecuting(t *testing.T) {
 	s.waitEvent(callState("c1", eventlog.Executing))
 	pid := f.slowCallPID(t, 1)
 	s.kill()
-	syscall.Kill(pid, syscall.SIGKILL) // the orphaned server
+	kill(pid) // the orphaned server
 
 	s = startSession(t, f.config)
 	st := s.ok(jsonl.Command{Cmd: "status", Run: run}).Status
@@ -291,7 +291,7 @@ func TestReadOnlyRetriedAutomatically(t *testing.T) {
 	for attempt := 1; attempt <= 2; attempt++ {
 		// Kill the server once the call reached it: the retry starts a
 		// new one.
-		must(t, syscall.Kill(f.slowCallPID(t, attempt), syscall.SIGKILL))
+		must(t, kill(f.slowCallPID(t, attempt)))
 	}
 	st := s.ok(jsonl.Command{Cmd: "wait", Run: run}).Status
 	if st.State != eventlog.Interrupted || st.Calls[0].State != eventlog.Unknown || st.Calls[0].Attempts != 2 {

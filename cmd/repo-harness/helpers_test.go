@@ -342,3 +342,12 @@ func callStates(st jsonl.Response) string {
 	}
 	return strings.Join(out, " ")
 }
+
+// kill kills process pid at once (SIGKILL where there are signals).
+func kill(pid int) error {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return err
+	}
+	return p.Kill()
+}

@@ -231,7 +231,7 @@ func TestVerifySandboxAttacks(t *testing.T) {
 	// The victim runs as the sandbox uid: only the PID namespace keeps a
 	// check's signals from it.
 	victim := exec.Command("sleep", "300")
-	victim.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: sandboxUID, Gid: sandboxUID}}
+	runAs(victim, sandboxUID)
 	if err := victim.Start(); err != nil {
 		t.Fatal(err)
 	}
