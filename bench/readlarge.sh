@@ -6,7 +6,9 @@
 # to compare with the main branch) in the same rounds:
 #   the 10 MB file paged in full, 1 MiB pages   vs cat-file once  (target: within 2x)
 #   the 100 KB and the 1 KB file, one page      vs cat-file       (target: within 2.5x)
-#     and beside them "engine": a server written directly on go-sdk, over
+#     and beside them "ours-legacy": the same through a connection opened
+#     with the legacy initialize handshake (no 2026-07-28 _meta a request),
+#     and "engine": a server written directly on go-sdk, over
 #     its stdio transport, answering with our answer from memory (what the
 #     protocol engine alone costs as shipped; no repository work)
 #   1 KB reads while another caller pages the 10 MB file, against the same

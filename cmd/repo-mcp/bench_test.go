@@ -65,11 +65,16 @@ func startServer(b *testing.B, dir string) *client.Conn {
 
 // startBinary is startServer with another build of repo-mcp.
 func startBinary(b *testing.B, bin, dir string) *client.Conn {
+	return startBinaryWith(b, bin, dir, client.Options{})
+}
+
+// startBinaryWith is startBinary with a client of the given options.
+func startBinaryWith(b *testing.B, bin, dir string, opts client.Options) *client.Conn {
 	args := []string{"serve", "--workspace", "go=" + dir, "--audit-log", os.DevNull}
 	if prof := os.Getenv("REPO_MCP_BENCH_CPUPROFILE"); prof != "" {
 		args = append(args, "--cpuprofile", prof) // the server's profile, for diagnosis
 	}
-	c, err := client.Start(context.Background(), client.Command{Path: bin, Args: args}, client.Options{})
+	c, err := client.Start(context.Background(), client.Command{Path: bin, Args: args}, opts)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -128,9 +128,11 @@ func catFile(b *testing.B, dir string) func(path string) error {
 // benchmarkSized reads one file per op, paged in full through read_file
 // ("ours", through client/; "base" the same with the build
 // REPO_MCP_BENCH_BASE names) or once through git cat-file ("git"). A file
-// read in one page is also read from a server written directly on go-sdk
-// that answers with our answer from memory ("engine", see
-// engineAnswerEnv): what the protocol engine alone costs as shipped.
+// read in one page is also read through a connection opened with the
+// legacy initialize handshake ("ours-legacy": its requests carry no
+// 2026-07-28 _meta for go-sdk to decode), and from a server written
+// directly on go-sdk that answers with our answer from memory ("engine",
+// see engineAnswerEnv): what the protocol engine alone costs as shipped.
 func benchmarkSized(b *testing.B, path string) {
 	dir := sizedCorpus(b)
 	read := func(b *testing.B, c *client.Conn) {
@@ -147,6 +149,9 @@ func benchmarkSized(b *testing.B, path string) {
 		b.Run(v.name, func(b *testing.B) { read(b, startBinary(b, v.bin, dir)) })
 	}
 	if sizedFiles[path] < 1<<20 {
+		b.Run("ours-legacy", func(b *testing.B) {
+			read(b, startBinaryWith(b, repoMCP(b), dir, client.Options{Era: client.EraLegacy}))
+		})
 		b.Run("engine", func(b *testing.B) {
 			read(b, startEngine(b, startServer(b, dir), path))
 		})
